@@ -1,0 +1,77 @@
+"""fgrad: JAX-style function transformations that compile to WebGPU."""
+
+from fgrad.errors import DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
+from fgrad.interpret import interpret
+from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
+from fgrad.ops import (
+    abs,
+    add,
+    arange,
+    asarray,
+    astype,
+    broadcast_to,
+    causal_mask,
+    clip,
+    concatenate,
+    divide,
+    equal,
+    exp,
+    expand_dims,
+    gelu,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log_softmax,
+    logical_and,
+    logical_not,
+    logical_or,
+    logsumexp,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    neg,
+    not_equal,
+    one_hot,
+    pad,
+    pow,
+    relu,
+    reshape,
+    rsqrt,
+    sigmoid,
+    silu,
+    softmax,
+    sqrt,
+    squeeze,
+    stack,
+    stop_gradient,
+    subtract,
+    sum,
+    take,
+    tanh,
+    transpose,
+    where,
+)
+from fgrad.pytree import tree_map
+from fgrad.trace import Tensor, trace
+
+f32, i32 = DType.f32, DType.i32
+negative, power = neg, pow  # NumPy's names
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Const", "DType", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
+    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask",
+    "clip", "concatenate", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
+    "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
+    "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",
+    "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "sigmoid", "silu", "softmax",
+    "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
+    "transpose", "tree_map", "typecheck", "where",
+]

@@ -1,0 +1,58 @@
+"""fgrad's error classes and the longer message texts they carry.
+
+Every user mistake raises a subclass of `FgradError` whose message names the
+op, shows the shapes or dtypes involved and ends with the user's `file:line`.
+Each class also derives from the builtin exception a Python user would
+expect (`ShapeError` is a `ValueError`, `DTypeError` a `TypeError`), so
+existing `except` clauses keep working.
+"""
+
+from __future__ import annotations
+
+
+class FgradError(Exception):
+    """Base class of every error fgrad raises on purpose."""
+
+    def __init__(self, message: str, site: str | None = None):
+        self.site = site
+        super().__init__(f"{message} at {site}" if site else message)
+
+
+class ShapeError(FgradError, ValueError):
+    """Shapes that do not fit an op: broadcasting, reshape, matmul, axes."""
+
+
+class DTypeError(FgradError, TypeError):
+    """A dtype an op does not accept, or one fgrad does not support."""
+
+
+class TraceError(FgradError, RuntimeError):
+    """Misuse of tracing: leaked tracers, Python control flow on values, bad returns."""
+
+
+class InputError(FgradError, ValueError):
+    """Arguments that do not match a graph's inputs (structure, shape or dtype)."""
+
+
+class GraphError(FgradError):
+    """A malformed graph: a node whose stored spec disagrees with its op's rule."""
+
+
+TRACER_CONVERSION = (
+    "{what} of a traced Tensor {spec} is unknown while tracing: fgrad traces "
+    "a function once, so Python control flow cannot depend on tensor values. "
+    "Use fg.where(cond, x, y) to choose between values, or compute the value "
+    "outside the traced function"
+)
+
+TRACER_LEAKED = (
+    "{op}: got a Tensor {spec} from a trace that has already ended. A Tensor "
+    "lives only inside the function being traced; storing one in a global or "
+    "returning it through a side channel leaks it. Pass values in as "
+    "arguments instead"
+)
+
+TRACER_FOREIGN = (
+    "{op}: got a Tensor {spec} that belongs to another, enclosing trace. Pass "
+    "it to the inner function as an argument"
+)

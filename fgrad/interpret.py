@@ -1,0 +1,46 @@
+"""The reference semantics: evaluate a Graph with NumPy, one node at a time.
+
+Every other way of running a graph (the WGSL runtime) must agree with this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fgrad.errors import InputError, TraceError
+from fgrad.ir import DType, Graph, check_args
+from fgrad.ops import OPS
+from fgrad.pytree import unflatten
+
+
+def interpret(graph: Graph, *args: Any, float64: bool = False) -> Any:
+    """Run `graph` on NumPy arrays (or numbers) shaped like its inputs.
+
+    Args:
+        graph: a traced Graph.
+        *args: one pytree per graph argument, matching its structure, shapes and dtypes.
+        float64: compute f32 values in float64 (for finite-difference checks).
+    Returns:
+        The outputs as NumPy arrays, in the graph's output pytree.
+    """
+    if not isinstance(graph, Graph):
+        raise TraceError(f"interpret: expected a Graph, got a {type(graph).__name__}; use fg.interpret(fg.trace(fn, *args), *args)")
+    float_dtype = np.float64 if float64 else np.float32
+
+    def as_computed(value: Any, dtype: DType) -> np.ndarray:
+        return np.asarray(value, dtype=float_dtype if dtype.is_float else dtype.np)
+
+    env: list[np.ndarray | None] = [None] * len(graph.nodes)
+    for name, i, leaf in zip(graph.input_names, graph.inputs, check_args(graph, args, "interpret")):
+        spec = graph.nodes[i].spec
+        if spec.dtype is DType.i32 and np.asarray(leaf).size and np.abs(np.asarray(leaf)).max() > np.iinfo(np.int32).max:
+            raise InputError(f"interpret: argument {name} has values outside the i32 range")
+        env[i] = as_computed(leaf, spec.dtype)
+    for i, node in enumerate(graph.nodes):
+        if env[i] is None:
+            out = OPS[node.op].impl(*(env[j] for j in node.inputs), **node.attrs)
+            env[i] = as_computed(out, node.spec.dtype)
+            assert env[i].shape == node.spec.shape, f"{node.op}: impl gave {env[i].shape}, rule {node.spec.shape}"
+    return unflatten(graph.out_tree, [np.array(env[i]) for i in graph.outputs])

@@ -1,0 +1,287 @@
+"""The immutable IR: DType, Spec, Const, Node, Graph.
+
+A Graph is a tuple of Nodes in topological order; each Node names its op,
+the ids (positions) of its input nodes, its static params and its output
+Spec. Everything is a frozen dataclass with structural equality and hash,
+so two traces of one function give equal graphs and share every cache. The
+user's `file:line` rides along on each node but is never compared.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
+from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf
+
+
+class DType(str, enum.Enum):
+    """Element types. Python floats become f32 and ints i32, as in JAX."""
+
+    f32 = "f32"
+    i32 = "i32"
+    bool = "bool"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def np(self) -> np.dtype:
+        return _TO_NUMPY[self]
+
+    @property
+    def is_float(self) -> bool:
+        return self is DType.f32
+
+    @property
+    def itemsize(self) -> int:
+        # NOTE: bool is stored as 4 bytes: WGSL storage buffers have no 1-byte type.
+        return 4
+
+    @staticmethod
+    def of(x: Any) -> DType:
+        """The fgrad dtype for a dtype name, DType, NumPy dtype or NumPy/Python value."""
+        if isinstance(x, DType):
+            return x
+        if isinstance(x, str) and x in DType.__members__:
+            return DType[x]
+        if x in _FROM_PYTHON:
+            return _FROM_PYTHON[x]
+        try:
+            kind = np.dtype(x).kind
+        except TypeError:
+            raise DTypeError(f"unsupported dtype {x!r}: fgrad has f32, i32 and bool") from None
+        if kind in _FROM_KIND:
+            return _FROM_KIND[kind]
+        raise DTypeError(f"unsupported dtype {np.dtype(x)}: fgrad has f32, i32 and bool")
+
+
+_TO_NUMPY = {DType.f32: np.dtype(np.float32), DType.i32: np.dtype(np.int32), DType.bool: np.dtype(np.bool_)}
+# float64 inputs become f32 and int64 become i32, as with JAX's default x64-off mode.
+_FROM_KIND = {"f": DType.f32, "i": DType.i32, "u": DType.i32, "b": DType.bool}
+_FROM_PYTHON = {float: DType.f32, int: DType.i32, bool: DType.bool}
+
+
+@register_leaf
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """Static shape and dtype of a value."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+
+    def __post_init__(self) -> None:
+        shape = tuple(self.shape)
+        if not all(isinstance(d, (int, np.integer)) and d >= 1 for d in shape):
+            raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty)")
+        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "dtype", DType.of(self.dtype))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+
+
+def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
+    """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
+    return Spec(tuple(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),), DType.of(dtype))
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A constant array held in a node's params: hashable by its bytes."""
+
+    data: bytes
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @staticmethod
+    def of(value: Any, dtype: DType) -> Const:
+        arr = np.array(value).astype(dtype.np, order="C")
+        return Const(arr.tobytes(), arr.shape, dtype)
+
+    @property
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.data, dtype=self.dtype.np).reshape(self.shape)
+
+    def __repr__(self) -> str:
+        arr = self.array
+        if arr.ndim == 0:
+            return repr(arr.item())
+        if arr.size <= 6:
+            return np.array2string(arr, separator=",", threshold=6).replace("\n", "")
+        digest = hashlib.blake2b(self.data, digest_size=4).hexdigest()
+        return f"<{Spec(self.shape, self.dtype)} {digest}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One primitive application: `op` on the nodes `inputs` with static `params`."""
+
+    op: str
+    inputs: tuple[int, ...]
+    params: tuple[tuple[str, Hashable], ...]
+    spec: Spec
+    site: str | None = field(default=None, compare=False)
+
+    @property
+    def attrs(self) -> dict[str, Hashable]:
+        return dict(self.params)
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """A traced function: nodes in topological order, inputs, outputs, structures.
+
+    `inputs` are ids of `input` nodes in argument order, `outputs` ids of the
+    result leaves; `in_tree` is the structure of the argument tuple and
+    `out_tree` that of the result.
+    """
+
+    nodes: tuple[Node, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    in_tree: TreeDef
+    out_tree: TreeDef
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Graphs are cache keys; hash the node tuple once, not on every lookup.
+        object.__setattr__(self, "_hash", hash((self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(self.nodes[i].attrs["name"] for i in self.inputs)
+
+    @property
+    def in_specs(self) -> tuple[Spec, ...]:
+        return tuple(self.nodes[i].spec for i in self.inputs)
+
+    @property
+    def out_specs(self) -> tuple[Spec, ...]:
+        return tuple(self.nodes[i].spec for i in self.outputs)
+
+    def __str__(self) -> str:
+        return format_graph(self)
+
+
+def _format_param(value: Any) -> str:
+    if isinstance(value, (Spec, DType)):
+        return str(value)
+    return repr(value)
+
+
+def format_graph(graph: Graph) -> str:
+    """A listing in the spirit of a jaxpr: one node a line, `%id` names."""
+    args = ", ".join(f"%{i}: {graph.nodes[i].spec} {graph.nodes[i].attrs['name']}" for i in graph.inputs)
+    lines = [f"graph({args}) {{"]
+    for i, node in enumerate(graph.nodes):
+        if node.op == "input":
+            continue
+        shown = "[" + ", ".join(f"{k}={_format_param(v)}" for k, v in node.params) + "]" if node.params else ""
+        operands = " ".join(f"%{j}" for j in node.inputs)
+        lines.append(f"  %{i}: {node.spec} = {node.op}{shown}{' ' if operands else ''}{operands}")
+    outs = ", ".join(f"%{i}" for i in graph.outputs)
+    lines.append(f"  return {outs}  # {graph.out_tree}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def typecheck(graph: Graph) -> Graph:
+    """Re-derive every node's spec from its op's rule; raise GraphError on any mismatch.
+
+    Returns the graph, so that it can wrap a transform's result.
+    """
+    # NOTE: imported here because ops.py builds on this module.
+    from fgrad.ops import OPS
+
+    def fail(i: int, why: str) -> GraphError:
+        node = graph.nodes[i]
+        return GraphError(f"typecheck: node %{i} ({node.op}) {why}", node.site)
+
+    for i, node in enumerate(graph.nodes):
+        if node.op not in OPS:
+            raise fail(i, "has an unknown op")
+        if any(not 0 <= j < i for j in node.inputs):
+            raise fail(i, f"reads {node.inputs}, which are not earlier nodes")
+        try:
+            want = OPS[node.op].rule(*(graph.nodes[j].spec for j in node.inputs), **node.attrs)
+        except (ShapeError, DTypeError, TypeError) as e:
+            raise fail(i, f"breaks its op's rule: {e}") from None
+        if want != node.spec:
+            raise fail(i, f"declares {node.spec} but its rule gives {want}")
+    if any(not 0 <= i < len(graph.nodes) or graph.nodes[i].op != "input" for i in graph.inputs):
+        raise GraphError(f"typecheck: graph inputs {graph.inputs} are not all input nodes")
+    if len(graph.inputs) != graph.in_tree.num_leaves:
+        raise GraphError(f"typecheck: {len(graph.inputs)} inputs for an argument structure of {graph.in_tree.num_leaves} leaves")
+    if any(not 0 <= i < len(graph.nodes) for i in graph.outputs) or len(graph.outputs) != graph.out_tree.num_leaves:
+        raise GraphError(f"typecheck: outputs {graph.outputs} do not fit {len(graph.nodes)} nodes and structure {graph.out_tree}")
+    names = graph.input_names
+    if len(set(names)) != len(names):
+        raise GraphError(f"typecheck: input names are not unique: {names}")
+    return graph
+
+
+def _arg_label(graph: Graph, path: str) -> str:
+    """Turn a structure path `1.layers.0` into `params.layers.0` using the input names."""
+    head, _, rest = path.partition(".")
+    if not head.isdigit():
+        return path
+    offset = sum(c.num_leaves for c in graph.in_tree.children[: int(head)])
+    child = graph.in_tree.children[int(head)]
+    name = graph.input_names[offset].split(".")[0] if child.num_leaves else f"arg{head}"
+    return f"{name}.{rest}" if rest else name
+
+
+# Python numbers are weakly typed: an int may feed an f32 input, as in JAX.
+_WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
+
+
+def check_args(graph: Graph, args: tuple[Any, ...], who: str) -> list[Any]:
+    """Check call arguments against the graph's inputs; return the leaves in input order.
+
+    Raises InputError naming the first argument whose structure, shape or dtype differs.
+    """
+    if len(args) != len(graph.in_tree.children):
+        names = ", ".join(_arg_label(graph, str(i)) for i in range(len(graph.in_tree.children)))
+        raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}")
+    leaves, tree = flatten(tuple(args))
+    if tree != graph.in_tree:
+        path, what = first_difference(graph.in_tree, tree)
+        raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}")
+    for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
+        if type(leaf) in (bool, int, float):
+            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype]
+            got = f"a Python {type(leaf).__name__}"
+        else:
+            shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+            if shape is None or dtype is None:
+                raise InputError(f"{who}: argument {name} is a {type(leaf).__name__}, expected an array {want}")
+            try:
+                ok = tuple(shape) == want.shape and DType.of(dtype) is want.dtype
+            except DTypeError:
+                ok = False
+            got = f"{dtype}{list(shape)}".replace(" ", "")
+        if not ok:
+            raise InputError(f"{who}: argument {name} is {got}, expected {want}")
+    return leaves

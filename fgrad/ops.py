@@ -1,0 +1,906 @@
+"""The op registry and the public op functions.
+
+Each primitive is one `Op` entry, registered in one block that holds all of
+it: name, shape/dtype rule, NumPy implementation (the reference semantics
+that `interpret` runs), and the room for its VJP rule and WGSL lowering.
+Primitives are strict: elementwise ops take operands of one shape and one
+dtype. The public functions below them follow NumPy / `jax.numpy`: they
+promote dtypes, broadcast, normalise axes and validate, then `bind`
+primitives, so every broadcast and cast is a visible node in the graph.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.ir import Const, DType, Spec
+from fgrad.trace import Tensor, bind, spec_of, user_site
+
+ArrayLike = Any  # Tensor, NumPy array, or Python number
+
+
+@dataclass(frozen=True)
+class Op:
+    """A primitive: everything fgrad knows about one op, in one place."""
+
+    name: str
+    rule: Callable[..., Spec]  # (*input specs, **params) -> output spec; raises ShapeError / DTypeError
+    impl: Callable[..., np.ndarray]  # (*input arrays, **params) -> output array, with NumPy
+    vjp: Callable[..., tuple[Any, ...]] | None = None  # reverse-mode rule, written with primitives
+    wgsl: str | Callable[..., str] | None = None  # WGSL expression template or lowering function
+
+
+OPS: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    assert op.name not in OPS, f"op {op.name} registered twice"
+    OPS[op.name] = op
+    return op
+
+
+# ---------------------------------------------------------------------------
+# Rule helpers
+# ---------------------------------------------------------------------------
+
+FLOAT = (DType.f32,)
+NUMERIC = (DType.f32, DType.i32)
+ANY = (DType.f32, DType.i32, DType.bool)
+BOOL = (DType.bool,)
+
+
+def _check_dtypes(name: str, allowed: tuple[DType, ...], *specs: Spec) -> None:
+    bad = [s for s in specs if s.dtype not in allowed]
+    if bad:
+        kinds = "/".join(map(str, allowed))
+        raise DTypeError(f"{name}: expected {kinds} operands, got {', '.join(map(str, specs))}")
+
+
+def elementwise(name: str, allowed: tuple[DType, ...], out: DType | None = None) -> Callable[..., Spec]:
+    """Rule of an n-ary elementwise op: one shape, one dtype among `allowed`."""
+
+    def rule(*specs: Spec) -> Spec:
+        _check_dtypes(name, allowed, *specs)
+        if len({s.shape for s in specs}) > 1:
+            raise ShapeError(f"{name}: operand shapes differ: {', '.join(str(s.shape) for s in specs)}")
+        if len({s.dtype for s in specs}) > 1:
+            raise DTypeError(f"{name}: operand dtypes differ: {', '.join(map(str, specs))}")
+        return Spec(specs[0].shape, out or specs[0].dtype)
+
+    return rule
+
+
+def _check_axes(name: str, x: Spec, axes: tuple[int, ...]) -> None:
+    if list(axes) != sorted(set(axes)) or any(not 0 <= a < x.ndim for a in axes):
+        raise ShapeError(f"{name}: axes {axes} must be sorted, unique and within 0..{x.ndim - 1} for {x.shape}")
+
+
+def reduction(name: str, allowed: tuple[DType, ...]) -> Callable[..., Spec]:
+    """Rule of a reduction over `axes` (sorted, unique, non-negative)."""
+
+    def rule(x: Spec, *, axes: tuple[int, ...]) -> Spec:
+        _check_dtypes(name, allowed, x)
+        _check_axes(name, x, axes)
+        return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+    return rule
+
+
+def along_axis(name: str) -> Callable[..., Spec]:
+    """Rule of a float op normalising along one axis (softmax, log_softmax)."""
+
+    def rule(x: Spec, *, axis: int) -> Spec:
+        _check_dtypes(name, FLOAT, x)
+        _check_axes(name, x, (axis,))
+        return x
+
+    return rule
+
+
+def _stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+# ---------------------------------------------------------------------------
+# Primitives: one block each
+# ---------------------------------------------------------------------------
+
+# input: a graph argument; interpret and the runtime supply its value.
+def _input_impl(**_: Any) -> np.ndarray:
+    raise AssertionError("input nodes take their value from the arguments")
+
+
+input_p = register(Op("input", rule=lambda *, name, spec: spec, impl=_input_impl))
+
+# constant: an array baked into the graph (numbers and arrays closed over).
+constant_p = register(Op("constant", rule=lambda *, value: Spec(value.shape, value.dtype), impl=lambda *, value: value.array))
+
+
+# iota: integers counting along `axis` of `shape` (arange, masks).
+def _iota_rule(*, shape: tuple[int, ...], axis: int, dtype: DType) -> Spec:
+    out = Spec(shape, dtype)
+    _check_dtypes("iota", NUMERIC, out)
+    _check_axes("iota", out, (axis,))
+    return out
+
+
+def _iota_impl(*, shape: tuple[int, ...], axis: int, dtype: DType) -> np.ndarray:
+    count = np.arange(shape[axis], dtype=dtype.np).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    return np.broadcast_to(count, shape)
+
+
+iota_p = register(Op("iota", rule=_iota_rule, impl=_iota_impl))
+
+# Unary elementwise math. sigmoid(x) = (tanh(x/2) + 1) / 2 avoids exp overflow.
+neg_p = register(Op("neg", rule=elementwise("neg", NUMERIC), impl=np.negative))
+abs_p = register(Op("abs", rule=elementwise("abs", NUMERIC), impl=np.abs))
+exp_p = register(Op("exp", rule=elementwise("exp", FLOAT), impl=np.exp))
+log_p = register(Op("log", rule=elementwise("log", FLOAT), impl=np.log))
+sqrt_p = register(Op("sqrt", rule=elementwise("sqrt", FLOAT), impl=np.sqrt))
+rsqrt_p = register(Op("rsqrt", rule=elementwise("rsqrt", FLOAT), impl=lambda x: 1 / np.sqrt(x)))
+tanh_p = register(Op("tanh", rule=elementwise("tanh", FLOAT), impl=np.tanh))
+sigmoid_p = register(Op("sigmoid", rule=elementwise("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1)))
+relu_p = register(Op("relu", rule=elementwise("relu", NUMERIC), impl=lambda x: np.maximum(x, 0)))
+silu_p = register(Op("silu", rule=elementwise("silu", FLOAT), impl=lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1)))
+logical_not_p = register(Op("logical_not", rule=elementwise("logical_not", BOOL), impl=np.logical_not))
+
+# gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
+# 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+GELU_C = math.sqrt(2 / math.pi)
+gelu_p = register(Op("gelu", rule=elementwise("gelu", FLOAT),
+                     impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + 0.044715 * x**3)))))
+
+
+# integer_pow: x ** n for a static integer n (exact for negative x, unlike pow).
+def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
+    _check_dtypes("integer_pow", NUMERIC, x)
+    if x.dtype is DType.i32 and n < 0:
+        raise DTypeError(f"integer_pow: negative power {n} of an i32 operand {x}; cast to f32 first")
+    return x
+
+
+integer_pow_p = register(Op("integer_pow", rule=_integer_pow_rule, impl=lambda x, *, n: np.power(x, n)))
+
+# Binary elementwise arithmetic; operands already promoted and broadcast.
+add_p = register(Op("add", rule=elementwise("add", NUMERIC), impl=np.add))
+sub_p = register(Op("sub", rule=elementwise("sub", NUMERIC), impl=np.subtract))
+mul_p = register(Op("mul", rule=elementwise("mul", NUMERIC), impl=np.multiply))
+div_p = register(Op("div", rule=elementwise("div", FLOAT), impl=np.divide))
+pow_p = register(Op("pow", rule=elementwise("pow", FLOAT), impl=np.power))
+maximum_p = register(Op("maximum", rule=elementwise("maximum", NUMERIC), impl=np.maximum))
+minimum_p = register(Op("minimum", rule=elementwise("minimum", NUMERIC), impl=np.minimum))
+
+# Comparisons and logic: bool results.
+eq_p = register(Op("eq", rule=elementwise("eq", ANY, DType.bool), impl=np.equal))
+ne_p = register(Op("ne", rule=elementwise("ne", ANY, DType.bool), impl=np.not_equal))
+lt_p = register(Op("lt", rule=elementwise("lt", NUMERIC, DType.bool), impl=np.less))
+le_p = register(Op("le", rule=elementwise("le", NUMERIC, DType.bool), impl=np.less_equal))
+gt_p = register(Op("gt", rule=elementwise("gt", NUMERIC, DType.bool), impl=np.greater))
+ge_p = register(Op("ge", rule=elementwise("ge", NUMERIC, DType.bool), impl=np.greater_equal))
+logical_and_p = register(Op("logical_and", rule=elementwise("logical_and", BOOL), impl=np.logical_and))
+logical_or_p = register(Op("logical_or", rule=elementwise("logical_or", BOOL), impl=np.logical_or))
+
+
+# where: select(cond, x, y) takes x where cond holds, else y.
+def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
+    _check_dtypes("where", BOOL, cond)
+    return elementwise("where", ANY)(Spec(cond.shape, x.dtype), x, y)
+
+
+where_p = register(Op("where", rule=_where_rule, impl=np.where))
+
+# astype: convert dtype. float -> int truncates toward zero; -> bool is x != 0.
+astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: x.astype(dtype.np)))
+
+# stop_gradient: identity whose derivative is zero.
+stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x))
+
+# Reductions over sorted, unique axes (keepdims is a reshape in the public function).
+sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes)))
+max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes)))
+
+# softmax / log_softmax along one axis, computed stably by shifting by the max.
+softmax_p = register(Op("softmax", rule=along_axis("softmax"), impl=_stable_softmax))
+log_softmax_p = register(Op("log_softmax", rule=along_axis("log_softmax"), impl=_stable_log_softmax))
+
+
+# reshape: same elements in row-major order, new shape.
+def _reshape_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
+    if math.prod(shape) != x.size:
+        raise ShapeError(f"reshape: cannot reshape {x.shape} into {shape}")
+    return Spec(shape, x.dtype)
+
+
+reshape_p = register(Op("reshape", rule=_reshape_rule, impl=lambda x, *, shape: np.reshape(x, shape)))
+
+
+# transpose: out.shape[i] = x.shape[perm[i]].
+def _transpose_rule(x: Spec, *, perm: tuple[int, ...]) -> Spec:
+    if sorted(perm) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: axes {perm} are not a permutation of 0..{x.ndim - 1} for {x.shape}")
+    return Spec(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+transpose_p = register(Op("transpose", rule=_transpose_rule, impl=lambda x, *, perm: np.transpose(x, perm)))
+
+
+# broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims stretched).
+def _broadcast_to_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
+    lead = len(shape) - x.ndim
+    if lead < 0 or any(d not in (1, s) for d, s in zip(x.shape, shape[lead:])):
+        raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
+    return Spec(shape, x.dtype)
+
+
+broadcast_to_p = register(Op("broadcast_to", rule=_broadcast_to_rule, impl=lambda x, *, shape: np.broadcast_to(x, shape)))
+
+
+# slice: x[start:stop:step] on every axis; steps >= 1, results non-empty.
+def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> Spec:
+    if not len(starts) == len(stops) == len(steps) == x.ndim:
+        raise ShapeError(f"slice: {len(starts)} starts for {x.shape}")
+    out = []
+    for n, a, b, s in zip(x.shape, starts, stops, steps):
+        if not (s >= 1 and 0 <= a < b <= n):
+            raise ShapeError(f"slice: [{a}:{b}:{s}] is not a non-empty forward slice of a dimension of size {n} in {x.shape}")
+        out.append(len(range(a, b, s)))
+    return Spec(tuple(out), x.dtype)
+
+
+def _slice_impl(x: np.ndarray, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> np.ndarray:
+    return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(starts, stops, steps))]
+
+
+slice_p = register(Op("slice", rule=_slice_rule, impl=_slice_impl))
+
+
+# pad: constant padding by (low, high) >= 0 on every axis.
+def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int], ...], value: Hashable) -> Spec:
+    if len(widths) != x.ndim or any(lo < 0 or hi < 0 for lo, hi in widths):
+        raise ShapeError(f"pad: widths {widths} must be one non-negative (low, high) pair per axis of {x.shape}")
+    return Spec(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths)), x.dtype)
+
+
+pad_p = register(Op("pad", rule=_pad_rule, impl=lambda x, *, widths, value: np.pad(x, widths, constant_values=value)))
+
+
+# concatenate: join operands of one rank and dtype along `axis`.
+def _concatenate_rule(*xs: Spec, axis: int) -> Spec:
+    _check_dtypes("concatenate", (xs[0].dtype,), *xs)
+    _check_axes("concatenate", xs[0], (axis,))
+    rest = {x.shape[:axis] + x.shape[axis + 1:] for x in xs}
+    if len({x.ndim for x in xs}) > 1 or len(rest) > 1:
+        raise ShapeError(f"concatenate: shapes {', '.join(str(x.shape) for x in xs)} differ outside axis {axis}")
+    shape = list(xs[0].shape)
+    shape[axis] = builtins.sum(x.shape[axis] for x in xs)
+    return Spec(tuple(shape), xs[0].dtype)
+
+
+concatenate_p = register(Op("concatenate", rule=_concatenate_rule, impl=lambda *xs, axis: np.concatenate(xs, axis=axis)))
+
+
+# matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
+# batch dims are equal or 1 (a size-1 batch dim broadcasts without a copy).
+def _matmul_rule(a: Spec, b: Spec) -> Spec:
+    _check_dtypes("matmul", NUMERIC, a, b)
+    if a.dtype != b.dtype:
+        raise DTypeError(f"matmul: operand dtypes differ: {a} @ {b}")
+    if a.ndim != b.ndim or a.ndim < 2:
+        raise ShapeError(f"matmul: operands must have equal rank >= 2, got {a.shape} @ {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ShapeError(f"matmul: inner dimensions differ: {a.shape} @ {b.shape}")
+    if any(x != y and 1 not in (x, y) for x, y in zip(a.shape[:-2], b.shape[:-2])):
+        raise ShapeError(f"matmul: batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast")
+    batch = tuple(builtins.max(x, y) for x, y in zip(a.shape[:-2], b.shape[:-2]))
+    return Spec(batch + (a.shape[-2], b.shape[-1]), a.dtype)
+
+
+matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul))
+
+
+# take: gather along `axis`; out = x.shape[:axis] + indices.shape + x.shape[axis+1:].
+# Indices outside [0, n) are clamped into range, as a GPU cannot raise.
+def _take_rule(x: Spec, indices: Spec, *, axis: int) -> Spec:
+    _check_dtypes("take", (DType.i32,), indices)
+    _check_axes("take", x, (axis,))
+    return Spec(x.shape[:axis] + indices.shape + x.shape[axis + 1:], x.dtype)
+
+
+def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+    return np.take(x, np.clip(indices, 0, x.shape[axis] - 1), axis=axis)
+
+
+take_p = register(Op("take", rule=_take_rule, impl=_take_impl))
+
+
+# ---------------------------------------------------------------------------
+# Public functions: NumPy-style promotion, broadcasting and validation
+# ---------------------------------------------------------------------------
+
+_RANK = {DType.bool: 0, DType.i32: 1, DType.f32: 2}
+_PYTHON_DTYPE = {bool: DType.bool, int: DType.i32, float: DType.f32}
+
+
+def _dtype(x: ArrayLike) -> DType:
+    """fgrad dtype of a Tensor, array or Python number (float64 -> f32, int64 -> i32)."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if type(x) in _PYTHON_DTYPE:
+        return _PYTHON_DTYPE[type(x)]
+    try:
+        return DType.of(np.asarray(x).dtype)
+    except DTypeError as e:
+        raise DTypeError(str(e), user_site()) from None
+
+
+def result_dtype(*xs: ArrayLike) -> DType:
+    """The dtype operands promote to: bool < i32 < f32."""
+    return builtins.max((_dtype(x) for x in xs), key=_RANK.__getitem__)
+
+
+def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarray:
+    """`x` as an fgrad value: Tensors pass through (cast if `dtype` differs),
+    numbers and arrays become constants (eagerly, arrays of fgrad's dtypes)."""
+    want = _dtype(x) if dtype is None else _as_dtype(dtype)
+    if isinstance(x, Tensor):
+        return x if x.dtype is want else bind(astype_p, x, dtype=want)
+    try:
+        value = Const.of(x, want)
+    except (TypeError, ValueError) as e:
+        raise TraceError(f"asarray: cannot make an fgrad value from a {type(x).__name__}: {e}", user_site()) from None
+    return bind(constant_p, value=value)
+
+
+def _as_dtype(dtype: str | DType) -> DType:
+    try:
+        return DType.of(dtype)
+    except DTypeError as e:
+        raise DTypeError(str(e), user_site()) from None
+
+
+def _shape(x: ArrayLike) -> tuple[int, ...]:
+    return tuple(np.shape(x)) if not isinstance(x, Tensor) else x.shape
+
+
+def _broadcast(name: str, *xs: Tensor | np.ndarray) -> list[Tensor | np.ndarray]:
+    shapes = [_shape(x) for x in xs]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(f"{name}: cannot broadcast {' with '.join(map(str, shapes))}", user_site()) from None
+    return [broadcast_to(x, shape) for x in xs]
+
+
+def _elementwise(op: Op, *args: ArrayLike, dtype: DType | None = None) -> Tensor | np.ndarray:
+    """Promote `args` to one dtype (`dtype` if given), broadcast them, bind `op`."""
+    dt = dtype or result_dtype(*args)
+    return bind(op, *_broadcast(op.name, *(asarray(a, dt) for a in args)))
+
+
+def _arith_dtype(*args: ArrayLike) -> DType:
+    # Arithmetic on bools counts them as integers, like Python's True + True == 2.
+    dt = result_dtype(*args)
+    return DType.i32 if dt is DType.bool else dt
+
+
+def _float_unary(op: Op) -> Callable[[ArrayLike], Tensor | np.ndarray]:
+    def fn(x: ArrayLike) -> Tensor | np.ndarray:
+        return bind(op, asarray(x, DType.f32))
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise {op.name}; integer and bool inputs are converted to f32."
+    return fn
+
+
+def _numeric_unary(op: Op) -> Callable[[ArrayLike], Tensor | np.ndarray]:
+    def fn(x: ArrayLike) -> Tensor | np.ndarray:
+        return bind(op, asarray(x, _arith_dtype(x)))
+
+    fn.__name__ = op.name
+    fn.__doc__ = f"Elementwise {op.name} of an f32 or i32 value (bools count as i32)."
+    return fn
+
+
+exp = _float_unary(exp_p)
+log = _float_unary(log_p)
+sqrt = _float_unary(sqrt_p)
+rsqrt = _float_unary(rsqrt_p)
+tanh = _float_unary(tanh_p)
+sigmoid = _float_unary(sigmoid_p)
+gelu = _float_unary(gelu_p)
+silu = _float_unary(silu_p)
+neg = _numeric_unary(neg_p)
+abs = _numeric_unary(abs_p)
+relu = _numeric_unary(relu_p)
+
+
+def logical_not(x: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise not of a bool value."""
+    return bind(logical_not_p, asarray(x))
+
+
+def add(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x + y with NumPy broadcasting and promotion (bool < i32 < f32)."""
+    return _elementwise(add_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def subtract(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x - y with broadcasting and promotion."""
+    return _elementwise(sub_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def multiply(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x * y with broadcasting and promotion."""
+    return _elementwise(mul_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def divide(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """True division x / y; integer operands give f32, as in NumPy."""
+    return _elementwise(div_p, x, y, dtype=DType.f32)
+
+
+def maximum(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise maximum with broadcasting and promotion."""
+    return _elementwise(maximum_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def minimum(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise minimum with broadcasting and promotion."""
+    return _elementwise(minimum_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def _static_int(y: Any) -> int | None:
+    """`y` as a Python int if it is an integral Python/NumPy number, else None."""
+    if isinstance(y, (bool, np.bool_)):
+        return None
+    if isinstance(y, (int, np.integer)):
+        return int(y)
+    if isinstance(y, (float, np.floating)) and float(y).is_integer() and builtins.abs(y) <= 2**31:
+        return int(y)
+    return None
+
+
+def pow(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x ** y. A static integral exponent becomes `integer_pow` (exact for x < 0);
+    otherwise both operands are f32 and `pow` needs x > 0 (or x == 0 with y > 0)."""
+    n = _static_int(y)
+    if n is not None:
+        dt = DType.f32 if isinstance(y, (float, np.floating)) else _arith_dtype(x)
+        return bind(integer_pow_p, asarray(x, dt), n=n)
+    return _elementwise(pow_p, x, y, dtype=DType.f32)
+
+
+def equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x == y, elementwise, as bool."""
+    return _elementwise(eq_p, x, y)
+
+
+def not_equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x != y, elementwise, as bool."""
+    return _elementwise(ne_p, x, y)
+
+
+def less(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x < y, elementwise, as bool."""
+    return _elementwise(lt_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def less_equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x <= y, elementwise, as bool."""
+    return _elementwise(le_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def greater(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x > y, elementwise, as bool."""
+    return _elementwise(gt_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x >= y, elementwise, as bool."""
+    return _elementwise(ge_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def logical_and(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x and y, elementwise, on bool values."""
+    return _elementwise(logical_and_p, x, y)
+
+
+def logical_or(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x or y, elementwise, on bool values."""
+    return _elementwise(logical_or_p, x, y)
+
+
+def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x where cond holds, else y; all three broadcast. A non-bool cond means cond != 0."""
+    dt = result_dtype(x, y)
+    return bind(where_p, *_broadcast("where", asarray(cond, DType.bool), asarray(x, dt), asarray(y, dt)))
+
+
+def clip(x: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> Tensor | np.ndarray:
+    """min(max(x, lo), hi)."""
+    return minimum(maximum(x, lo), hi)
+
+
+def astype(x: ArrayLike, dtype: str | DType) -> Tensor | np.ndarray:
+    """Convert to `dtype`: f32 -> i32 truncates toward zero, anything -> bool is x != 0."""
+    return asarray(x, dtype)
+
+
+def stop_gradient(x: ArrayLike) -> Tensor | np.ndarray:
+    """Identity whose gradient is zero."""
+    return bind(stop_gradient_p, asarray(x))
+
+
+# -- reductions --------------------------------------------------------------
+
+
+def _axes(name: str, shape: tuple[int, ...], axis: int | Sequence[int] | None, ndim: int | None = None) -> tuple[int, ...]:
+    """Normalise `axis` (None, int or sequence; negatives count from the end) for
+    `ndim` axes (those of `shape` unless given)."""
+    ndim = len(shape) if ndim is None else ndim
+    if axis is None:
+        return tuple(range(ndim))
+    given = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in given:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise ShapeError(f"{name}: axis {a!r} is not an integer", user_site())
+        if not -ndim <= a < ndim:
+            raise ShapeError(f"{name}: axis {a} is out of range for {ndim} axes of {shape}", user_site())
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{name}: repeated axis in {given} for {shape}", user_site())
+    return tuple(sorted(out))
+
+
+def _keepdims(out: Tensor | np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor | np.ndarray:
+    return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def sum(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Sum over `axis` (all axes if None). Bools are counted as i32."""
+    x = asarray(x, _arith_dtype(x))
+    axes = _axes("sum", _shape(x), axis)
+    out = bind(sum_p, x, axes=axes) if axes else x
+    return _keepdims(out, _shape(x), axes) if keepdims else out
+
+
+def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Mean over `axis` (all axes if None), in f32."""
+    x = asarray(x, DType.f32)
+    axes = _axes("mean", _shape(x), axis)
+    count = math.prod(_shape(x)[a] for a in axes)
+    return multiply(sum(x, axes, keepdims), 1.0 / count)
+
+
+def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Maximum over `axis` (all axes if None)."""
+    x = asarray(x)
+    axes = _axes("max", _shape(x), axis)
+    out = bind(max_p, x, axes=axes) if axes else x
+    return _keepdims(out, _shape(x), axes) if keepdims else out
+
+
+def min(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Minimum over `axis` (all axes if None), as -max(-x)."""
+    return neg(max(neg(x), axis, keepdims))
+
+
+def _one_axis(name: str, x: Tensor | np.ndarray, axis: int) -> int:
+    if not isinstance(axis, (int, np.integer)):
+        raise ShapeError(f"{name}: axis must be a single integer, got {axis!r}", user_site())
+    return _axes(name, _shape(x), axis)[0]
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
+    """exp(x) / sum(exp(x)) along `axis`, computed stably."""
+    x = asarray(x, DType.f32)
+    return bind(softmax_p, x, axis=_one_axis("softmax", x, axis))
+
+
+def log_softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
+    """x - logsumexp(x) along `axis`, computed stably."""
+    x = asarray(x, DType.f32)
+    return bind(log_softmax_p, x, axis=_one_axis("log_softmax", x, axis))
+
+
+def logsumexp(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """log(sum(exp(x))) over `axis`, shifted by the (gradient-free) max for stability."""
+    x = asarray(x, DType.f32)
+    axes = _axes("logsumexp", _shape(x), axis)
+    m = stop_gradient(max(x, axes, keepdims=True))
+    out = add(log(sum(exp(subtract(x, m)), axes, keepdims=True)), m)
+    return out if keepdims else reshape(out, tuple(d for i, d in enumerate(_shape(x)) if i not in axes))
+
+
+# -- shapes ------------------------------------------------------------------
+
+
+def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise ShapeError(f"{name}: shape {shape!r} must be a tuple of integers", user_site())
+    return tuple(int(d) for d in dims)
+
+
+def reshape(x: ArrayLike, shape: int | Sequence[int]) -> Tensor | np.ndarray:
+    """Same elements, new shape; one dimension may be -1 (inferred)."""
+    x = asarray(x)
+    old = _shape(x)
+    shape = _shape_arg("reshape", shape)
+    known = math.prod(d for d in shape if d != -1)
+    if shape.count(-1) == 1 and known > 0 and math.prod(old) % known == 0:
+        shape = tuple(math.prod(old) // known if d == -1 else d for d in shape)
+    if shape == old:
+        return x
+    if any(d < 1 for d in shape) or math.prod(shape) != math.prod(old):
+        raise ShapeError(f"reshape: cannot reshape {old} into {shape}", user_site())
+    return bind(reshape_p, x, shape=shape)
+
+
+def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor | np.ndarray:
+    """Permute axes (reverse them if `axes` is None): out.shape[i] = x.shape[axes[i]]."""
+    x = asarray(x)
+    ndim = len(_shape(x))
+    perm = tuple(reversed(range(ndim))) if axes is None else tuple(axes)
+    valid = all(isinstance(a, (int, np.integer)) and -ndim <= a < ndim for a in perm)
+    if not valid or sorted(int(a) % ndim for a in perm) != list(range(ndim)):
+        raise ShapeError(f"transpose: axes {perm} are not a permutation of 0..{ndim - 1} for {_shape(x)}", user_site())
+    perm = tuple(int(a) % ndim for a in perm)
+    return x if perm == tuple(range(ndim)) else bind(transpose_p, x, perm=perm)
+
+
+def broadcast_to(x: ArrayLike, shape: int | Sequence[int]) -> Tensor | np.ndarray:
+    """Broadcast `x` to `shape` by NumPy's rules."""
+    x = asarray(x)
+    shape = _shape_arg("broadcast_to", shape)
+    return x if shape == _shape(x) else bind(broadcast_to_p, x, shape=shape)
+
+
+def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Tensor | np.ndarray:
+    """Insert size-1 axes at the positions `axis` of the result."""
+    x = asarray(x)
+    old = _shape(x)
+    given = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    ndim = len(old) + len(given)
+    axes = _axes("expand_dims", old, given, ndim)
+    it = iter(old)
+    return reshape(x, tuple(1 if i in axes else next(it) for i in range(ndim)))
+
+
+def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Tensor | np.ndarray:
+    """Remove size-1 axes (all of them if `axis` is None)."""
+    x = asarray(x)
+    old = _shape(x)
+    axes = tuple(i for i, d in enumerate(old) if d == 1) if axis is None else _axes("squeeze", old, axis)
+    for a in axes:
+        if old[a] != 1:
+            raise ShapeError(f"squeeze: cannot squeeze axis {a} of size {old[a]} in {old}", user_site())
+    return reshape(x, tuple(d for i, d in enumerate(old) if i not in axes))
+
+
+def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
+    """Join values along an existing axis; dtypes promote."""
+    if len(xs) == 0:
+        raise ShapeError("concatenate: needs at least one operand", user_site())
+    dt = result_dtype(*xs)
+    xs = [asarray(x, dt) for x in xs]
+    shapes = [_shape(x) for x in xs]
+    if len({len(s) for s in shapes}) > 1:
+        raise ShapeError(f"concatenate: operands have different ranks: {', '.join(map(str, shapes))}", user_site())
+    if len(xs) == 1:
+        return xs[0]
+    return bind(concatenate_p, *xs, axis=_one_axis("concatenate", xs[0], axis))
+
+
+def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
+    """Join values of one shape along a new axis."""
+    if len(xs) == 0:
+        raise ShapeError("stack: needs at least one operand", user_site())
+    shapes = {_shape(x) for x in xs}
+    if len(shapes) > 1:
+        raise ShapeError(f"stack: operands have different shapes: {', '.join(str(_shape(x)) for x in xs)}", user_site())
+    return concatenate([expand_dims(x, axis) for x in xs], axis)
+
+
+def _pad_widths(pad_width: Any, shape: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    arr = np.asarray(pad_width)
+    if arr.dtype.kind not in "iu" or arr.shape not in [(), (2,), (1, 2), (len(shape), 2)]:
+        raise ShapeError(
+            f"pad: pad_width {pad_width!r} must be an int, a (low, high) pair or {len(shape)} pairs for {shape}",
+            user_site())
+    widths = np.broadcast_to(arr, (len(shape), 2))
+    if (widths < 0).any():
+        raise ShapeError(f"pad: negative pad_width {pad_width!r}; slice instead", user_site())
+    return tuple((int(lo), int(hi)) for lo, hi in widths)
+
+
+def pad(x: ArrayLike, pad_width: Any, constant_values: float | int | bool = 0) -> Tensor | np.ndarray:
+    """Pad with a constant, NumPy style: pad_width an int, a (low, high) pair or one pair per axis."""
+    x = asarray(x)
+    widths = _pad_widths(pad_width, _shape(x))
+    if not builtins.any(lo or hi for lo, hi in widths):
+        return x
+    value = np.asarray(constant_values).astype(_dtype(x).np).item()
+    return bind(pad_p, x, widths=widths, value=value)
+
+
+def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
+    """Matrix product with NumPy's rules: 1-D operands are vectors, batch dims broadcast."""
+    dt = _arith_dtype(a, b)
+    a, b = asarray(a, dt), asarray(b, dt)
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        raise ShapeError(f"matmul: operands must be at least 1-D, got {sa} @ {sb}", user_site())
+    a2 = sa if len(sa) > 1 else (1,) + sa
+    b2 = sb if len(sb) > 1 else sb + (1,)
+    if a2[-1] != b2[-2]:
+        raise ShapeError(f"matmul: inner dimensions differ: {sa} @ {sb}", user_site())
+    try:
+        batch = np.broadcast_shapes(a2[:-2], b2[:-2])
+    except ValueError:
+        raise ShapeError(f"matmul: batch dimensions {a2[:-2]} and {b2[:-2]} do not broadcast in {sa} @ {sb}", user_site()) from None
+    rank = len(batch) + 2
+    a = reshape(a, (1,) * (rank - len(a2)) + a2)
+    b = reshape(b, (1,) * (rank - len(b2)) + b2)
+    out = bind(matmul_p, a, b)
+    shape = batch + ((a2[-2],) if len(sa) > 1 else ()) + ((b2[-1],) if len(sb) > 1 else ())
+    return reshape(out, shape)
+
+
+def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None) -> Tensor | np.ndarray:
+    """Gather entries along `axis` (of the flattened x if None).
+
+    Constant indices are checked and may be negative. Traced indices outside
+    [0, n) are clamped into range, since a GPU cannot raise.
+    """
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _one_axis("take", x, axis)
+    return bind(take_p, x, _indices("take", indices, axis, _shape(x)), axis=axis)
+
+
+def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...]) -> Tensor | np.ndarray:
+    """Gather indices as i32: constants checked against the axis and wrapped if negative."""
+    if isinstance(indices, Tensor):
+        if indices.dtype is not DType.i32:
+            raise DTypeError(f"{name}: indices must be i32, got {indices.spec}", user_site())
+        return indices
+    arr = np.asarray(indices)
+    if arr.dtype.kind not in "iu":
+        raise DTypeError(f"{name}: indices must be integers, got {arr.dtype}", user_site())
+    n = shape[axis]
+    bad = arr[(arr < -n) | (arr >= n)]
+    if bad.size:
+        raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} with size {n} of {shape}", user_site())
+    return asarray(np.where(arr < 0, arr + n, arr), DType.i32)
+
+
+def arange(start: int | float, stop: int | float | None = None, step: int | float = 1, dtype: str | DType | None = None) -> Tensor | np.ndarray:
+    """Evenly spaced values in [start, stop), as in NumPy: i32 unless a bound is a float."""
+    if stop is None:
+        start, stop = 0, start
+    dt = _as_dtype(dtype) if dtype is not None else result_dtype(start, stop, step)
+    count = math.ceil((stop - start) / step) if step else 0
+    if count < 1:
+        raise ShapeError(f"arange: empty range start={start}, stop={stop}, step={step}", user_site())
+    out = bind(iota_p, shape=(count,), axis=0, dtype=DType.i32)
+    if start == 0 and step == 1:
+        return asarray(out, dt)
+    return asarray(add(multiply(asarray(out, dt), step), start), dt)
+
+
+def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tensor | np.ndarray:
+    """One-hot encoding of integer labels along a new last axis; out-of-range labels give zeros."""
+    if _dtype(x) is not DType.i32:
+        raise DTypeError(f"one_hot: labels must be integers, got {spec_of(asarray(x))}", user_site())
+    return asarray(equal(expand_dims(x, -1), arange(num_classes)), dtype)
+
+
+def causal_mask(n: int) -> Tensor | np.ndarray:
+    """(n, n) bool mask that is True where key position j <= query position i (may attend)."""
+    rows = bind(iota_p, shape=(n, n), axis=0, dtype=DType.i32)
+    cols = bind(iota_p, shape=(n, n), axis=1, dtype=DType.i32)
+    return greater_equal(rows, cols)
+
+
+# -- indexing ----------------------------------------------------------------
+
+
+def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
+    """x[key] for ints, slices (step >= 1), None, ... and one integer-array index."""
+    x = asarray(x)
+    shape = _shape(x)
+    key = list(key) if isinstance(key, tuple) else [key]
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise ShapeError(f"getitem: more than one ... in an index of {shape}", user_site())
+    used = builtins.sum(k is not None and k is not Ellipsis for k in key)
+    if used > len(shape):
+        raise ShapeError(f"getitem: too many indices for {shape}: {used} given", user_site())
+    fill = [builtins.slice(None)] * (len(shape) - used)
+    key = key[: ellipses[0]] + fill + key[ellipses[0] + 1:] if ellipses else key + fill
+    starts, stops, steps, out_shape, gather = [], [], [], [], None
+    dim = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            continue
+        n = shape[dim]
+        if isinstance(k, builtins.slice):
+            if k.step is not None and k.step < 1:
+                raise ShapeError(f"getitem: slice step must be >= 1, got {k.step} on axis {dim} of {shape}", user_site())
+            a, b, s = k.indices(n)
+            if len(range(a, b, s)) == 0:
+                raise ShapeError(f"getitem: slice {a}:{b}:{s} of axis {dim} with size {n} is empty", user_site())
+            starts.append(a), stops.append(b), steps.append(s), out_shape.append(len(range(a, b, s)))
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            if not -n <= k < n:
+                raise ShapeError(f"getitem: index {k} is out of bounds for axis {dim} with size {n} of {shape}", user_site())
+            starts.append(int(k) % n), stops.append(int(k) % n + 1), steps.append(1)
+        elif isinstance(k, (Tensor, list, np.ndarray)) and _dtype(k) is not DType.bool:
+            if gather is not None:
+                raise ShapeError(f"getitem: only one integer-array index is supported, in an index of {shape}", user_site())
+            gather = (len(out_shape), _indices("getitem", k, dim, shape))
+            starts.append(0), stops.append(n), steps.append(1), out_shape.append(n)
+        else:
+            raise ShapeError(
+                f"getitem: unsupported index {k!r} for {shape}: use ints, slices, None, ... or one integer "
+                "array (a boolean mask would need a data-dependent shape; use fg.where)", user_site())
+        dim += 1
+    if (starts, stops, steps) != ([0] * len(shape), list(shape), [1] * len(shape)):
+        x = bind(slice_p, x, starts=tuple(starts), stops=tuple(stops), steps=tuple(steps))
+    x = reshape(x, tuple(out_shape))
+    return x if gather is None else bind(take_p, x, gather[1], axis=gather[0])
+
+
+# ---------------------------------------------------------------------------
+# Tensor operators and methods: thin wrappers over the functions above
+# ---------------------------------------------------------------------------
+
+
+def _flip(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    return lambda self, other: fn(other, self)
+
+
+def _varargs_shape(args: tuple[Any, ...]) -> Any:
+    return args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
+
+
+def _invert(x: Tensor) -> Tensor:
+    if x.dtype is not DType.bool:
+        raise DTypeError(f"invert: ~ is logical not and needs a bool value, got {x.spec}", user_site())
+    return logical_not(x)
+
+
+Tensor.__add__, Tensor.__radd__ = add, _flip(add)
+Tensor.__sub__, Tensor.__rsub__ = subtract, _flip(subtract)
+Tensor.__mul__, Tensor.__rmul__ = multiply, _flip(multiply)
+Tensor.__truediv__, Tensor.__rtruediv__ = divide, _flip(divide)
+Tensor.__pow__, Tensor.__rpow__ = pow, _flip(pow)
+Tensor.__matmul__, Tensor.__rmatmul__ = matmul, _flip(matmul)
+Tensor.__and__, Tensor.__rand__ = logical_and, _flip(logical_and)
+Tensor.__or__, Tensor.__ror__ = logical_or, _flip(logical_or)
+Tensor.__eq__, Tensor.__ne__ = equal, not_equal  # type: ignore[assignment]
+Tensor.__lt__, Tensor.__le__, Tensor.__gt__, Tensor.__ge__ = less, less_equal, greater, greater_equal
+Tensor.__neg__, Tensor.__pos__, Tensor.__abs__, Tensor.__invert__ = neg, lambda x: x, abs, _invert
+Tensor.__getitem__ = getitem
+Tensor.T = property(lambda x: transpose(x))
+Tensor.reshape = lambda x, *shape: reshape(x, _varargs_shape(shape))
+Tensor.transpose = lambda x, *axes: transpose(x, _varargs_shape(axes) if axes else None)
+Tensor.sum, Tensor.mean, Tensor.max, Tensor.min = sum, mean, max, min
+Tensor.astype, Tensor.squeeze = astype, squeeze

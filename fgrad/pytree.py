@@ -1,0 +1,171 @@
+"""Pytrees: nested containers of leaves, flattened in a stable order.
+
+Containers are dict (keys sorted), list, tuple, namedtuple, None and
+dataclass instances; anything else is a leaf, as are classes registered
+with `register_leaf` (fgrad's own frozen dataclasses such as `Spec`). Leaf
+paths are dotted names (`layers.0.w`) and name a graph's inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+_LEAF_TYPES: set[type] = set()
+
+
+def register_leaf(cls: type) -> type:
+    """Treat instances of `cls` (a dataclass, typically) as leaves, not containers."""
+    _LEAF_TYPES.add(cls)
+    return cls
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDef:
+    """The structure of a pytree with its leaves taken out.
+
+    `kind` is one of leaf, none, tuple, list, dict, namedtuple, dataclass;
+    `meta` holds what rebuilding needs (dict keys, the class and its field
+    names); `children` the sub-structures in leaf order.
+    """
+
+    kind: str
+    meta: Hashable = None
+    children: tuple[TreeDef, ...] = ()
+
+    @property
+    def num_leaves(self) -> int:
+        return 1 if self.kind == "leaf" else sum(c.num_leaves for c in self.children)
+
+    def keys(self) -> tuple[str, ...]:
+        """The path component of each child: dict key, index or field name."""
+        if self.kind in ("dict", "namedtuple", "dataclass"):
+            names = self.meta if self.kind == "dict" else self.meta[1]
+            return tuple(str(k) for k in names)
+        return tuple(str(i) for i in range(len(self.children)))
+
+    def __str__(self) -> str:
+        if self.kind == "leaf":
+            return "*"
+        if self.kind == "none":
+            return "None"
+        inner = [str(c) for c in self.children]
+        if self.kind == "list":
+            return "[" + ", ".join(inner) + "]"
+        if self.kind == "tuple":
+            return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+        if self.kind == "dict":
+            return "{" + ", ".join(f"{k!r}: {s}" for k, s in zip(self.meta, inner)) + "}"
+        fields = ", ".join(f"{k}={s}" for k, s in zip(self.meta[1], inner))
+        return f"{self.meta[0].__name__}({fields})"
+
+
+LEAF = TreeDef("leaf")
+
+
+def _children(tree: Any) -> tuple[str, Hashable, list[Any]] | None:
+    """(kind, meta, children) of a container, or None for a leaf."""
+    if tree is None:
+        return "none", None, []
+    cls = type(tree)
+    if cls in _LEAF_TYPES:
+        return None
+    if cls is dict:
+        keys = tuple(sorted(tree, key=_sort_key))
+        return "dict", keys, [tree[k] for k in keys]
+    if cls is list:
+        return "list", None, list(tree)
+    if isinstance(tree, tuple) and hasattr(cls, "_fields"):
+        return "namedtuple", (cls, tuple(cls._fields)), list(tree)
+    if cls is tuple:
+        return "tuple", None, list(tree)
+    if dataclasses.is_dataclass(tree) and not isinstance(tree, type):
+        names = tuple(f.name for f in dataclasses.fields(tree) if f.init)
+        return "dataclass", (cls, names), [getattr(tree, n) for n in names]
+    return None
+
+
+def _sort_key(key: Any) -> tuple[str, Any]:
+    # Keys of one type sort naturally; mixed types sort by type name first.
+    return type(key).__name__, key
+
+
+def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+    """Leaves of `tree` in a stable order, and its structure."""
+    leaves: list[Any] = []
+
+    def walk(node: Any) -> TreeDef:
+        found = _children(node)
+        if found is None:
+            leaves.append(node)
+            return LEAF
+        kind, meta, kids = found
+        return TreeDef(kind, meta, tuple(walk(k) for k in kids))
+
+    return leaves, walk(tree)
+
+
+def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
+    """Rebuild a pytree of structure `treedef` from `leaves` (in flatten order)."""
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"structure {treedef} has {treedef.num_leaves} leaves, got {len(leaves)}")
+    it = iter(leaves)
+
+    def build(td: TreeDef) -> Any:
+        if td.kind == "leaf":
+            return next(it)
+        kids = [build(c) for c in td.children]
+        if td.kind == "none":
+            return None
+        if td.kind == "list":
+            return kids
+        if td.kind == "tuple":
+            return tuple(kids)
+        if td.kind == "dict":
+            return dict(zip(td.meta, kids))
+        if td.kind == "namedtuple":
+            return td.meta[0](*kids)
+        return td.meta[0](**dict(zip(td.meta[1], kids)))
+
+    return build(treedef)
+
+
+def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
+    """Dotted path of every leaf, in flatten order: `layers.0.w`."""
+
+    def walk(td: TreeDef, path: str) -> Iterator[str]:
+        if td.kind == "leaf":
+            yield path
+            return
+        for key, child in zip(td.keys(), td.children):
+            yield from walk(child, f"{path}.{key}" if path else key)
+
+    return list(walk(treedef, prefix))
+
+
+def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """Apply `fn` leaf-wise over `tree` and trees of the same structure."""
+    leaves, td = flatten(tree)
+    others = []
+    for other in rest:
+        other_leaves, other_td = flatten(other)
+        if other_td != td:
+            path, what = first_difference(td, other_td)
+            raise ValueError(f"tree_map: structures differ at {path or 'the top level'}: {what}")
+        others.append(other_leaves)
+    return unflatten(td, [fn(*xs) for xs in zip(leaves, *others)])
+
+
+def first_difference(expected: TreeDef, got: TreeDef, path: str = "") -> tuple[str, str] | None:
+    """(path, what differs) at the first place two structures differ, or None if equal."""
+    if expected.kind != got.kind or expected.meta != got.meta:
+        return path, f"expected {expected}, got {got}"
+    if len(expected.children) != len(got.children):
+        return path, f"expected {len(expected.children)} entries, got {len(got.children)}"
+    for key, a, b in zip(expected.keys(), expected.children, got.children):
+        found = first_difference(a, b, f"{path}.{key}" if path else key)
+        if found:
+            return found
+    return None

@@ -1,0 +1,229 @@
+"""Tracing: run a Python function on Tensors and record the Graph it builds.
+
+A `Tensor` is a symbolic value inside a trace: it knows its Spec and the id
+of the node that makes it. Public op functions (fgrad/ops.py) call `bind`,
+which checks the op's shape rule, records the user's `file:line` and appends
+a Node. Outside any trace, `bind` on concrete arrays evaluates the op with
+its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+
+from fgrad.errors import (
+    TRACER_CONVERSION,
+    TRACER_FOREIGN,
+    TRACER_LEAKED,
+    FgradError,
+    TraceError,
+)
+from fgrad.ir import DType, Graph, Node, Spec
+from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
+
+
+def user_site() -> str | None:
+    """`file:line` of the innermost caller outside the fgrad package (examples count as user code)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR) or path.startswith(_EXAMPLES_DIR):
+            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+class Trace:
+    """The nodes recorded so far by one call of `trace`."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.live = True
+
+    def add(self, node: Node) -> Tensor:
+        self.nodes.append(node)
+        return Tensor(self, len(self.nodes) - 1, node.spec)
+
+
+_state = threading.local()
+
+
+def current_trace() -> Trace | None:
+    stack = getattr(_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+@register_leaf
+class Tensor:
+    """A traced value: the output of node `id` in `trace`, with static `spec`.
+
+    Operators and methods (`+`, `@`, `[]`, `.sum()`, ...) are attached by
+    fgrad/ops.py, next to the ops they call.
+    """
+
+    __slots__ = ("trace", "id", "spec")
+    __hash__ = None  # type: ignore[assignment]  # `==` builds a node, as in NumPy
+    __array_ufunc__ = None  # `ndarray + Tensor` defers to Tensor.__radd__
+
+    def __init__(self, trace: Trace, id: int, spec: Spec):
+        self.trace = trace
+        self.id = id
+        self.spec = spec
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.spec.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.ndim
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TraceError(f"len() of a 0-d Tensor {self.spec}", user_site())
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.spec}, %{self.id})"
+
+    def _concrete(self, what: str) -> TraceError:
+        return TraceError(TRACER_CONVERSION.format(what=what, spec=self.spec), user_site())
+
+    def __bool__(self) -> bool:
+        raise self._concrete("the truth value")
+
+    def __float__(self) -> float:
+        raise self._concrete("float()")
+
+    def __int__(self) -> int:
+        raise self._concrete("int()")
+
+    def __index__(self) -> int:
+        raise self._concrete("the index value")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise self._concrete("the NumPy value")
+
+
+def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np.ndarray:
+    """Apply primitive `op` (an ops.Op) to `args` with static `params`.
+
+    Inside a trace the args are Tensors of that trace and a node is recorded;
+    outside any trace they are NumPy arrays and the op runs eagerly.
+    """
+    site = user_site()
+    trace = current_trace()
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for t in tensors:
+        if not t.trace.live:
+            raise TraceError(TRACER_LEAKED.format(op=op.name, spec=t.spec), site)
+        if t.trace is not trace:
+            raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
+    if trace is not None and len(tensors) != len(args):
+        raise TypeError(f"{op.name}: bind takes Tensors inside a trace; lift constants first")
+    try:
+        if trace is None:
+            arrays = [np.asarray(a) for a in args]
+            spec = op.rule(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
+            return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
+        spec = op.rule(*(t.spec for t in tensors), **params)
+    except FgradError as e:
+        raise type(e)(str(e), site) from None
+    return trace.add(Node(op.name, tuple(t.id for t in tensors), tuple(sorted(params.items())), spec, site))
+
+
+def _arg_names(fn: Callable[..., Any], count: int) -> list[str]:
+    """Names of the positional arguments from `fn`'s signature, else `arg0`, `arg1`, ..."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [positional[i] if i < len(positional) else f"arg{i}" for i in range(count)]
+
+
+def spec_of(value: Any, name: str = "value") -> Spec:
+    """The Spec of an argument leaf: a Spec, an array-like with shape and dtype, or a number."""
+    if isinstance(value, Spec):
+        return value
+    if isinstance(value, Tensor):
+        return value.spec
+    if isinstance(value, (bool, int, float, np.generic, np.ndarray)) or (
+        hasattr(value, "shape") and hasattr(value, "dtype")
+    ):
+        try:
+            return Spec(tuple(np.shape(value)), DType.of(getattr(value, "dtype", type(value))))
+        except FgradError as e:
+            raise type(e)(f"argument {name}: {e}") from None
+    raise TraceError(
+        f"trace: argument {name} is a {type(value).__name__}; arguments must be pytrees of "
+        "fg.spec(...), arrays or numbers"
+    )
+
+
+def trace(fn: Callable[..., Any], *args: Any) -> Graph:
+    """Trace `fn` on arguments given as pytrees of Specs, arrays or numbers.
+
+    Only shapes and dtypes of the arguments are read. Arrays and numbers that
+    `fn` closes over become constant nodes. Returns the immutable Graph.
+    """
+    # NOTE: imported here because ops.py builds on this module.
+    from fgrad.ops import asarray
+
+    site = user_site()
+    if not callable(fn):
+        raise TraceError(f"trace: expected a function, got a {type(fn).__name__}", site)
+    leaves, in_tree = flatten(tuple(args))
+    names = [
+        path
+        for name, sub in zip(_arg_names(fn, len(args)), in_tree.children)
+        for path in leaf_paths(sub, prefix=name)
+    ]
+    specs = [spec_of(leaf, name) for leaf, name in zip(leaves, names)]
+    t = Trace()
+    stack = _state.__dict__.setdefault("stack", [])
+    stack.append(t)
+    try:
+        inputs = [
+            t.add(Node("input", (), (("name", name), ("spec", s)), s, site)) for name, s in zip(names, specs)
+        ]
+        out = fn(*unflatten(in_tree, inputs))
+        out_leaves, out_tree = flatten(out)
+        outputs = []
+        for path, leaf in zip(leaf_paths(out_tree, prefix="output"), out_leaves):
+            if not isinstance(leaf, (Tensor, bool, int, float, np.generic, np.ndarray)):
+                raise TraceError(
+                    f"trace: {getattr(fn, '__name__', 'the function')} returned a "
+                    f"{type(leaf).__name__} at {path}; return a Tensor or a pytree of Tensors",
+                    site,
+                )
+            if isinstance(leaf, Tensor) and leaf.trace is not t:
+                text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
+                raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
+            outputs.append(asarray(leaf).id)
+    finally:
+        stack.pop()
+        t.live = False
+    return Graph(tuple(t.nodes), tuple(x.id for x in inputs), tuple(outputs), in_tree, out_tree)
+
