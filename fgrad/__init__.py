@@ -1,5 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
+from fgrad.autodiff import check_grads, grad, value_and_grad, vjp
 from fgrad.errors import DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
@@ -43,6 +44,7 @@ from fgrad.ops import (
     relu,
     reshape,
     rsqrt,
+    scatter_add,
     sigmoid,
     silu,
     softmax,
@@ -57,6 +59,7 @@ from fgrad.ops import (
     transpose,
     where,
 )
+from fgrad.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.trace import Tensor, trace
 
@@ -66,12 +69,12 @@ negative, power = neg, pow  # NumPy's names
 __version__ = "0.1.0"
 
 __all__ = [
-    "Const", "DType", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
-    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask",
+    "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
+    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask", "check_grads",
     "clip", "concatenate", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
     "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",
-    "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "sigmoid", "silu", "softmax",
+    "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "softmax",
     "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
-    "transpose", "tree_map", "typecheck", "where",
+    "transpose", "tree_map", "simplify", "typecheck", "value_and_grad", "vjp", "where",
 ]

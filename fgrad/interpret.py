@@ -13,6 +13,9 @@ from fgrad.errors import InputError, TraceError
 from fgrad.ir import DType, Graph, check_args
 from fgrad.ops import OPS
 from fgrad.pytree import unflatten
+from fgrad.trace import user_site
+
+I32 = np.iinfo(np.int32)
 
 
 def interpret(graph: Graph, *args: Any, float64: bool = False) -> Any:
@@ -25,18 +28,22 @@ def interpret(graph: Graph, *args: Any, float64: bool = False) -> Any:
     Returns:
         The outputs as NumPy arrays, in the graph's output pytree.
     """
+    site = user_site()
     if not isinstance(graph, Graph):
-        raise TraceError(f"interpret: expected a Graph, got a {type(graph).__name__}; use fg.interpret(fg.trace(fn, *args), *args)")
+        raise TraceError(
+            f"interpret: expected a Graph, got a {type(graph).__name__}; use fg.interpret(fg.trace(fn, *args), *args)",
+            site)
     float_dtype = np.float64 if float64 else np.float32
 
     def as_computed(value: Any, dtype: DType) -> np.ndarray:
         return np.asarray(value, dtype=float_dtype if dtype.is_float else dtype.np)
 
     env: list[np.ndarray | None] = [None] * len(graph.nodes)
-    for name, i, leaf in zip(graph.input_names, graph.inputs, check_args(graph, args, "interpret")):
+    for name, i, leaf in zip(graph.input_names, graph.inputs, check_args(graph, args, "interpret", site)):
         spec = graph.nodes[i].spec
-        if spec.dtype is DType.i32 and np.asarray(leaf).size and np.abs(np.asarray(leaf)).max() > np.iinfo(np.int32).max:
-            raise InputError(f"interpret: argument {name} has values outside the i32 range")
+        arr = np.asarray(leaf)
+        if spec.dtype is DType.i32 and arr.size and (arr.min() < I32.min or arr.max() > I32.max):
+            raise InputError(f"interpret: argument {name} has values outside the i32 range", site)
         env[i] = as_computed(leaf, spec.dtype)
     for i, node in enumerate(graph.nodes):
         if env[i] is None:

@@ -51,20 +51,23 @@ class DType(str, enum.Enum):
             return x
         if isinstance(x, str) and x in DType.__members__:
             return DType[x]
-        if x in _FROM_PYTHON:
+        if type(x) in _FROM_PYTHON:  # a Python value
+            return _FROM_PYTHON[type(x)]
+        if isinstance(x, type) and x in _FROM_PYTHON:  # a Python type
             return _FROM_PYTHON[x]
         try:
-            kind = np.dtype(x).kind
+            dt = np.dtype(x)
         except TypeError:
             raise DTypeError(f"unsupported dtype {x!r}: fgrad has f32, i32 and bool") from None
-        if kind in _FROM_KIND:
-            return _FROM_KIND[kind]
-        raise DTypeError(f"unsupported dtype {np.dtype(x)}: fgrad has f32, i32 and bool")
+        if (dt.kind, dt.itemsize) in _FROM_NUMPY or (dt.kind in "iu" and dt.itemsize <= 8):
+            return _FROM_NUMPY.get((dt.kind, dt.itemsize), DType.i32)
+        raise DTypeError(f"unsupported dtype {dt}: fgrad has f32, i32 and bool")
 
 
 _TO_NUMPY = {DType.f32: np.dtype(np.float32), DType.i32: np.dtype(np.int32), DType.bool: np.dtype(np.bool_)}
-# float64 inputs become f32 and int64 become i32, as with JAX's default x64-off mode.
-_FROM_KIND = {"f": DType.f32, "i": DType.i32, "u": DType.i32, "b": DType.bool}
+# float64 inputs become f32 and int64 become i32, as with JAX's default x64-off mode;
+# other float widths (float16, float128) are refused rather than silently changed.
+_FROM_NUMPY = {("f", 4): DType.f32, ("f", 8): DType.f32, ("b", 1): DType.bool}
 _FROM_PYTHON = {float: DType.f32, int: DType.i32, bool: DType.bool}
 
 
@@ -78,7 +81,7 @@ class Spec:
 
     def __post_init__(self) -> None:
         shape = tuple(self.shape)
-        if not all(isinstance(d, (int, np.integer)) and d >= 1 for d in shape):
+        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 1 for d in shape):
             raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty)")
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
         object.__setattr__(self, "dtype", DType.of(self.dtype))
@@ -226,12 +229,12 @@ def typecheck(graph: Graph) -> Graph:
             raise fail(i, f"reads {node.inputs}, which are not earlier nodes")
         try:
             want = OPS[node.op].rule(*(graph.nodes[j].spec for j in node.inputs), **node.attrs)
-        except (ShapeError, DTypeError, TypeError) as e:
-            raise fail(i, f"breaks its op's rule: {e}") from None
+        except Exception as e:  # noqa: BLE001 - any failure of the rule means a malformed node
+            raise fail(i, f"breaks its op's rule: {type(e).__name__}: {e}") from None
         if want != node.spec:
             raise fail(i, f"declares {node.spec} but its rule gives {want}")
-    if any(not 0 <= i < len(graph.nodes) or graph.nodes[i].op != "input" for i in graph.inputs):
-        raise GraphError(f"typecheck: graph inputs {graph.inputs} are not all input nodes")
+    if sorted(graph.inputs) != [i for i, n in enumerate(graph.nodes) if n.op == "input"]:
+        raise GraphError(f"typecheck: graph inputs {graph.inputs} are not exactly the input nodes")
     if len(graph.inputs) != graph.in_tree.num_leaves:
         raise GraphError(f"typecheck: {len(graph.inputs)} inputs for an argument structure of {graph.in_tree.num_leaves} leaves")
     if any(not 0 <= i < len(graph.nodes) for i in graph.outputs) or len(graph.outputs) != graph.out_tree.num_leaves:
@@ -257,18 +260,19 @@ def _arg_label(graph: Graph, path: str) -> str:
 _WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
 
 
-def check_args(graph: Graph, args: tuple[Any, ...], who: str) -> list[Any]:
+def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) -> list[Any]:
     """Check call arguments against the graph's inputs; return the leaves in input order.
 
-    Raises InputError naming the first argument whose structure, shape or dtype differs.
+    Raises InputError naming the first argument whose structure, shape or dtype
+    differs, and the caller's `site`.
     """
     if len(args) != len(graph.in_tree.children):
         names = ", ".join(_arg_label(graph, str(i)) for i in range(len(graph.in_tree.children)))
-        raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}")
+        raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}", site)
     leaves, tree = flatten(tuple(args))
     if tree != graph.in_tree:
         path, what = first_difference(graph.in_tree, tree)
-        raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}")
+        raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
         if type(leaf) in (bool, int, float):
             ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype]
@@ -276,12 +280,12 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str) -> list[Any]:
         else:
             shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
             if shape is None or dtype is None:
-                raise InputError(f"{who}: argument {name} is a {type(leaf).__name__}, expected an array {want}")
+                raise InputError(f"{who}: argument {name} is a {type(leaf).__name__}, expected an array {want}", site)
             try:
                 ok = tuple(shape) == want.shape and DType.of(dtype) is want.dtype
             except DTypeError:
                 ok = False
             got = f"{dtype}{list(shape)}".replace(" ", "")
         if not ok:
-            raise InputError(f"{who}: argument {name} is {got}, expected {want}")
+            raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
     return leaves

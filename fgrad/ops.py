@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import DTypeError, ShapeError, TraceError
-from fgrad.ir import Const, DType, Spec
+from fgrad.ir import Const, DType, Node, Spec
 from fgrad.trace import Tensor, bind, spec_of, user_site
 
 ArrayLike = Any  # Tensor, NumPy array, or Python number
@@ -33,7 +33,8 @@ class Op:
     name: str
     rule: Callable[..., Spec]  # (*input specs, **params) -> output spec; raises ShapeError / DTypeError
     impl: Callable[..., np.ndarray]  # (*input arrays, **params) -> output array, with NumPy
-    vjp: Callable[..., tuple[Any, ...]] | None = None  # reverse-mode rule, written with primitives
+    vjp: Callable[..., tuple[Any, ...]] | None = None  # reverse-mode rule, written with fgrad ops
+    simplify: Callable[..., Any] | None = None  # algebraic identities (x * 1 -> x), see passes.py
     wgsl: str | Callable[..., str] | None = None  # WGSL expression template or lowering function
 
 
@@ -63,10 +64,12 @@ def _check_dtypes(name: str, allowed: tuple[DType, ...], *specs: Spec) -> None:
         raise DTypeError(f"{name}: expected {kinds} operands, got {', '.join(map(str, specs))}")
 
 
-def elementwise(name: str, allowed: tuple[DType, ...], out: DType | None = None) -> Callable[..., Spec]:
-    """Rule of an n-ary elementwise op: one shape, one dtype among `allowed`."""
+def elementwise(name: str, arity: int, allowed: tuple[DType, ...], out: DType | None = None) -> Callable[..., Spec]:
+    """Rule of an elementwise op of `arity` operands: one shape, one dtype among `allowed`."""
 
     def rule(*specs: Spec) -> Spec:
+        if len(specs) != arity:
+            raise TypeError(f"{name}: takes {arity} operands, got {len(specs)}")
         _check_dtypes(name, allowed, *specs)
         if len({s.shape for s in specs}) > 1:
             raise ShapeError(f"{name}: operand shapes differ: {', '.join(str(s.shape) for s in specs)}")
@@ -75,6 +78,14 @@ def elementwise(name: str, allowed: tuple[DType, ...], out: DType | None = None)
         return Spec(specs[0].shape, out or specs[0].dtype)
 
     return rule
+
+
+def unary(name: str, allowed: tuple[DType, ...]) -> Callable[..., Spec]:
+    return elementwise(name, 1, allowed)
+
+
+def binary(name: str, allowed: tuple[DType, ...], out: DType | None = None) -> Callable[..., Spec]:
+    return elementwise(name, 2, allowed, out)
 
 
 def _check_axes(name: str, x: Spec, axes: tuple[int, ...]) -> None:
@@ -117,6 +128,38 @@ def _stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Primitives: one block each
 # ---------------------------------------------------------------------------
+# A VJP rule is `vjp(g, ans, *inputs, **params) -> one cotangent (or None)
+# per input`, written with the public functions below so that it can be
+# differentiated again. A simplify rule is `simplify(node, nodes) -> an
+# existing node id, a replacement Node, or None` (see fgrad/passes.py).
+
+def _nondiff(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple[None, ...]:
+    """VJP of an op with no derivative (bool or integer results, stop_gradient)."""
+    return (None,) * len(xs)
+
+
+def uniform_constant(nodes: Sequence[Node], i: int) -> float | int | bool | None:
+    """The value of node `i` if it is a constant with all elements equal (seen through
+    broadcasts and reshapes), else None."""
+    while nodes[i].op in ("broadcast_to", "reshape"):
+        i = nodes[i].inputs[0]
+    if nodes[i].op != "constant":
+        return None
+    arr = nodes[i].attrs["value"].array
+    return arr.flat[0].item() if (arr == arr.flat[0]).all() else None
+
+
+def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int | None]:
+    """Simplify rule: `x op unit` is x; `side` is which operand may be the unit (0, 1, or -1 for both)."""
+
+    def rule(node: Node, nodes: Sequence[Node]) -> int | None:
+        for k in ((0, 1) if side == -1 else (side,)):
+            if uniform_constant(nodes, node.inputs[k]) == unit and nodes[node.inputs[1 - k]].spec == node.spec:
+                return node.inputs[1 - k]
+        return None
+
+    return rule
+
 
 # input: a graph argument; interpret and the runtime supply its value.
 def _input_impl(**_: Any) -> np.ndarray:
@@ -144,27 +187,68 @@ def _iota_impl(*, shape: tuple[int, ...], axis: int, dtype: DType) -> np.ndarray
 
 iota_p = register(Op("iota", rule=_iota_rule, impl=_iota_impl))
 
-# Unary elementwise math. sigmoid(x) = (tanh(x/2) + 1) / 2 avoids exp overflow.
-neg_p = register(Op("neg", rule=elementwise("neg", NUMERIC), impl=np.negative))
-abs_p = register(Op("abs", rule=elementwise("abs", NUMERIC), impl=np.abs))
-exp_p = register(Op("exp", rule=elementwise("exp", FLOAT), impl=np.exp))
-log_p = register(Op("log", rule=elementwise("log", FLOAT), impl=np.log))
-sqrt_p = register(Op("sqrt", rule=elementwise("sqrt", FLOAT), impl=np.sqrt))
-rsqrt_p = register(Op("rsqrt", rule=elementwise("rsqrt", FLOAT), impl=lambda x: 1 / np.sqrt(x)))
-tanh_p = register(Op("tanh", rule=elementwise("tanh", FLOAT), impl=np.tanh))
-sigmoid_p = register(Op("sigmoid", rule=elementwise("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1)))
-relu_p = register(Op("relu", rule=elementwise("relu", NUMERIC), impl=lambda x: np.maximum(x, 0)))
-silu_p = register(Op("silu", rule=elementwise("silu", FLOAT), impl=lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1)))
-logical_not_p = register(Op("logical_not", rule=elementwise("logical_not", BOOL), impl=np.logical_not))
+# neg: d(-x) = -dx; -(-x) is x.
+neg_p = register(Op(
+    "neg", rule=unary("neg", NUMERIC), impl=np.negative,
+    vjp=lambda g, ans, x: (neg(g),),
+    simplify=lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None))
+
+# abs: d|x| = sign(x) dx (0 at x = 0).
+abs_p = register(Op("abs", rule=unary("abs", NUMERIC), impl=np.abs,
+                    vjp=lambda g, ans, x: (where(x > 0, g, where(x < 0, neg(g), 0.0)),)))
+
+# exp: d exp(x) = exp(x) dx, reusing the output.
+exp_p = register(Op("exp", rule=unary("exp", FLOAT), impl=np.exp, vjp=lambda g, ans, x: (g * ans,)))
+
+# log: d log(x) = dx / x.
+log_p = register(Op("log", rule=unary("log", FLOAT), impl=np.log, vjp=lambda g, ans, x: (g / x,)))
+
+# sqrt: d sqrt(x) = dx / (2 sqrt(x)).
+sqrt_p = register(Op("sqrt", rule=unary("sqrt", FLOAT), impl=np.sqrt, vjp=lambda g, ans, x: (g / (ans * 2.0),)))
+
+# rsqrt: d x^(-1/2) = -1/2 x^(-3/2) dx = -1/2 rsqrt(x) / x dx.
+rsqrt_p = register(Op("rsqrt", rule=unary("rsqrt", FLOAT), impl=lambda x: 1 / np.sqrt(x),
+                      vjp=lambda g, ans, x: (g * ans / x * -0.5,)))
+
+# tanh: d tanh(x) = (1 - tanh(x)^2) dx.
+tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),)))
+
+# sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
+sigmoid_p = register(Op("sigmoid", rule=unary("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1),
+                        vjp=lambda g, ans, x: (g * ans * (1.0 - ans),)))
+
+# relu: max(x, 0); derivative 1 where x > 0, else 0.
+relu_p = register(Op("relu", rule=unary("relu", NUMERIC), impl=lambda x: np.maximum(x, 0),
+                     vjp=lambda g, ans, x: (where(x > 0, g, 0.0),)))
+
+# silu: x s(x); d = s (1 + x (1 - s)) dx.
+def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    s = sigmoid(x)
+    return (g * s * (1.0 + x * (1.0 - s)),)
+
+
+silu_p = register(Op("silu", rule=unary("silu", FLOAT), impl=lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1), vjp=_silu_vjp))
 
 # gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
-# 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-GELU_C = math.sqrt(2 / math.pi)
-gelu_p = register(Op("gelu", rule=elementwise("gelu", FLOAT),
-                     impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + 0.044715 * x**3)))))
+# gelu(x) = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi), a = 0.044715;
+# d gelu = (1/2 (1 + t) + x/2 (1 - t^2) c (1 + 3 a x^2)) dx.
+GELU_C, GELU_A = math.sqrt(2 / math.pi), 0.044715
 
 
-# integer_pow: x ** n for a static integer n (exact for negative x, unlike pow).
+def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    t = tanh((x + x * x * x * GELU_A) * GELU_C)
+    return (g * ((1.0 + t) * 0.5 + x * 0.5 * (1.0 - t * t) * GELU_C * (1.0 + x * x * (3 * GELU_A))),)
+
+
+gelu_p = register(Op("gelu", rule=unary("gelu", FLOAT),
+                     impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))), vjp=_gelu_vjp))
+
+# logical_not: bool -> bool, no derivative.
+logical_not_p = register(Op("logical_not", rule=unary("logical_not", BOOL), impl=np.logical_not, vjp=_nondiff))
+
+
+# integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
+# d x^n = n x^(n-1) dx; x^1 is x.
 def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
     _check_dtypes("integer_pow", NUMERIC, x)
     if x.dtype is DType.i32 and n < 0:
@@ -172,72 +256,153 @@ def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
     return x
 
 
-integer_pow_p = register(Op("integer_pow", rule=_integer_pow_rule, impl=lambda x, *, n: np.power(x, n)))
-
-# Binary elementwise arithmetic; operands already promoted and broadcast.
-add_p = register(Op("add", rule=elementwise("add", NUMERIC), impl=np.add))
-sub_p = register(Op("sub", rule=elementwise("sub", NUMERIC), impl=np.subtract))
-mul_p = register(Op("mul", rule=elementwise("mul", NUMERIC), impl=np.multiply))
-div_p = register(Op("div", rule=elementwise("div", FLOAT), impl=np.divide))
-pow_p = register(Op("pow", rule=elementwise("pow", FLOAT), impl=np.power))
-maximum_p = register(Op("maximum", rule=elementwise("maximum", NUMERIC), impl=np.maximum))
-minimum_p = register(Op("minimum", rule=elementwise("minimum", NUMERIC), impl=np.minimum))
-
-# Comparisons and logic: bool results.
-eq_p = register(Op("eq", rule=elementwise("eq", ANY, DType.bool), impl=np.equal))
-ne_p = register(Op("ne", rule=elementwise("ne", ANY, DType.bool), impl=np.not_equal))
-lt_p = register(Op("lt", rule=elementwise("lt", NUMERIC, DType.bool), impl=np.less))
-le_p = register(Op("le", rule=elementwise("le", NUMERIC, DType.bool), impl=np.less_equal))
-gt_p = register(Op("gt", rule=elementwise("gt", NUMERIC, DType.bool), impl=np.greater))
-ge_p = register(Op("ge", rule=elementwise("ge", NUMERIC, DType.bool), impl=np.greater_equal))
-logical_and_p = register(Op("logical_and", rule=elementwise("logical_and", BOOL), impl=np.logical_and))
-logical_or_p = register(Op("logical_or", rule=elementwise("logical_or", BOOL), impl=np.logical_or))
+def _integer_pow_vjp(g: Tensor, ans: Tensor, x: Tensor, *, n: int) -> tuple[Tensor]:
+    return (g * 0.0 if n == 0 else g if n == 1 else g * (x ** (n - 1) * float(n)),)
 
 
-# where: select(cond, x, y) takes x where cond holds, else y.
+integer_pow_p = register(Op(
+    "integer_pow", rule=_integer_pow_rule, impl=lambda x, *, n: np.power(x, n), vjp=_integer_pow_vjp,
+    simplify=lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None))
+
+# add: d(x + y) = dx + dy; x + 0 is x.
+add_p = register(Op("add", rule=binary("add", NUMERIC), impl=np.add,
+                    vjp=lambda g, ans, x, y: (g, g), simplify=_identity_if(-1, 0)))
+
+# sub: d(x - y) = dx - dy; x - 0 is x.
+sub_p = register(Op("sub", rule=binary("sub", NUMERIC), impl=np.subtract,
+                    vjp=lambda g, ans, x, y: (g, neg(g)), simplify=_identity_if(1, 0)))
+
+# mul: d(x y) = y dx + x dy; x * 1 is x.
+mul_p = register(Op("mul", rule=binary("mul", NUMERIC), impl=np.multiply,
+                    vjp=lambda g, ans, x, y: (g * y, g * x), simplify=_identity_if(-1, 1)))
+
+# div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x.
+div_p = register(Op("div", rule=binary("div", FLOAT), impl=np.divide,
+                    vjp=lambda g, ans, x, y: (g / y, neg(g * ans / y)), simplify=_identity_if(1, 1)))
+
+
+# pow: x^y for x > 0; d = y x^(y-1) dx + log(x) x^y dy (log taken as 0 where x = 0).
+def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    return g * y * pow(x, y - 1.0), g * ans * where(x > 0, log(where(x > 0, x, 1.0)), 0.0)
+
+
+pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp))
+
+
+# maximum / minimum: the gradient goes to the larger (smaller) operand; on a tie it splits evenly.
+def _choose_vjp(pick: Callable[[Any, Any], Any]) -> Callable[..., tuple[Tensor, Tensor]]:
+    def vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+        share = where(pick(x, y), 1.0, where(equal(x, y), 0.5, 0.0))
+        return g * share, g * (1.0 - share)
+
+    return vjp
+
+
+maximum_p = register(Op("maximum", rule=binary("maximum", NUMERIC), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y)))
+minimum_p = register(Op("minimum", rule=binary("minimum", NUMERIC), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y)))
+
+# Comparisons and logic: bool results, no derivative.
+eq_p = register(Op("eq", rule=binary("eq", ANY, DType.bool), impl=np.equal, vjp=_nondiff))
+ne_p = register(Op("ne", rule=binary("ne", ANY, DType.bool), impl=np.not_equal, vjp=_nondiff))
+lt_p = register(Op("lt", rule=binary("lt", NUMERIC, DType.bool), impl=np.less, vjp=_nondiff))
+le_p = register(Op("le", rule=binary("le", NUMERIC, DType.bool), impl=np.less_equal, vjp=_nondiff))
+gt_p = register(Op("gt", rule=binary("gt", NUMERIC, DType.bool), impl=np.greater, vjp=_nondiff))
+ge_p = register(Op("ge", rule=binary("ge", NUMERIC, DType.bool), impl=np.greater_equal, vjp=_nondiff))
+logical_and_p = register(Op("logical_and", rule=binary("logical_and", BOOL), impl=np.logical_and, vjp=_nondiff))
+logical_or_p = register(Op("logical_or", rule=binary("logical_or", BOOL), impl=np.logical_or, vjp=_nondiff))
+
+
+# where: x where cond holds, else y; the cotangent is routed the same way.
 def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
     _check_dtypes("where", BOOL, cond)
-    return elementwise("where", ANY)(Spec(cond.shape, x.dtype), x, y)
+    return elementwise("where", 3, ANY)(Spec(cond.shape, x.dtype), x, y)
 
 
-where_p = register(Op("where", rule=_where_rule, impl=np.where))
+where_p = register(Op("where", rule=_where_rule, impl=np.where,
+                      vjp=lambda g, ans, c, x, y: (None, where(c, g, 0.0), where(c, 0.0, g))))
 
 # astype: convert dtype. float -> int truncates toward zero; -> bool is x != 0.
-astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: x.astype(dtype.np)))
+# Only float -> float carries a derivative, and fgrad has one float type.
+astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: x.astype(dtype.np),
+                       vjp=_nondiff))
 
 # stop_gradient: identity whose derivative is zero.
-stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x))
-
-# Reductions over sorted, unique axes (keepdims is a reshape in the public function).
-sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes)))
-max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes)))
-
-# softmax / log_softmax along one axis, computed stably by shifting by the max.
-softmax_p = register(Op("softmax", rule=along_axis("softmax"), impl=_stable_softmax))
-log_softmax_p = register(Op("log_softmax", rule=along_axis("log_softmax"), impl=_stable_log_softmax))
+stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x, vjp=_nondiff))
 
 
-# reshape: same elements in row-major order, new shape.
+# sum over sorted, unique axes (keepdims is a reshape in the public function);
+# the cotangent is broadcast back over the summed axes.
+def _unreduce(g: Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor:
+    return broadcast_to(reshape(g, tuple(1 if i in axes else d for i, d in enumerate(shape))), shape)
+
+
+sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes),
+                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),)))
+
+
+# max over axes: the cotangent goes to the maxima; tied maxima share it evenly.
+def _max_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
+    hit = astype(equal(x, _unreduce(ans, x.shape, axes)), DType.f32)
+    count = sum(hit, axes)
+    return (hit * _unreduce(g / count, x.shape, axes),)
+
+
+max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp))
+
+# softmax along one axis, computed stably; d = s (g - sum(g s)).
+softmax_p = register(Op("softmax", rule=along_axis("softmax"), impl=_stable_softmax,
+                        vjp=lambda g, ans, x, *, axis: (ans * (g - sum(g * ans, axis, keepdims=True)),)))
+
+# log_softmax along one axis; d = g - softmax(x) sum(g) = g - exp(ans) sum(g).
+log_softmax_p = register(Op("log_softmax", rule=along_axis("log_softmax"), impl=_stable_log_softmax,
+                            vjp=lambda g, ans, x, *, axis: (g - exp(ans) * sum(g, axis, keepdims=True),)))
+
+
+# reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
 def _reshape_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
     if math.prod(shape) != x.size:
         raise ShapeError(f"reshape: cannot reshape {x.shape} into {shape}")
     return Spec(shape, x.dtype)
 
 
-reshape_p = register(Op("reshape", rule=_reshape_rule, impl=lambda x, *, shape: np.reshape(x, shape)))
+def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
+    x = nodes[node.inputs[0]]
+    if x.spec == node.spec:
+        return node.inputs[0]
+    if x.op == "reshape":
+        return Node("reshape", x.inputs, node.params, node.spec, node.site)
+    return None
 
 
-# transpose: out.shape[i] = x.shape[perm[i]].
+reshape_p = register(Op("reshape", rule=_reshape_rule, impl=lambda x, *, shape: np.reshape(x, shape),
+                        vjp=lambda g, ans, x, *, shape: (reshape(g, x.shape),), simplify=_reshape_simplify))
+
+
+# transpose: out.shape[i] = x.shape[perm[i]]; the cotangent goes back by the
+# inverse permutation; a transpose of a transpose is one (or none).
 def _transpose_rule(x: Spec, *, perm: tuple[int, ...]) -> Spec:
     if sorted(perm) != list(range(x.ndim)):
         raise ShapeError(f"transpose: axes {perm} are not a permutation of 0..{x.ndim - 1} for {x.shape}")
     return Spec(tuple(x.shape[p] for p in perm), x.dtype)
 
 
-transpose_p = register(Op("transpose", rule=_transpose_rule, impl=lambda x, *, perm: np.transpose(x, perm)))
+def _transpose_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
+    x, perm = nodes[node.inputs[0]], node.attrs["perm"]
+    if perm == tuple(range(len(perm))):
+        return node.inputs[0]
+    if x.op == "transpose":
+        inner = x.attrs["perm"]
+        return Node("transpose", x.inputs, (("perm", tuple(inner[p] for p in perm)),), node.spec, node.site)
+    return None
 
 
-# broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims stretched).
+transpose_p = register(Op("transpose", rule=_transpose_rule, impl=lambda x, *, perm: np.transpose(x, perm),
+                          vjp=lambda g, ans, x, *, perm: (transpose(g, tuple(np.argsort(perm).tolist())),),
+                          simplify=_transpose_simplify))
+
+
+# broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims
+# stretched); the cotangent is summed over every stretched or added dim.
 def _broadcast_to_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
     lead = len(shape) - x.ndim
     if lead < 0 or any(d not in (1, s) for d, s in zip(x.shape, shape[lead:])):
@@ -245,10 +410,19 @@ def _broadcast_to_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
     return Spec(shape, x.dtype)
 
 
-broadcast_to_p = register(Op("broadcast_to", rule=_broadcast_to_rule, impl=lambda x, *, shape: np.broadcast_to(x, shape)))
+def _broadcast_to_vjp(g: Tensor, ans: Tensor, x: Tensor, *, shape: tuple[int, ...]) -> tuple[Tensor]:
+    lead = len(shape) - x.ndim
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(x.shape) if d == 1 and shape[lead + i] != 1)
+    return (reshape(sum(g, axes), x.shape),)
 
 
-# slice: x[start:stop:step] on every axis; steps >= 1, results non-empty.
+broadcast_to_p = register(Op(
+    "broadcast_to", rule=_broadcast_to_rule, impl=lambda x, *, shape: np.broadcast_to(x, shape), vjp=_broadcast_to_vjp,
+    simplify=lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None))
+
+
+# slice: x[start:stop:step] on every axis; steps >= 1, results non-empty. Its
+# VJP pads the cotangent back: low = start, interior = step - 1.
 def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> Spec:
     if not len(starts) == len(stops) == len(steps) == x.ndim:
         raise ShapeError(f"slice: {len(starts)} starts for {x.shape}")
@@ -264,20 +438,43 @@ def _slice_impl(x: np.ndarray, *, starts: tuple[int, ...], stops: tuple[int, ...
     return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(starts, stops, steps))]
 
 
-slice_p = register(Op("slice", rule=_slice_rule, impl=_slice_impl))
+def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *, starts, stops, steps) -> tuple[Tensor]:
+    widths = tuple((a, n - 1 - (a + (m - 1) * s), s - 1) for n, m, a, s in zip(x.shape, g.shape, starts, steps))
+    return (bind(pad_p, g, widths=widths, value=0.0),)
 
 
-# pad: constant padding by (low, high) >= 0 on every axis.
-def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int], ...], value: Hashable) -> Spec:
-    if len(widths) != x.ndim or any(lo < 0 or hi < 0 for lo, hi in widths):
-        raise ShapeError(f"pad: widths {widths} must be one non-negative (low, high) pair per axis of {x.shape}")
-    return Spec(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths)), x.dtype)
+slice_p = register(Op("slice", rule=_slice_rule, impl=_slice_impl, vjp=_slice_vjp))
 
 
-pad_p = register(Op("pad", rule=_pad_rule, impl=lambda x, *, widths, value: np.pad(x, widths, constant_values=value)))
+# pad: constant padding by (low, high, interior) >= 0 on every axis; `interior`
+# values go between neighbours, so pad undoes a strided slice. Its VJP slices
+# the cotangent back out.
+def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int, int], ...], value: Hashable) -> Spec:
+    if len(widths) != x.ndim or any(len(w) != 3 or builtins.min(w) < 0 for w in widths):
+        raise ShapeError(f"pad: widths {widths} must be one non-negative (low, high, interior) triple per axis of {x.shape}")
+    return Spec(tuple(lo + n + (n - 1) * mid + hi for n, (lo, hi, mid) in zip(x.shape, widths)), x.dtype)
 
 
-# concatenate: join operands of one rank and dtype along `axis`.
+def _padded_region(shape: tuple[int, ...], widths: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[int, ...]]:
+    """Slice params picking the original elements out of a padded array."""
+    return dict(starts=tuple(lo for lo, _, _ in widths),
+                stops=tuple(lo + (n - 1) * (mid + 1) + 1 for n, (lo, _, mid) in zip(shape, widths)),
+                steps=tuple(mid + 1 for _, _, mid in widths))
+
+
+def _pad_impl(x: np.ndarray, *, widths: tuple[tuple[int, int, int], ...], value: Hashable) -> np.ndarray:
+    out = np.full(_pad_rule(Spec(x.shape, DType.of(x.dtype)), widths=widths, value=value).shape, value, x.dtype)
+    region = _padded_region(x.shape, widths)
+    out[tuple(builtins.slice(*k) for k in zip(region["starts"], region["stops"], region["steps"]))] = x
+    return out
+
+
+pad_p = register(Op("pad", rule=_pad_rule, impl=_pad_impl,
+                    vjp=lambda g, ans, x, *, widths, value: (bind(slice_p, g, **_padded_region(x.shape, widths)),)))
+
+
+# concatenate: join operands of one rank and dtype along `axis`; the VJP slices
+# each operand's part out of the cotangent.
 def _concatenate_rule(*xs: Spec, axis: int) -> Spec:
     _check_dtypes("concatenate", (xs[0].dtype,), *xs)
     _check_axes("concatenate", xs[0], (axis,))
@@ -289,11 +486,22 @@ def _concatenate_rule(*xs: Spec, axis: int) -> Spec:
     return Spec(tuple(shape), xs[0].dtype)
 
 
-concatenate_p = register(Op("concatenate", rule=_concatenate_rule, impl=lambda *xs, axis: np.concatenate(xs, axis=axis)))
+def _concatenate_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple[Tensor, ...]:
+    offsets = np.cumsum([0] + [x.shape[axis] for x in xs]).tolist()
+    return tuple(
+        bind(slice_p, g, starts=tuple(a if i == axis else 0 for i in range(g.ndim)),
+             stops=tuple(b if i == axis else d for i, d in enumerate(g.shape)), steps=(1,) * g.ndim)
+        for a, b in zip(offsets, offsets[1:]))
+
+
+concatenate_p = register(Op("concatenate", rule=_concatenate_rule, impl=lambda *xs, axis: np.concatenate(xs, axis=axis),
+                            vjp=_concatenate_vjp))
 
 
 # matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
 # batch dims are equal or 1 (a size-1 batch dim broadcasts without a copy).
+# d(a @ b) = g @ b^T for a and a^T @ g for b, summed over the batch dims
+# that the operand broadcast.
 def _matmul_rule(a: Spec, b: Spec) -> Spec:
     _check_dtypes("matmul", NUMERIC, a, b)
     if a.dtype != b.dtype:
@@ -308,11 +516,27 @@ def _matmul_rule(a: Spec, b: Spec) -> Spec:
     return Spec(batch + (a.shape[-2], b.shape[-1]), a.dtype)
 
 
-matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul))
+def _matrix_transpose(x: Tensor) -> Tensor:
+    return transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def _sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum the batch dims that `shape` has as 1 but `x` does not."""
+    axes = tuple(i for i, (d, s) in enumerate(zip(x.shape[:-2], shape[:-2])) if d != s)
+    return reshape(sum(x, axes), shape) if axes else x
+
+
+def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    return (_sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape),
+            _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
+
+
+matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul, vjp=_matmul_vjp))
 
 
 # take: gather along `axis`; out = x.shape[:axis] + indices.shape + x.shape[axis+1:].
-# Indices outside [0, n) are clamped into range, as a GPU cannot raise.
+# Indices outside [0, n) are clamped into range, as a GPU cannot raise. The
+# VJP scatter-adds the cotangent back to the rows it came from.
 def _take_rule(x: Spec, indices: Spec, *, axis: int) -> Spec:
     _check_dtypes("take", (DType.i32,), indices)
     _check_axes("take", x, (axis,))
@@ -323,7 +547,29 @@ def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
     return np.take(x, np.clip(indices, 0, x.shape[axis] - 1), axis=axis)
 
 
-take_p = register(Op("take", rule=_take_rule, impl=_take_impl))
+take_p = register(Op("take", rule=_take_rule, impl=_take_impl,
+                     vjp=lambda g, ans, x, idx, *, axis: (bind(scatter_add_p, g, idx, axis=axis, size=x.shape[axis]), None)))
+
+
+# scatter_add: the transpose of take: out has `size` entries along `axis`, and
+# update slice j is added at row indices[j] (clamped, like take). Its VJP is take.
+def _scatter_add_rule(updates: Spec, indices: Spec, *, axis: int, size: int) -> Spec:
+    _check_dtypes("scatter_add", (DType.i32,), indices)
+    _check_dtypes("scatter_add", NUMERIC, updates)
+    if not (0 <= axis <= updates.ndim - indices.ndim and updates.shape[axis: axis + indices.ndim] == indices.shape
+            and size >= 1):
+        raise ShapeError(f"scatter_add: updates {updates.shape} do not hold indices {indices.shape} at axis {axis}")
+    return Spec(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
+
+
+def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, size: int) -> np.ndarray:
+    out = np.zeros(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
+    np.add.at(out, (builtins.slice(None),) * axis + (np.clip(indices, 0, size - 1),), updates)
+    return out
+
+
+scatter_add_p = register(Op("scatter_add", rule=_scatter_add_rule, impl=_scatter_add_impl,
+                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None)))
 
 
 # ---------------------------------------------------------------------------
@@ -364,11 +610,11 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
     return bind(constant_p, value=value)
 
 
-def _as_dtype(dtype: str | DType) -> DType:
+def _as_dtype(dtype: str | DType, name: str = "asarray") -> DType:
     try:
         return DType.of(dtype)
     except DTypeError as e:
-        raise DTypeError(str(e), user_site()) from None
+        raise DTypeError(f"{name}: {e}", user_site()) from None
 
 
 def _shape(x: ArrayLike) -> tuple[int, ...]:
@@ -536,7 +782,7 @@ def clip(x: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> Tensor | np.ndarray:
 
 def astype(x: ArrayLike, dtype: str | DType) -> Tensor | np.ndarray:
     """Convert to `dtype`: f32 -> i32 truncates toward zero, anything -> bool is x != 0."""
-    return asarray(x, dtype)
+    return asarray(x, _as_dtype(dtype, "astype"))
 
 
 def stop_gradient(x: ArrayLike) -> Tensor | np.ndarray:
@@ -716,7 +962,7 @@ def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     return concatenate([expand_dims(x, axis) for x in xs], axis)
 
 
-def _pad_widths(pad_width: Any, shape: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+def _pad_widths(pad_width: Any, shape: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     arr = np.asarray(pad_width)
     if arr.dtype.kind not in "iu" or arr.shape not in [(), (2,), (1, 2), (len(shape), 2)]:
         raise ShapeError(
@@ -724,15 +970,15 @@ def _pad_widths(pad_width: Any, shape: tuple[int, ...]) -> tuple[tuple[int, int]
             user_site())
     widths = np.broadcast_to(arr, (len(shape), 2))
     if (widths < 0).any():
-        raise ShapeError(f"pad: negative pad_width {pad_width!r}; slice instead", user_site())
-    return tuple((int(lo), int(hi)) for lo, hi in widths)
+        raise ShapeError(f"pad: negative pad_width {pad_width!r} for {shape}; slice instead", user_site())
+    return tuple((int(lo), int(hi), 0) for lo, hi in widths)
 
 
 def pad(x: ArrayLike, pad_width: Any, constant_values: float | int | bool = 0) -> Tensor | np.ndarray:
     """Pad with a constant, NumPy style: pad_width an int, a (low, high) pair or one pair per axis."""
     x = asarray(x)
     widths = _pad_widths(pad_width, _shape(x))
-    if not builtins.any(lo or hi for lo, hi in widths):
+    if not any(lo or hi for lo, hi, _ in widths):
         return x
     value = np.asarray(constant_values).astype(_dtype(x).np).item()
     return bind(pad_p, x, widths=widths, value=value)
@@ -774,6 +1020,23 @@ def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None) -> Tensor | 
     return bind(take_p, x, _indices("take", indices, axis, _shape(x)), axis=axis)
 
 
+def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0) -> Tensor | np.ndarray:
+    """The transpose of `take`: an array with `size` entries along `axis`, where
+    each update slice is added at its index (like `jax.ops.segment_sum`).
+
+    `updates` has shape `out.shape[:axis] + indices.shape + out.shape[axis+1:]`.
+    """
+    updates = asarray(updates, _arith_dtype(updates))
+    shape = _shape(updates)
+    if not isinstance(size, (int, np.integer)) or size < 1:
+        raise ShapeError(f"scatter_add: size must be a positive integer, got {size!r}", user_site())
+    nd = len(_shape(indices))
+    if not 0 <= axis <= len(shape) - nd:
+        raise ShapeError(f"scatter_add: axis {axis} does not fit indices {_shape(indices)} in updates {shape}", user_site())
+    out_shape = shape[:axis] + (int(size),) + shape[axis + nd:]
+    return bind(scatter_add_p, updates, _indices("scatter_add", indices, axis, out_shape), axis=axis, size=int(size))
+
+
 def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...]) -> Tensor | np.ndarray:
     """Gather indices as i32: constants checked against the axis and wrapped if negative."""
     if isinstance(indices, Tensor):
@@ -794,7 +1057,7 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
     """Evenly spaced values in [start, stop), as in NumPy: i32 unless a bound is a float."""
     if stop is None:
         start, stop = 0, start
-    dt = _as_dtype(dtype) if dtype is not None else result_dtype(start, stop, step)
+    dt = _as_dtype(dtype, "arange") if dtype is not None else result_dtype(start, stop, step)
     count = math.ceil((stop - start) / step) if step else 0
     if count < 1:
         raise ShapeError(f"arange: empty range start={start}, stop={stop}, step={step}", user_site())
@@ -808,7 +1071,7 @@ def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tenso
     """One-hot encoding of integer labels along a new last axis; out-of-range labels give zeros."""
     if _dtype(x) is not DType.i32:
         raise DTypeError(f"one_hot: labels must be integers, got {spec_of(asarray(x))}", user_site())
-    return asarray(equal(expand_dims(x, -1), arange(num_classes)), dtype)
+    return asarray(equal(expand_dims(x, -1), arange(num_classes)), _as_dtype(dtype, "one_hot"))
 
 
 def causal_mask(n: int) -> Tensor | np.ndarray:
@@ -835,8 +1098,9 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
     fill = [builtins.slice(None)] * (len(shape) - used)
     key = key[: ellipses[0]] + fill + key[ellipses[0] + 1:] if ellipses else key + fill
     starts, stops, steps, out_shape, gather = [], [], [], [], None
+    advanced = []  # key positions of ints and the integer array
     dim = 0
-    for k in key:
+    for position, k in enumerate(key):
         if k is None:
             out_shape.append(1)
             continue
@@ -852,11 +1116,13 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
             if not -n <= k < n:
                 raise ShapeError(f"getitem: index {k} is out of bounds for axis {dim} with size {n} of {shape}", user_site())
             starts.append(int(k) % n), stops.append(int(k) % n + 1), steps.append(1)
+            advanced.append(position)
         elif isinstance(k, (Tensor, list, np.ndarray)) and _dtype(k) is not DType.bool:
             if gather is not None:
                 raise ShapeError(f"getitem: only one integer-array index is supported, in an index of {shape}", user_site())
             gather = (len(out_shape), _indices("getitem", k, dim, shape))
             starts.append(0), stops.append(n), steps.append(1), out_shape.append(n)
+            advanced.append(position)
         else:
             raise ShapeError(
                 f"getitem: unsupported index {k!r} for {shape}: use ints, slices, None, ... or one integer "
@@ -865,7 +1131,17 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
     if (starts, stops, steps) != ([0] * len(shape), list(shape), [1] * len(shape)):
         x = bind(slice_p, x, starts=tuple(starts), stops=tuple(stops), steps=tuple(steps))
     x = reshape(x, tuple(out_shape))
-    return x if gather is None else bind(take_p, x, gather[1], axis=gather[0])
+    if gather is None:
+        return x
+    axis, indices = gather
+    x = bind(take_p, x, indices, axis=axis)
+    if advanced[-1] - advanced[0] == len(advanced) - 1:
+        return x
+    # NumPy puts the indexed axes first when a slice or None separates the
+    # advanced indices (ints count as advanced beside an array).
+    nd = len(_shape(indices))
+    moved = tuple(range(axis, axis + nd))
+    return transpose(x, moved + tuple(i for i in range(len(_shape(x))) if i not in moved))
 
 
 # ---------------------------------------------------------------------------
@@ -904,3 +1180,23 @@ Tensor.reshape = lambda x, *shape: reshape(x, _varargs_shape(shape))
 Tensor.transpose = lambda x, *axes: transpose(x, _varargs_shape(axes) if axes else None)
 Tensor.sum, Tensor.mean, Tensor.max, Tensor.min = sum, mean, max, min
 Tensor.astype, Tensor.squeeze = astype, squeeze
+
+# NumPy ufuncs on Tensors (`np.exp(t)`, `ndarray + t`) map to the same functions.
+_UFUNCS = {
+    np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: divide, np.power: pow,
+    np.matmul: matmul, np.negative: neg, np.absolute: abs, np.exp: exp, np.log: log, np.sqrt: sqrt,
+    np.tanh: tanh, np.maximum: maximum, np.minimum: minimum, np.equal: equal, np.not_equal: not_equal,
+    np.less: less, np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
+    np.logical_and: logical_and, np.logical_or: logical_or, np.logical_not: logical_not,
+}
+
+
+def _array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    fn = _UFUNCS.get(ufunc)
+    if method != "__call__" or fn is None or kwargs:
+        called = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        raise TraceError(f"{called} is not supported on fgrad Tensors {self.spec}; use the fg.* functions", user_site())
+    return fn(*inputs)
+
+
+Tensor.__array_ufunc__ = _array_ufunc

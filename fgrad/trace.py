@@ -9,11 +9,12 @@ its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import sys
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,17 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
 
 
+_state = threading.local()
+
+
 def user_site() -> str | None:
-    """`file:line` of the innermost caller outside the fgrad package (examples count as user code)."""
+    """`file:line` of the innermost caller outside the fgrad package (examples count as user code).
+
+    While a transform replays or differentiates a node, that node's own site is used instead.
+    """
+    override = getattr(_state, "site", None)
+    if override is not None:
+        return override
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
@@ -43,23 +53,52 @@ def user_site() -> str | None:
     return None
 
 
-class Trace:
-    """The nodes recorded so far by one call of `trace`."""
+@contextlib.contextmanager
+def sites_from(site: str | None) -> Iterator[None]:
+    """Attribute the nodes bound inside to `site` (a transform replaying a user's node)."""
+    previous = getattr(_state, "site", None)
+    _state.site = site
+    try:
+        yield
+    finally:
+        _state.site = previous
 
-    def __init__(self) -> None:
+
+class Trace:
+    """The nodes recorded so far by one call of `trace`.
+
+    A trace that may `capture` turns Tensors of enclosing live traces into
+    extra inputs of its own (closures in functions given to `fg.grad` and
+    friends); `captured` lists those outer Tensors in input order.
+    """
+
+    def __init__(self, capture: bool = False) -> None:
         self.nodes: list[Node] = []
         self.live = True
+        self.capture = capture
+        self.captured: list[Tensor] = []
+        self._captured_ids: dict[tuple[int, int], Tensor] = {}
 
     def add(self, node: Node) -> Tensor:
         self.nodes.append(node)
         return Tensor(self, len(self.nodes) - 1, node.spec)
 
+    def lift(self, t: Tensor) -> Tensor:
+        """This trace's input standing for `t`, a Tensor of an enclosing trace."""
+        key = (id(t.trace), t.id)
+        if key not in self._captured_ids:
+            name = f"capture.{len(self.captured)}"
+            self._captured_ids[key] = self.add(Node("input", (), (("name", name), ("spec", t.spec)), t.spec, None))
+            self.captured.append(t)
+        return self._captured_ids[key]
 
-_state = threading.local()
+
+def _stack() -> list[Trace]:
+    return _state.__dict__.setdefault("stack", [])
 
 
 def current_trace() -> Trace | None:
-    stack = getattr(_state, "stack", None)
+    stack = _stack()
     return stack[-1] if stack else None
 
 
@@ -67,13 +106,12 @@ def current_trace() -> Trace | None:
 class Tensor:
     """A traced value: the output of node `id` in `trace`, with static `spec`.
 
-    Operators and methods (`+`, `@`, `[]`, `.sum()`, ...) are attached by
-    fgrad/ops.py, next to the ops they call.
+    Operators, methods (`+`, `@`, `[]`, `.sum()`, ...) and NumPy ufunc
+    dispatch are attached by fgrad/ops.py, next to the ops they call.
     """
 
     __slots__ = ("trace", "id", "spec")
     __hash__ = None  # type: ignore[assignment]  # `==` builds a node, as in NumPy
-    __array_ufunc__ = None  # `ndarray + Tensor` defers to Tensor.__radd__
 
     def __init__(self, trace: Trace, id: int, spec: Spec):
         self.trace = trace
@@ -135,11 +173,13 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     site = user_site()
     trace = current_trace()
     tensors = [a for a in args if isinstance(a, Tensor)]
-    for t in tensors:
+    for k, t in enumerate(tensors):
         if not t.trace.live:
             raise TraceError(TRACER_LEAKED.format(op=op.name, spec=t.spec), site)
         if t.trace is not trace:
-            raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
+            if not trace.capture:
+                raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
+            tensors[k] = trace.lift(t)
     if trace is not None and len(tensors) != len(args):
         raise TypeError(f"{op.name}: bind takes Tensors inside a trace; lift constants first")
     try:
@@ -160,7 +200,12 @@ def _arg_names(fn: Callable[..., Any], count: int) -> list[str]:
     except (TypeError, ValueError):
         params = []
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return [positional[i] if i < len(positional) else f"arg{i}" for i in range(count)]
+    rest = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    names = [
+        positional[i] if i < len(positional) else f"{rest}.{i - len(positional)}" if rest else f"arg{i}"
+        for i in range(count)
+    ]
+    return names if len(set(names)) == count else [f"arg{i}" for i in range(count)]
 
 
 def spec_of(value: Any, name: str = "value") -> Spec:
@@ -188,27 +233,37 @@ def trace(fn: Callable[..., Any], *args: Any) -> Graph:
     Only shapes and dtypes of the arguments are read. Arrays and numbers that
     `fn` closes over become constant nodes. Returns the immutable Graph.
     """
+    return trace_function(fn, args)[0]
+
+
+def trace_function(
+    fn: Callable[..., Any], args: Sequence[Any], names: Sequence[str] | None = None, capture: bool = False
+) -> tuple[Graph, list[Tensor]]:
+    """Trace `fn(*args)`; `names` name the arguments (default: from `fn`'s signature).
+
+    With `capture`, Tensors of enclosing traces that `fn` closes over become
+    extra inputs, passed as one more argument after `args` (a tuple named
+    `capture`); they are returned beside the graph, in that order.
+    """
     # NOTE: imported here because ops.py builds on this module.
     from fgrad.ops import asarray
 
     site = user_site()
     if not callable(fn):
         raise TraceError(f"trace: expected a function, got a {type(fn).__name__}", site)
-    leaves, in_tree = flatten(tuple(args))
-    names = [
-        path
-        for name, sub in zip(_arg_names(fn, len(args)), in_tree.children)
-        for path in leaf_paths(sub, prefix=name)
-    ]
-    specs = [spec_of(leaf, name) for leaf, name in zip(leaves, names)]
-    t = Trace()
-    stack = _state.__dict__.setdefault("stack", [])
+    leaves, arg_tree = flatten(tuple(args))
+    names = list(names) if names is not None else _arg_names(fn, len(args))
+    paths = [path for name, sub in zip(names, arg_tree.children) for path in leaf_paths(sub, prefix=name)]
+    try:
+        specs = [spec_of(leaf, path) for leaf, path in zip(leaves, paths)]
+    except FgradError as e:
+        raise type(e)(str(e), site) from None
+    t = Trace(capture)
+    stack = _stack()
     stack.append(t)
     try:
-        inputs = [
-            t.add(Node("input", (), (("name", name), ("spec", s)), s, site)) for name, s in zip(names, specs)
-        ]
-        out = fn(*unflatten(in_tree, inputs))
+        inputs = [t.add(Node("input", (), (("name", p), ("spec", s)), s, site)) for p, s in zip(paths, specs)]
+        out = fn(*unflatten(arg_tree, inputs))
         out_leaves, out_tree = flatten(out)
         outputs = []
         for path, leaf in zip(leaf_paths(out_tree, prefix="output"), out_leaves):
@@ -219,11 +274,16 @@ def trace(fn: Callable[..., Any], *args: Any) -> Graph:
                     site,
                 )
             if isinstance(leaf, Tensor) and leaf.trace is not t:
-                text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
-                raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
+                if not (capture and leaf.trace.live):
+                    text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
+                    raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
+                leaf = t.lift(leaf)
             outputs.append(asarray(leaf).id)
     finally:
         stack.pop()
         t.live = False
-    return Graph(tuple(t.nodes), tuple(x.id for x in inputs), tuple(outputs), in_tree, out_tree)
-
+    input_ids = [x.id for x in inputs]
+    if capture:
+        arg_tree = flatten((*args, tuple(c.spec for c in t.captured)))[1]
+        input_ids += [t.lift(c).id for c in t.captured]
+    return Graph(tuple(t.nodes), tuple(input_ids), tuple(outputs), arg_tree, out_tree), t.captured

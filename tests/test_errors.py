@@ -1,0 +1,571 @@
+"""User mistakes: each raises the right fgrad error, naming the op, the shapes or dtypes, and the user's line.
+
+Every expected `file:line` is computed from `fn.__code__.co_firstlineno` plus
+the offset of the offending line inside `fn`, so editing this file never
+breaks the tests. Unless a case says otherwise the offending line is the
+first line of the body (offset 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+
+S = fg.spec
+
+
+def site_of(fn: Callable[..., Any], offset: int = 1) -> str:
+    return f"test_errors.py:{fn.__code__.co_firstlineno + offset}"
+
+
+def check_message(err: fg.FgradError, site: str, parts: list[str]) -> None:
+    msg = str(err)
+    assert msg.endswith(f" at {site}"), msg
+    assert err.site == site
+    for part in parts:
+        assert part in msg, f"{part!r} not in {msg!r}"
+
+
+# -- the error classes -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls, builtin",
+    [
+        (fg.ShapeError, ValueError),
+        (fg.DTypeError, TypeError),
+        (fg.TraceError, RuntimeError),
+        (fg.InputError, ValueError),
+        (fg.GraphError, Exception),
+    ],
+)
+def test_error_classes(cls: type, builtin: type) -> None:
+    assert issubclass(cls, fg.FgradError)
+    assert issubclass(cls, builtin)
+    assert issubclass(fg.FgradError, Exception)
+    err = cls("op: something is wrong", "model.py:14")
+    assert str(err) == "op: something is wrong at model.py:14"
+    assert err.site == "model.py:14"
+    assert str(cls("no site")) == "no site" and cls("no site").site is None
+
+
+def test_shape_error_is_caught_by_except_value_error() -> None:
+    def f(x, w):
+        return x @ w
+
+    with pytest.raises(ValueError):
+        fg.trace(f, S((2, 3)), S((4, 5)))
+
+
+def test_dtype_error_is_caught_by_except_type_error() -> None:
+    def f(x, y):
+        return fg.logical_and(x, y)
+
+    with pytest.raises(TypeError):
+        fg.trace(f, S(3), S(3))
+
+
+# -- mistakes inside a traced function -------------------------------------------------------
+# One function per mistake; its first body line is the offending one.
+
+
+def matmul_mismatch(x, w):
+    return x @ w
+
+
+def matmul_scalar(x, w):
+    return fg.matmul(x, w)
+
+
+def reshape_impossible(x):
+    return x.reshape(5, 5)
+
+
+def reshape_infer_impossible(x):
+    return x.reshape(-1, 5)
+
+
+def sum_bad_axis(x):
+    return x.sum(axis=2)
+
+
+def softmax_bad_axis(x):
+    return fg.softmax(x, axis=-3)
+
+
+def log_softmax_bad_axis(x):
+    return fg.log_softmax(x, axis=2)
+
+
+def mean_bad_axis(x):
+    return x.mean(axis=5)
+
+
+def max_bad_axis(x):
+    return x.max(axis=(0, 3))
+
+
+def sum_repeated_axis(x):
+    return x.sum(axis=(0, -2))
+
+
+def mean_repeated_axis(x):
+    return fg.mean(x, axis=[1, 1])
+
+
+def transpose_repeated(x):
+    return x.transpose(0, 0)
+
+
+def transpose_too_long(x):
+    return fg.transpose(x, (0, 1, 2))
+
+
+def transpose_out_of_range(x):
+    return x.transpose(1, 2)
+
+
+def add_broadcast(x, y):
+    return x + y
+
+
+def mul_broadcast(x, y):
+    return y * x
+
+
+def where_broadcast(x, y):
+    return fg.where(x > 0, x, y)
+
+
+def squeeze_non_one(x):
+    return x.squeeze(0)
+
+
+def index_too_many(x):
+    return x[0, 0, 0]
+
+
+def index_out_of_bounds(x):
+    return x[3]
+
+
+def index_negative_out_of_bounds(x):
+    return x[:, -5]
+
+
+def index_step_zero(x):
+    return x[::0]
+
+
+def index_step_negative(x):
+    return x[:, ::-1]
+
+
+def index_bool_mask(x):
+    return x[x > 0]
+
+
+def index_numpy_bool_mask(x):
+    return x[np.array([True, False, True])]
+
+
+def take_out_of_range(x):
+    return fg.take(x, np.array([0, 7]), axis=0)
+
+
+def take_float_indices(x):
+    return fg.take(x, np.array([0.0, 1.0]), axis=0)
+
+
+def take_traced_float_indices(x, idx):
+    return fg.take(x, idx, axis=1)
+
+
+def concatenate_mismatch(x, y):
+    return fg.concatenate([x, y], axis=0)
+
+
+def concatenate_ranks(x, y):
+    return fg.concatenate([x, y], axis=0)
+
+
+def pad_negative(x):
+    return fg.pad(x, -1)
+
+
+def pad_negative_pair(x):
+    return fg.pad(x, ((1, -2), (0, 0)))
+
+
+def logical_and_float(x, y):
+    return fg.logical_and(x, y)
+
+
+def logical_or_operator_float(x, y):
+    return (x > 0) | y
+
+
+def invert_float(x):
+    return ~x
+
+
+def astype_float16(x):
+    return x.astype("float16")
+
+
+def astype_complex64(x):
+    return x.astype("complex64")
+
+
+def astype_numpy_complex(x):
+    return fg.astype(x, np.complex128)
+
+
+def int_pow_negative(n):
+    return n ** -1
+
+
+def one_hot_float(x):
+    return fg.one_hot(x, 10)
+
+
+def if_on_tensor(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def float_of_tensor(x):
+    return float(x) * 2.0
+
+
+def int_of_tensor(x):
+    return int(x)
+
+
+def numpy_of_tensor(x):
+    return np.asarray(x)
+
+
+def len_of_scalar(x):
+    return len(x)
+
+
+@dataclass
+class Case:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    error: type
+    parts: list[str] = field(default_factory=list)
+    offset: int = 1
+
+
+X34 = (S((3, 4)),)
+TRACE_CASES = {
+    "matmul": Case(matmul_mismatch, (S((32, 784)), S((512, 10))), fg.ShapeError,
+                   ["matmul: inner dimensions differ: (32, 784) @ (512, 10)"]),
+    "matmul-0d": Case(matmul_scalar, (S(()), S((3, 4))), fg.ShapeError, ["matmul", "()", "(3, 4)"]),
+    "reshape": Case(reshape_impossible, X34, fg.ShapeError, ["reshape: cannot reshape (3, 4) into (5, 5)"]),
+    "reshape-infer": Case(reshape_infer_impossible, X34, fg.ShapeError, ["reshape", "(3, 4)", "5"]),
+    "sum-axis": Case(sum_bad_axis, X34, fg.ShapeError, ["sum", "axis 2", "(3, 4)"]),
+    "softmax-axis": Case(softmax_bad_axis, X34, fg.ShapeError, ["softmax", "-3", "(3, 4)"]),
+    "log_softmax-axis": Case(log_softmax_bad_axis, X34, fg.ShapeError, ["log_softmax", "2", "(3, 4)"]),
+    "mean-axis": Case(mean_bad_axis, X34, fg.ShapeError, ["mean", "5", "(3, 4)"]),
+    "max-axis": Case(max_bad_axis, X34, fg.ShapeError, ["max", "3", "(3, 4)"]),
+    "sum-repeated-axis": Case(sum_repeated_axis, X34, fg.ShapeError, ["sum", "repeated", "(0, -2)", "(3, 4)"]),
+    "mean-repeated-axis": Case(mean_repeated_axis, X34, fg.ShapeError, ["mean", "repeated", "(3, 4)"]),
+    "transpose-repeated": Case(transpose_repeated, X34, fg.ShapeError, ["transpose", "(0, 0)", "(3, 4)"]),
+    "transpose-too-long": Case(transpose_too_long, X34, fg.ShapeError, ["transpose", "(0, 1, 2)", "(3, 4)"]),
+    "transpose-out-of-range": Case(transpose_out_of_range, X34, fg.ShapeError, ["transpose", "(1, 2)", "(3, 4)"]),
+    "add-broadcast": Case(add_broadcast, (S((3, 4)), S(5)), fg.ShapeError, ["add", "(3, 4)", "(5,)"]),
+    "mul-broadcast": Case(mul_broadcast, (S((3, 4)), S((2, 4))), fg.ShapeError, ["mul", "(2, 4)", "(3, 4)"]),
+    "where-broadcast": Case(where_broadcast, (S((3, 4)), S(3)), fg.ShapeError, ["where", "(3, 4)", "(3,)"]),
+    "squeeze": Case(squeeze_non_one, X34, fg.ShapeError, ["squeeze", "size 3", "(3, 4)"]),
+    "index-too-many": Case(index_too_many, X34, fg.ShapeError, ["getitem", "too many indices", "(3, 4)"]),
+    "index-out-of-bounds": Case(index_out_of_bounds, X34, fg.ShapeError, ["getitem", "index 3", "size 3", "(3, 4)"]),
+    "index-negative": Case(index_negative_out_of_bounds, X34, fg.ShapeError, ["getitem", "-5", "size 4", "(3, 4)"]),
+    "index-step-zero": Case(index_step_zero, X34, fg.ShapeError, ["getitem", "step", "0", "(3, 4)"]),
+    "index-step-negative": Case(index_step_negative, X34, fg.ShapeError, ["getitem", "step", "-1", "(3, 4)"]),
+    "index-bool-mask": Case(index_bool_mask, X34, fg.ShapeError, ["getitem", "mask", "(3, 4)", "fg.where"]),
+    "index-numpy-bool-mask": Case(index_numpy_bool_mask, X34, fg.ShapeError, ["getitem", "mask", "(3, 4)"]),
+    "take-out-of-range": Case(take_out_of_range, X34, fg.ShapeError, ["take", "index 7", "size 3", "(3, 4)"]),
+    "take-float-indices": Case(take_float_indices, X34, fg.DTypeError, ["take", "indices", "float"]),
+    "take-traced-float-indices": Case(take_traced_float_indices, (S((3, 4)), S(2)), fg.DTypeError,
+                                      ["take", "indices", "f32[2]"]),
+    "concatenate": Case(concatenate_mismatch, (S((3, 4)), S((3, 5))), fg.ShapeError,
+                        ["concatenate", "(3, 4)", "(3, 5)"]),
+    "concatenate-ranks": Case(concatenate_ranks, (S((3, 4)), S(4)), fg.ShapeError, ["concatenate", "(3, 4)", "(4,)"]),
+    "pad-negative": Case(pad_negative, X34, fg.ShapeError, ["pad", "-1", "(3, 4)"]),
+    "pad-negative-pair": Case(pad_negative_pair, X34, fg.ShapeError, ["pad", "-2", "(3, 4)"]),
+    "logical_and-f32": Case(logical_and_float, (S((3, 4)), S((3, 4))), fg.DTypeError,
+                            ["logical_and", "bool", "f32[3,4]"]),
+    "or-operator-f32": Case(logical_or_operator_float, (S(3), S(3)), fg.DTypeError, ["logical_or", "f32[3]"]),
+    "invert-f32": Case(invert_float, X34, fg.DTypeError, ["~", "bool", "f32[3,4]"]),
+    "astype-float16": Case(astype_float16, X34, fg.DTypeError, ["astype", "float16"]),
+    "astype-complex64": Case(astype_complex64, X34, fg.DTypeError, ["astype", "complex64"]),
+    "astype-numpy-complex": Case(astype_numpy_complex, X34, fg.DTypeError, ["astype", "complex128"]),
+    "i32-pow-negative": Case(int_pow_negative, (S((3, 4), "i32"),), fg.DTypeError, ["pow", "-1", "i32[3,4]"]),
+    "one_hot-float": Case(one_hot_float, (S(3),), fg.DTypeError, ["one_hot", "f32[3]"]),
+    "if": Case(if_on_tensor, (S(()),), fg.TraceError, ["truth value", "bool[]", "fg.where"]),
+    "float()": Case(float_of_tensor, (S(()),), fg.TraceError, ["float()", "f32[]"]),
+    "int()": Case(int_of_tensor, (S((), "i32"),), fg.TraceError, ["int()", "i32[]"]),
+    "np.asarray": Case(numpy_of_tensor, (S(3),), fg.TraceError, ["NumPy value", "f32[3]"]),
+    "len-0d": Case(len_of_scalar, (S(()),), fg.TraceError, ["len()", "f32[]"]),
+}
+
+
+@pytest.mark.parametrize("case", TRACE_CASES.values(), ids=TRACE_CASES.keys())
+def test_mistake_inside_traced_function(case: Case) -> None:
+    with pytest.raises(case.error) as e:
+        fg.trace(case.fn, *case.args)
+    check_message(e.value, site_of(case.fn, case.offset), case.parts)
+
+
+def test_error_site_is_the_offending_line_not_the_first() -> None:
+    def f(x, w):
+        h = fg.relu(x)
+        h = h * 2.0
+        return h @ w
+
+    with pytest.raises(fg.ShapeError) as e:
+        fg.trace(f, S((2, 3)), S((4, 5)))
+    check_message(e.value, site_of(f, 3), ["matmul", "(2, 3) @ (4, 5)"])
+
+
+def test_error_from_a_helper_points_at_the_helper_line() -> None:
+    def helper(a):
+        return a.reshape(7)
+
+    def f(x):
+        return helper(x) + 1.0
+
+    with pytest.raises(fg.ShapeError) as e:
+        fg.trace(f, S((2, 3)))
+    check_message(e.value, site_of(helper, 1), ["reshape", "(2, 3)", "(7,)"])
+
+
+def test_log_of_bool_is_fine() -> None:
+    g = fg.trace(lambda m: fg.log(m), S(2, "bool"))
+    assert g.out_specs == (S(2, "f32"),)
+    with np.errstate(divide="ignore"):  # log(0) = -inf is the expected value here
+        out = fg.interpret(g, np.array([True, False]))
+    assert out[0] == 0.0 and out[1] == -np.inf
+
+
+def test_eager_mistakes_point_at_the_caller_too() -> None:
+    def f():
+        return fg.reshape(np.ones((3, 4)), (5, 5))
+
+    with pytest.raises(fg.ShapeError) as e:
+        f()
+    check_message(e.value, site_of(f), ["reshape", "(3, 4)", "(5, 5)"])
+
+
+# -- leaked and foreign tracers ------------------------------------------------------------
+
+
+def test_tracer_used_after_its_trace_ended() -> None:
+    leaked = []
+
+    def keep(x):
+        leaked.append(x)
+        return x * 2.0
+
+    fg.trace(keep, S(3))
+
+    def use(y):
+        return y + leaked[0]
+
+    with pytest.raises(fg.TraceError) as e:
+        fg.trace(use, S(3))
+    check_message(e.value, site_of(use), ["add", "f32[3]", "already ended"])
+
+    def use_unary(y):
+        return fg.exp(leaked[0])
+
+    with pytest.raises(fg.TraceError) as e:
+        fg.trace(use_unary, S(3))
+    check_message(e.value, site_of(use_unary), ["exp", "f32[3]", "already ended"])
+
+
+def test_leaked_tracer_used_eagerly() -> None:
+    leaked = []
+    fg.trace(lambda x: leaked.append(x) or x, S((2, 2)))
+
+    def use():
+        return fg.sum(leaked[0])
+
+    with pytest.raises(fg.TraceError) as e:
+        use()
+    check_message(e.value, site_of(use), ["sum", "f32[2,2]", "already ended"])
+
+
+def test_returning_a_leaked_tracer() -> None:
+    leaked = []
+    fg.trace(lambda x: leaked.append(x) or x, S(3))
+
+    def call():
+        return fg.trace(lambda y: leaked[0], S(3))
+
+    with pytest.raises(fg.TraceError) as e:
+        call()
+    check_message(e.value, site_of(call), ["trace", "f32[3]", "already ended"])
+
+
+def test_tracer_of_an_enclosing_trace() -> None:
+    def outer(x):
+        def inner(y):
+            return y * x
+
+        fg.trace(inner, S(3))
+        return x
+
+    with pytest.raises(fg.TraceError) as e:
+        fg.trace(outer, S(3))
+    check_message(e.value, site_of(outer, 2), ["mul", "f32[3]", "enclosing trace"])
+
+
+# -- bad functions and arguments for trace ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "result, type_name",
+    [("a string", "str"), (object(), "object"), ({"loss": "bad"}, "str"), ([1.0, print], "builtin_function_or_method")],
+)
+def test_function_returning_a_non_tensor(result: Any, type_name: str) -> None:
+    def returns_junk(x):
+        return result
+
+    def call():
+        return fg.trace(returns_junk, S(3))
+
+    with pytest.raises(fg.TraceError) as e:
+        call()
+    check_message(e.value, site_of(call), ["trace", "returns_junk", type_name])
+
+
+@pytest.mark.parametrize("fn, type_name", [(3, "int"), ("fn", "str"), (None, "NoneType"), (np.ones(3), "ndarray")])
+def test_trace_of_a_non_callable(fn: Any, type_name: str) -> None:
+    def call():
+        return fg.trace(fn, S(3))
+
+    with pytest.raises(fg.TraceError) as e:
+        call()
+    check_message(e.value, site_of(call), ["trace", "function", type_name])
+
+
+@pytest.mark.parametrize(
+    "arg, error, parts",
+    [
+        ("hello", fg.TraceError, ["trace", "argument x", "str"]),
+        (object(), fg.TraceError, ["trace", "argument x", "object"]),
+        (np.ones(3, np.complex64), fg.DTypeError, ["argument x", "complex64"]),
+        (np.ones(3, np.float16), fg.DTypeError, ["argument x", "float16"]),
+    ],
+    ids=["str", "object", "complex64", "float16"],
+)
+def test_trace_argument_of_unsupported_type(arg: Any, error: type, parts: list[str]) -> None:
+    def call():
+        return fg.trace(lambda x: x, arg)
+
+    with pytest.raises(error) as e:
+        call()
+    check_message(e.value, site_of(call), parts)
+
+
+def test_trace_argument_error_names_the_pytree_path() -> None:
+    def loss(params, x):
+        return x
+
+    def call():
+        return fg.trace(loss, {"layers": [{"w": S(3)}, {"w": "oops"}]}, S(3))
+
+    with pytest.raises(fg.TraceError) as e:
+        call()
+    check_message(e.value, site_of(call), ["argument params.layers.1.w", "str"])
+
+
+# -- interpret: arguments that do not match the graph ---------------------------------------
+
+
+def affine(params, x):
+    return params["w"] * x + params["b"]
+
+
+def affine_graph() -> fg.Graph:
+    return fg.trace(affine, {"w": S(3), "b": S(3)}, S(3))
+
+
+ONES = np.ones(3, np.float32)
+PARAMS = {"w": ONES, "b": ONES}
+
+
+def test_interpret_accepts_matching_arguments() -> None:
+    out = fg.interpret(affine_graph(), {"w": ONES * 2, "b": ONES}, ONES * 3)
+    np.testing.assert_array_equal(out, [7.0, 7.0, 7.0])
+
+
+@pytest.mark.parametrize(
+    "args, parts",
+    [
+        pytest.param((PARAMS,), ["interpret", "2 arguments", "params, x", "got 1"], id="too-few"),
+        pytest.param((PARAMS, ONES, ONES), ["interpret", "2 arguments", "params, x", "got 3"], id="too-many"),
+        pytest.param(({"w": ONES, "b": [ONES]}, ONES), ["interpret", "argument params.b"], id="nested-structure"),
+        pytest.param(({"w": ONES}, ONES), ["interpret", "argument params", "'b'"], id="missing-key"),
+        pytest.param(({"w": ONES, "b": ONES, "c": ONES}, ONES), ["interpret", "argument params", "'c'"],
+                     id="extra-key"),
+        pytest.param(([ONES, ONES], ONES), ["interpret", "argument params", "{'b': *, 'w': *}"], id="list-for-dict"),
+        pytest.param((PARAMS, np.ones(4, np.float32)), ["interpret", "argument x", "float32[4]", "f32[3]"],
+                     id="wrong-shape"),
+        pytest.param(({"w": ONES, "b": np.ones((3, 1), np.float32)}, ONES),
+                     ["interpret", "argument params.b", "float32[3,1]", "f32[3]"], id="wrong-shape-in-pytree"),
+        pytest.param((PARAMS, np.ones(3, np.int64)), ["interpret", "argument x", "int64[3]", "f32[3]"],
+                     id="int-array-for-f32"),
+        pytest.param((PARAMS, np.ones(3, bool)), ["interpret", "argument x", "bool[3]", "f32[3]"],
+                     id="bool-array-for-f32"),
+        pytest.param((PARAMS, "abc"), ["interpret", "argument x", "str", "f32[3]"], id="string"),
+        pytest.param((PARAMS, 1.0), ["interpret", "argument x", "float", "f32[3]"], id="number-for-array"),
+    ],
+)
+def test_interpret_wrong_arguments(args: tuple[Any, ...], parts: list[str]) -> None:
+    g = affine_graph()
+
+    def call():
+        return fg.interpret(g, *args)
+
+    with pytest.raises(fg.InputError) as e:
+        call()
+    check_message(e.value, site_of(call), parts)
+
+
+@pytest.mark.parametrize(
+    "spec, value, parts",
+    [
+        (S((), "i32"), 2.5, ["argument n", "float", "i32[]"]),
+        (S((), "bool"), 1, ["argument n", "int", "bool[]"]),
+        (S(2, "i32"), np.array([1.0, 2.0]), ["argument n", "float64[2]", "i32[2]"]),
+    ],
+)
+def test_interpret_wrong_dtype_for_int_and_bool_inputs(spec: fg.Spec, value: Any, parts: list[str]) -> None:
+    g = fg.trace(lambda n: n, spec)
+
+    def call():
+        return fg.interpret(g, value)
+
+    with pytest.raises(fg.InputError) as e:
+        call()
+    check_message(e.value, site_of(call), ["interpret", *parts])
+
+
+def test_interpret_of_a_function_instead_of_a_graph() -> None:
+    def call():
+        return fg.interpret(affine, PARAMS, ONES)
+
+    with pytest.raises(fg.TraceError) as e:
+        call()
+    check_message(e.value, site_of(call), ["interpret", "Graph", "function", "fg.trace"])

@@ -1,0 +1,274 @@
+"""Pytrees: flatten / unflatten round trips, leaf order, paths, tree_map, leaf registration."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, leaf_paths, register_leaf, tree_map, unflatten
+
+Point = namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass
+class Layer:
+    w: Any
+    b: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: Any
+    b: Any
+
+
+@dataclasses.dataclass
+class WithDerived:
+    """A field with init=False is recomputed by __init__, not carried as a child."""
+
+    x: Any
+    n: int = dataclasses.field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.n = 7
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality that also checks container types (a list is not a tuple here)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if dataclasses.is_dataclass(a):
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    return a == b
+
+
+# -- round trips ---------------------------------------------------------------
+
+ROUND_TRIPS = [
+    pytest.param({"b": 1, "a": 2, "c": 3}, [2, 1, 3], id="dict-sorted-keys"),
+    pytest.param([1, 2, 3], [1, 2, 3], id="list"),
+    pytest.param((1, 2, 3), [1, 2, 3], id="tuple"),
+    pytest.param((1,), [1], id="1-tuple"),
+    pytest.param(Point(1, 2), [1, 2], id="namedtuple"),
+    pytest.param(None, [], id="None"),
+    pytest.param(Layer(1, 2), [1, 2], id="dataclass"),
+    pytest.param(Frozen(1, 2), [1, 2], id="frozen-dataclass"),
+    pytest.param(5, [5], id="bare-leaf"),
+    pytest.param("text", ["text"], id="string-is-a-leaf"),
+    pytest.param([], [], id="empty-list"),
+    pytest.param((), [], id="empty-tuple"),
+    pytest.param({}, [], id="empty-dict"),
+    pytest.param(
+        {"layers": [Layer(1, (2, 3)), Layer(4, None)], "head": Point(x={"z": 5, "y": 6}, y=[7])},
+        [6, 5, 7, 1, 2, 3, 4],  # head.x.y, head.x.z, head.y.0, layers...
+        id="nested",
+    ),
+]
+
+
+@pytest.mark.parametrize("tree, leaves", ROUND_TRIPS)
+def test_flatten_leaves_and_round_trip(tree: Any, leaves: list[Any]) -> None:
+    got, td = flatten(tree)
+    assert got == leaves
+    assert td.num_leaves == len(leaves)
+    back = unflatten(td, got)
+    assert same(back, tree), (back, tree)
+
+
+@pytest.mark.parametrize("tree, leaves", ROUND_TRIPS)
+def test_unflatten_puts_new_leaves_in_flatten_order(tree: Any, leaves: list[Any]) -> None:
+    _, td = flatten(tree)
+    new = [f"leaf{i}" for i in range(len(leaves))]
+    rebuilt = unflatten(td, new)
+    assert flatten(rebuilt) == (new, td)
+
+
+def test_containers_are_rebuilt_with_their_own_types() -> None:
+    tree = {"p": Point(1, 2), "l": [3], "t": (4,), "d": Layer(5, 6), "n": None}
+    back = unflatten(*reversed(flatten(tree)))
+    assert type(back) is dict
+    assert type(back["p"]) is Point and back["p"] == Point(1, 2)
+    assert type(back["l"]) is list and type(back["t"]) is tuple
+    assert type(back["d"]) is Layer and back["d"] == Layer(5, 6)
+    assert back["n"] is None
+
+
+def test_namedtuple_and_tuple_have_different_structures() -> None:
+    assert flatten(Point(1, 2))[1] != flatten((1, 2))[1]
+    assert flatten([1, 2])[1] != flatten((1, 2))[1]
+
+
+def test_dataclass_init_false_fields_are_not_children() -> None:
+    leaves, td = flatten(WithDerived(3))
+    assert leaves == [3]
+    back = unflatten(td, [9])
+    assert back.x == 9 and back.n == 7
+
+
+def test_dict_leaf_order_ignores_insertion_order() -> None:
+    a = {"w": 1, "b": 2, "a": {"y": 3, "x": 4}}
+    b = {"a": {"x": 4, "y": 3}, "b": 2, "w": 1}
+    assert flatten(a) == flatten(b)
+    assert flatten(a)[0] == [4, 3, 2, 1]
+
+
+def test_dict_with_mixed_key_types_is_stable() -> None:
+    leaves1, td1 = flatten({1: "one", "x": "ex", 0: "zero"})
+    leaves2, td2 = flatten({"x": "ex", 0: "zero", 1: "one"})
+    assert leaves1 == leaves2 == ["zero", "one", "ex"]
+    assert td1 == td2
+
+
+def test_flatten_is_deterministic_and_hashable() -> None:
+    tree = {"layers": [Layer(np.ones(2), np.zeros(2))], "scale": 1.0}
+    td1, td2 = flatten(tree)[1], flatten(tree)[1]
+    assert td1 == td2 and hash(td1) == hash(td2)
+
+
+def test_unflatten_wrong_leaf_count_raises() -> None:
+    _, td = flatten({"a": 1, "b": [2, 3]})
+    with pytest.raises(ValueError, match="3 leaves, got 2"):
+        unflatten(td, [1, 2])
+
+
+def test_treedef_str() -> None:
+    _, td = flatten({"b": [1, (2,)], "a": Point(3, None), "c": Layer(4)})
+    assert str(td) == "{'a': Point(x=*, y=None), 'b': [*, (*,)], 'c': Layer(w=*, b=None)}"
+
+
+# -- leaf paths ------------------------------------------------------------------
+
+
+def test_leaf_paths_dotted_names() -> None:
+    params = {"layers": [{"w": 1, "b": 2}, {"w": 3, "b": 4}], "head": Point(5, Layer(6, 7))}
+    _, td = flatten(params)
+    assert leaf_paths(td) == [
+        "head.x", "head.y.w", "head.y.b", "layers.0.b", "layers.0.w", "layers.1.b", "layers.1.w",
+    ]
+    assert leaf_paths(td, "params")[-1] == "params.layers.1.w"
+    assert "params.layers.0.w" in leaf_paths(td, "params")
+
+
+def test_leaf_paths_match_flatten_order() -> None:
+    tree = {"b": [10, 20], "a": {"z": 30, "y": 40}}
+    leaves, td = flatten(tree)
+    by_path = dict(zip(leaf_paths(td), leaves))
+    assert by_path == {"a.y": 40, "a.z": 30, "b.0": 10, "b.1": 20}
+
+
+def test_leaf_paths_of_a_bare_leaf_is_the_prefix() -> None:
+    assert leaf_paths(LEAF, "x") == ["x"]
+    assert leaf_paths(flatten(None)[1], "x") == []
+
+
+# -- tree_map --------------------------------------------------------------------
+
+
+def test_tree_map_one_tree() -> None:
+    out = tree_map(lambda v: v * 10, {"a": [1, 2], "b": Point(3, 4)})
+    assert same(out, {"a": [10, 20], "b": Point(30, 40)})
+
+
+def test_tree_map_several_trees() -> None:
+    a = {"w": [1, 2], "b": Layer(3, 4)}
+    b = {"b": Layer(30, 40), "w": [10, 20]}  # insertion order does not matter
+    c = {"w": [100, 200], "b": Layer(300, 400)}
+    out = tree_map(lambda x, y, z: x + y + z, a, b, c)
+    assert same(out, {"w": [111, 222], "b": Layer(333, 444)})
+
+
+def test_tree_map_is_exported_by_fgrad() -> None:
+    assert fg.tree_map(lambda x: -x, [1, (2,)]) == [-1, (-2,)]
+
+
+@pytest.mark.parametrize(
+    "other, where",
+    [
+        pytest.param({"a": 1, "b": [2, 3, 4]}, "b", id="list-length"),
+        pytest.param({"a": 1, "b": (2, 3)}, "b", id="list-vs-tuple"),
+        pytest.param({"a": [1], "b": [2, 3]}, "a", id="leaf-vs-list"),
+        pytest.param(5, "the top level", id="leaf-vs-dict"),
+        pytest.param({"a": 1, "c": [2, 3]}, "the top level", id="dict-keys"),
+    ],
+)
+def test_tree_map_mismatched_structures(other: Any, where: str) -> None:
+    with pytest.raises(ValueError, match="tree_map: structures differ") as e:
+        tree_map(lambda x, y: x + y, {"a": 1, "b": [2, 3]}, other)
+    assert f"at {where}:" in str(e.value)
+
+
+# -- first_difference --------------------------------------------------------------
+
+
+def test_first_difference_equal_structures_is_none() -> None:
+    td = flatten({"a": [1, Point(2, 3)]})[1]
+    assert first_difference(td, flatten({"a": [9, Point(8, 7)]})[1]) is None
+
+
+@pytest.mark.parametrize(
+    "expected, got, path, needle",
+    [
+        pytest.param({"a": [1, 2]}, {"a": (1, 2)}, "a", "expected [*, *], got (*, *)", id="kind"),
+        pytest.param({"a": [1, [2]]}, {"a": [1, 2]}, "a.1", "expected [*], got *", id="leaf-vs-list"),
+        pytest.param([1, 2], [1, 2, 3], "", "expected 2 entries, got 3", id="length"),
+        pytest.param({"a": 1, "b": 2}, {"a": 1}, "", "{'a': *, 'b': *}", id="dict-keys"),
+        pytest.param(
+            {"p": [Layer(1, 2)]}, {"p": [Layer(1, (2, 3))]}, "p.0.b", "expected *, got (*, *)", id="deep-dataclass"
+        ),
+        pytest.param(Point(1, 2), (1, 2), "", "Point", id="namedtuple-vs-tuple"),
+    ],
+)
+def test_first_difference_reports_path_and_what(expected: Any, got: Any, path: str, needle: str) -> None:
+    found = first_difference(flatten(expected)[1], flatten(got)[1])
+    assert found is not None
+    assert found[0] == path
+    assert needle in found[1]
+
+
+# -- leaf registration ---------------------------------------------------------------
+
+
+def test_spec_is_a_leaf_not_a_dataclass_container() -> None:
+    s = fg.spec((2, 3))
+    assert dataclasses.is_dataclass(s)
+    leaves, td = flatten({"w": s, "b": [s]})
+    assert leaves == [s, s]
+    assert all(leaf is s for leaf in leaves)
+    assert td.keys() == ("b", "w")
+    assert td.children[0].children[0] == LEAF and td.children[1] == LEAF
+    assert flatten(s) == ([s], LEAF)
+
+
+def test_register_leaf_makes_a_dataclass_a_leaf() -> None:
+    @dataclasses.dataclass
+    class Opaque:
+        a: int
+        b: int
+
+    assert flatten(Opaque(1, 2))[0] == [1, 2]
+    assert register_leaf(Opaque) is Opaque
+    thing = Opaque(1, 2)
+    leaves, td = flatten([thing])
+    assert leaves == [thing] and td == TreeDef("list", None, (LEAF,))
+    assert unflatten(td, leaves)[0] is thing
+
+
+def test_tensor_is_a_leaf_inside_a_trace() -> None:
+    seen = []
+
+    def f(x):
+        leaves, td = flatten({"x": x, "pair": (x, x)})
+        seen.append((len(leaves), td.num_leaves, all(isinstance(v, fg.Tensor) for v in leaves)))
+        return x
+
+    fg.trace(f, fg.spec(3))
+    assert seen == [(3, 3, True)]
