@@ -64,10 +64,40 @@ def attention_args():
     return params, np.array([[0, 3, 1, 4], [2, 2, 0, 1]], np.int32)
 
 
+def transformer_loss(params, tokens):
+    """A 2-layer, 2-head pre-norm decoder (the gpt workload's shape, tiny)."""
+    B, T = tokens.shape
+    D, H = params["wte"].shape[1], 2
+    x = params["wte"][tokens] + params["wpe"][:T]
+    mask = fg.causal_mask(T)
+    for layer in params["layers"]:
+        h = layer_norm(x, layer["ln1_g"], layer["ln1_b"])
+        q, k, v = (fg.transpose((h @ layer[w]).reshape(B, T, H, D // H), (0, 2, 1, 3)) for w in ("wq", "wk", "wv"))
+        a = fg.softmax(fg.where(mask, q @ fg.transpose(k, (0, 1, 3, 2)) / np.sqrt(D // H), -1e9), axis=-1)
+        x = x + fg.transpose(a @ v, (0, 2, 1, 3)).reshape(B, T, D) @ layer["wo"]
+        h = layer_norm(x, layer["ln2_g"], layer["ln2_b"])
+        x = x + fg.gelu(h @ layer["w1"] + layer["b1"]) @ layer["w2"] + layer["b2"]
+    logits = layer_norm(x, params["lnf_g"], params["lnf_b"]) @ params["head"]
+    return -fg.mean(fg.sum(fg.log_softmax(logits) * fg.one_hot(tokens, logits.shape[-1]), axis=-1))
+
+
+def transformer_args(V=5, T=3, D=4):
+    def layer():
+        return {"ln1_g": 1 + normal(D, scale=0.1), "ln1_b": normal(D, scale=0.1), "wq": normal(D, D), "wk": normal(D, D),
+                "wv": normal(D, D), "wo": normal(D, D, scale=0.5), "ln2_g": 1 + normal(D, scale=0.1),
+                "ln2_b": normal(D, scale=0.1), "w1": normal(D, 2 * D), "b1": normal(2 * D, scale=0.1),
+                "w2": normal(2 * D, D, scale=0.5), "b2": normal(D, scale=0.1)}
+
+    params = {"wte": normal(V, D), "wpe": normal(T, D, scale=0.5), "layers": [layer(), layer()],
+              "lnf_g": 1 + normal(D, scale=0.1), "lnf_b": normal(D, scale=0.1), "head": normal(D, V)}
+    return params, np.array([[0, 3, 1], [4, 2, 2]], np.int32)
+
+
 MODELS = {
     "mlp": (mlp_loss, mlp_args),
     "layer_norm": (layer_norm_loss, lambda: (normal(2, 5), 1 + normal(5, scale=0.2), normal(5, scale=0.2))),
     "attention": (attention_loss, attention_args),
+    "transformer": (transformer_loss, transformer_args),
 }
 
 
@@ -219,8 +249,10 @@ def _dead(graph):
     return [i for i in range(len(graph.nodes)) if i not in live]
 
 
-def test_mlp_gradient_graph_is_lean():
-    graph = fg.grad(fg.trace(mlp_loss, *mlp_args()))
+@pytest.mark.parametrize("name", ["mlp", "transformer"])
+def test_gradient_graph_is_lean(name):
+    f, make_args = MODELS[name]
+    graph = fg.grad(fg.trace(f, *make_args()))
     assert _dead(graph) == []
     assert _duplicates(graph) == []
     assert fg.simplify(graph) == graph
