@@ -192,15 +192,6 @@ def _trace_body(body: Body, args: Sequence[Any], names: Sequence[str]) -> Graph:
     return simplify(trace_function(body, args, names)[0])
 
 
-def _arg_names(graph: Graph) -> list[str]:
-    """Top-level argument names, from the input names (`params.w` -> `params`)."""
-    names, k = [], 0
-    for i, child in enumerate(graph.in_tree.children):
-        names.append(graph.input_names[k].split(".")[0] if child.num_leaves else f"arg{i}")
-        k += child.num_leaves
-    return names
-
-
 class Transformed:
     """A transform applied to a Python function, as `fg.grad(f)` returns.
 
@@ -232,7 +223,7 @@ class Transformed:
         if key not in self.cache:
             graph = trace_function(self.fn, primal)[0]
             self.check(graph, len(primal), site)
-            names = _arg_names(graph) + list(self.extra)
+            names = [*graph.arg_names, *self.extra]
             self.cache[key] = _trace_body(self.make_body(graph, len(primal)), args, names)
         return interpret(self.cache[key], *args)
 
@@ -244,7 +235,7 @@ def _apply(f: Graph | Callable[..., Any], name: str, make_body: MakeBody, check:
     nargs = len(f.in_tree.children)
     check(f, nargs, user_site())
     arg_specs = list(unflatten(f.in_tree, list(f.in_specs)))
-    return _trace_body(make_body(f, nargs), [*arg_specs, *extra_specs], _arg_names(f) + list(extra))
+    return _trace_body(make_body(f, nargs), [*arg_specs, *extra_specs], [*f.arg_names, *extra])
 
 
 def vjp(f: Graph | Callable[..., Any]) -> Graph | Callable[..., Any]:
@@ -316,7 +307,7 @@ def check_grads(f: Graph | Callable[..., Any], args: Sequence[Any], order: int =
             grads = flatten(inline(pullback, *a, ct)[1])[0]
             return functools.reduce(add, [(g * d).sum() for g, d in zip(grads, (d for d in directions if d is not None))])
 
-        second = trace_function(projected, args, _arg_names(graph))[0]
+        second = trace_function(projected, args, graph.arg_names)[0]
         _compare(second, args, np.float64(1.0), 2, eps, rtol, atol, samples, rng)
 
 

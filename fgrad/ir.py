@@ -177,6 +177,15 @@ class Graph:
         return tuple(self.nodes[i].attrs["name"] for i in self.inputs)
 
     @property
+    def arg_names(self) -> tuple[str, ...]:
+        """Top-level argument names, read off the input names (`params.w` -> `params`)."""
+        names, k = [], 0
+        for i, child in enumerate(self.in_tree.children):
+            names.append(self.input_names[k].split(".")[0] if child.num_leaves else f"arg{i}")
+            k += child.num_leaves
+        return tuple(names)
+
+    @property
     def in_specs(self) -> tuple[Spec, ...]:
         return tuple(self.nodes[i].spec for i in self.inputs)
 
@@ -250,9 +259,7 @@ def _arg_label(graph: Graph, path: str) -> str:
     head, _, rest = path.partition(".")
     if not head.isdigit():
         return path
-    offset = sum(c.num_leaves for c in graph.in_tree.children[: int(head)])
-    child = graph.in_tree.children[int(head)]
-    name = graph.input_names[offset].split(".")[0] if child.num_leaves else f"arg{head}"
+    name = graph.arg_names[int(head)]
     return f"{name}.{rest}" if rest else name
 
 
@@ -267,7 +274,7 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) 
     differs, and the caller's `site`.
     """
     if len(args) != len(graph.in_tree.children):
-        names = ", ".join(_arg_label(graph, str(i)) for i in range(len(graph.in_tree.children)))
+        names = ", ".join(graph.arg_names)
         raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}", site)
     leaves, tree = flatten(tuple(args))
     if tree != graph.in_tree:
