@@ -1,7 +1,7 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
 from fgrad.autodiff import check_grads, grad, value_and_grad, vjp
-from fgrad.errors import DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
+from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
 from fgrad.ops import (
@@ -61,6 +61,7 @@ from fgrad.ops import (
 )
 from fgrad.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
+from fgrad.runtime import Array, Executable, compile, default_device, devices, jit
 from fgrad.trace import Tensor, trace
 
 f32, i32 = DType.f32, DType.i32
@@ -69,7 +70,7 @@ negative, power = neg, pow  # NumPy's names
 __version__ = "0.1.0"
 
 __all__ = [
-    "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
+    "Array", "CompileError", "Executable", "compile", "default_device", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
     "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask", "check_grads",
     "clip", "concatenate", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
     "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",

@@ -34,6 +34,10 @@ class InputError(FgradError, ValueError):
     """Arguments that do not match a graph's inputs (structure, shape or dtype)."""
 
 
+class CompileError(FgradError):
+    """A graph that cannot be lowered or run on the adapter: limits, shader validation."""
+
+
 class GraphError(FgradError):
     """A malformed graph: a node whose stored spec disagrees with its op's rule."""
 

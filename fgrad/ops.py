@@ -35,7 +35,8 @@ class Op:
     impl: Callable[..., np.ndarray]  # (*input arrays, **params) -> output array, with NumPy
     vjp: Callable[..., tuple[Any, ...]] | None = None  # reverse-mode rule, written with fgrad ops
     simplify: Callable[..., Any] | None = None  # algebraic identities (x * 1 -> x), see passes.py
-    wgsl: str | Callable[..., str] | None = None  # WGSL expression template or lowering function
+    wgsl: str | Callable[..., str] | None = None  # WGSL: template over operand values, or (writer, id, coords) -> value
+    fusion: str = "elementwise"  # how lowering groups it: source, view, elementwise, reduction, contraction
 
 
 OPS: dict[str, Op] = {}
@@ -115,6 +116,15 @@ def along_axis(name: str) -> Callable[..., Spec]:
     return rule
 
 
+# WGSL conversions between dtypes: float -> int truncates toward zero, -> bool is != 0.
+_CAST = {
+    (DType.f32, DType.f32): "{0}", (DType.i32, DType.i32): "{0}", (DType.bool, DType.bool): "{0}",
+    (DType.f32, DType.i32): "i32({0})", (DType.f32, DType.bool): "({0} != 0.0f)",
+    (DType.i32, DType.f32): "f32({0})", (DType.i32, DType.bool): "({0} != 0i)",
+    (DType.bool, DType.f32): "select(0.0f, 1.0f, {0})", (DType.bool, DType.i32): "select(0i, 1i, {0})",
+}
+
+
 def _stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -132,6 +142,9 @@ def _stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
 # per input`, written with the public functions below so that it can be
 # differentiated again. A simplify rule is `simplify(node, nodes) -> an
 # existing node id, a replacement Node, or None` (see fgrad/passes.py).
+# A WGSL rule gives the node's value at output coordinates (WGSL i32
+# expressions, one per axis): a template over the operands' values there,
+# or a function `wgsl(w, i, coords)` of the kernel writer w (fgrad/lower/wgsl.py).
 
 def _nondiff(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple[None, ...]:
     """VJP of an op with no derivative (bool or integer results, stop_gradient)."""
@@ -166,10 +179,12 @@ def _input_impl(**_: Any) -> np.ndarray:
     raise AssertionError("input nodes take their value from the arguments")
 
 
-input_p = register(Op("input", rule=lambda *, name, spec: spec, impl=_input_impl))
+input_p = register(Op("input", rule=lambda *, name, spec: spec, impl=_input_impl, fusion="source"))
 
-# constant: an array baked into the graph (numbers and arrays closed over).
-constant_p = register(Op("constant", rule=lambda *, value: Spec(value.shape, value.dtype), impl=lambda *, value: value.array))
+# constant: an array baked into the graph (numbers and arrays closed over). In
+# WGSL a constant whose elements are all equal is a literal; others are buffers.
+constant_p = register(Op("constant", rule=lambda *, value: Spec(value.shape, value.dtype), impl=lambda *, value: value.array,
+                         wgsl=lambda w, i, c: w.literal(uniform_constant(w.nodes, i), w.spec(i).dtype), fusion="source"))
 
 
 # iota: integers counting along `axis` of `shape` (arange, masks).
@@ -185,41 +200,42 @@ def _iota_impl(*, shape: tuple[int, ...], axis: int, dtype: DType) -> np.ndarray
     return np.broadcast_to(count, shape)
 
 
-iota_p = register(Op("iota", rule=_iota_rule, impl=_iota_impl))
+iota_p = register(Op("iota", rule=_iota_rule, impl=_iota_impl, fusion="view",
+                    wgsl=lambda w, i, c: _CAST[DType.i32, w.spec(i).dtype].format(c[w.nodes[i].attrs["axis"]])))
 
 # neg: d(-x) = -dx; -(-x) is x.
 neg_p = register(Op(
     "neg", rule=unary("neg", NUMERIC), impl=np.negative,
     vjp=lambda g, ans, x: (neg(g),),
-    simplify=lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None))
+    simplify=lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None, wgsl="(-{0})"))
 
 # abs: d|x| = sign(x) dx (0 at x = 0).
 abs_p = register(Op("abs", rule=unary("abs", NUMERIC), impl=np.abs,
-                    vjp=lambda g, ans, x: (where(x > 0, g, where(x < 0, neg(g), 0.0)),)))
+                    vjp=lambda g, ans, x: (where(x > 0, g, where(x < 0, neg(g), 0.0)),), wgsl="abs({0})"))
 
 # exp: d exp(x) = exp(x) dx, reusing the output.
-exp_p = register(Op("exp", rule=unary("exp", FLOAT), impl=np.exp, vjp=lambda g, ans, x: (g * ans,)))
+exp_p = register(Op("exp", rule=unary("exp", FLOAT), impl=np.exp, vjp=lambda g, ans, x: (g * ans,), wgsl="exp({0})"))
 
 # log: d log(x) = dx / x.
-log_p = register(Op("log", rule=unary("log", FLOAT), impl=np.log, vjp=lambda g, ans, x: (g / x,)))
+log_p = register(Op("log", rule=unary("log", FLOAT), impl=np.log, vjp=lambda g, ans, x: (g / x,), wgsl="log({0})"))
 
 # sqrt: d sqrt(x) = dx / (2 sqrt(x)).
-sqrt_p = register(Op("sqrt", rule=unary("sqrt", FLOAT), impl=np.sqrt, vjp=lambda g, ans, x: (g / (ans * 2.0),)))
+sqrt_p = register(Op("sqrt", rule=unary("sqrt", FLOAT), impl=np.sqrt, vjp=lambda g, ans, x: (g / (ans * 2.0),), wgsl="sqrt({0})"))
 
 # rsqrt: d x^(-1/2) = -1/2 x^(-3/2) dx = -1/2 rsqrt(x) / x dx.
 rsqrt_p = register(Op("rsqrt", rule=unary("rsqrt", FLOAT), impl=lambda x: 1 / np.sqrt(x),
-                      vjp=lambda g, ans, x: (g * ans / x * -0.5,)))
+                      vjp=lambda g, ans, x: (g * ans / x * -0.5,), wgsl="inverseSqrt({0})"))
 
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
-tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),)))
+tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),), wgsl="tanh(clamp({0}, -15.0f, 15.0f))"))
 
 # sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
 sigmoid_p = register(Op("sigmoid", rule=unary("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1),
-                        vjp=lambda g, ans, x: (g * ans * (1.0 - ans),)))
+                        vjp=lambda g, ans, x: (g * ans * (1.0 - ans),), wgsl="(1.0f / (1.0f + exp(-{0})))"))
 
 # relu: max(x, 0); derivative 1 where x > 0, else 0.
 relu_p = register(Op("relu", rule=unary("relu", NUMERIC), impl=lambda x: np.maximum(x, 0),
-                     vjp=lambda g, ans, x: (where(x > 0, g, 0.0),)))
+                     vjp=lambda g, ans, x: (where(x > 0, g, 0.0),), wgsl=lambda w, i, c: f"max({w.operand(i, 0, c)}, {w.literal(0, w.spec(i).dtype)})"))
 
 # silu: x s(x); d = s (1 + x (1 - s)) dx.
 def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -227,7 +243,7 @@ def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     return (g * s * (1.0 + x * (1.0 - s)),)
 
 
-silu_p = register(Op("silu", rule=unary("silu", FLOAT), impl=lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1), vjp=_silu_vjp))
+silu_p = register(Op("silu", rule=unary("silu", FLOAT), impl=lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1), vjp=_silu_vjp, wgsl="({0} / (1.0f + exp(-{0})))"))
 
 # gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
 # gelu(x) = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi), a = 0.044715;
@@ -241,10 +257,10 @@ def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
 
 
 gelu_p = register(Op("gelu", rule=unary("gelu", FLOAT),
-                     impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))), vjp=_gelu_vjp))
+                     impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))), vjp=_gelu_vjp, wgsl=f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))"))
 
 # logical_not: bool -> bool, no derivative.
-logical_not_p = register(Op("logical_not", rule=unary("logical_not", BOOL), impl=np.logical_not, vjp=_nondiff))
+logical_not_p = register(Op("logical_not", rule=unary("logical_not", BOOL), impl=np.logical_not, vjp=_nondiff, wgsl="(!{0})"))
 
 
 # integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
@@ -260,25 +276,39 @@ def _integer_pow_vjp(g: Tensor, ans: Tensor, x: Tensor, *, n: int) -> tuple[Tens
     return (g * 0.0 if n == 0 else g if n == 1 else g * (x ** (n - 1) * float(n)),)
 
 
+def _integer_pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """x ** n by repeated squaring; 1 / x ** |n| for n < 0."""
+    x, n, dtype = w.operand(i, 0, coords), w.nodes[i].attrs["n"], w.spec(i).dtype
+    result, base, e = None, x, builtins.abs(n)
+    while e:
+        if e & 1:
+            result = base if result is None else w.let(f"{result} * {base}")
+        e >>= 1
+        if e:
+            base = w.let(f"{base} * {base}")
+    one = w.literal(1, dtype)
+    return one if result is None else f"{one} / {result}" if n < 0 else result
+
+
 integer_pow_p = register(Op(
     "integer_pow", rule=_integer_pow_rule, impl=lambda x, *, n: np.power(x, n), vjp=_integer_pow_vjp,
-    simplify=lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None))
+    simplify=lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None, wgsl=_integer_pow_wgsl))
 
 # add: d(x + y) = dx + dy; x + 0 is x.
 add_p = register(Op("add", rule=binary("add", NUMERIC), impl=np.add,
-                    vjp=lambda g, ans, x, y: (g, g), simplify=_identity_if(-1, 0)))
+                    vjp=lambda g, ans, x, y: (g, g), simplify=_identity_if(-1, 0), wgsl="({0} + {1})"))
 
 # sub: d(x - y) = dx - dy; x - 0 is x.
 sub_p = register(Op("sub", rule=binary("sub", NUMERIC), impl=np.subtract,
-                    vjp=lambda g, ans, x, y: (g, neg(g)), simplify=_identity_if(1, 0)))
+                    vjp=lambda g, ans, x, y: (g, neg(g)), simplify=_identity_if(1, 0), wgsl="({0} - {1})"))
 
 # mul: d(x y) = y dx + x dy; x * 1 is x.
 mul_p = register(Op("mul", rule=binary("mul", NUMERIC), impl=np.multiply,
-                    vjp=lambda g, ans, x, y: (g * y, g * x), simplify=_identity_if(-1, 1)))
+                    vjp=lambda g, ans, x, y: (g * y, g * x), simplify=_identity_if(-1, 1), wgsl="({0} * {1})"))
 
 # div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x.
 div_p = register(Op("div", rule=binary("div", FLOAT), impl=np.divide,
-                    vjp=lambda g, ans, x, y: (g / y, neg(g * ans / y)), simplify=_identity_if(1, 1)))
+                    vjp=lambda g, ans, x, y: (g / y, neg(g * ans / y)), simplify=_identity_if(1, 1), wgsl="({0} / {1})"))
 
 
 # pow: x^y for x > 0; d = y x^(y-1) dx + log(x) x^y dy (log taken as 0 where x = 0).
@@ -286,7 +316,7 @@ def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tens
     return g * y * pow(x, y - 1.0), g * ans * where(x > 0, log(where(x > 0, x, 1.0)), 0.0)
 
 
-pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp))
+pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp, wgsl="pow({0}, {1})"))
 
 
 # maximum / minimum: the gradient goes to the larger (smaller) operand; on a tie it splits evenly.
@@ -298,18 +328,18 @@ def _choose_vjp(pick: Callable[[Any, Any], Any]) -> Callable[..., tuple[Tensor, 
     return vjp
 
 
-maximum_p = register(Op("maximum", rule=binary("maximum", NUMERIC), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y)))
-minimum_p = register(Op("minimum", rule=binary("minimum", NUMERIC), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y)))
+maximum_p = register(Op("maximum", rule=binary("maximum", NUMERIC), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y), wgsl="max({0}, {1})"))
+minimum_p = register(Op("minimum", rule=binary("minimum", NUMERIC), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y), wgsl="min({0}, {1})"))
 
 # Comparisons and logic: bool results, no derivative.
-eq_p = register(Op("eq", rule=binary("eq", ANY, DType.bool), impl=np.equal, vjp=_nondiff))
-ne_p = register(Op("ne", rule=binary("ne", ANY, DType.bool), impl=np.not_equal, vjp=_nondiff))
-lt_p = register(Op("lt", rule=binary("lt", NUMERIC, DType.bool), impl=np.less, vjp=_nondiff))
-le_p = register(Op("le", rule=binary("le", NUMERIC, DType.bool), impl=np.less_equal, vjp=_nondiff))
-gt_p = register(Op("gt", rule=binary("gt", NUMERIC, DType.bool), impl=np.greater, vjp=_nondiff))
-ge_p = register(Op("ge", rule=binary("ge", NUMERIC, DType.bool), impl=np.greater_equal, vjp=_nondiff))
-logical_and_p = register(Op("logical_and", rule=binary("logical_and", BOOL), impl=np.logical_and, vjp=_nondiff))
-logical_or_p = register(Op("logical_or", rule=binary("logical_or", BOOL), impl=np.logical_or, vjp=_nondiff))
+eq_p = register(Op("eq", rule=binary("eq", ANY, DType.bool), impl=np.equal, vjp=_nondiff, wgsl="({0} == {1})"))
+ne_p = register(Op("ne", rule=binary("ne", ANY, DType.bool), impl=np.not_equal, vjp=_nondiff, wgsl="({0} != {1})"))
+lt_p = register(Op("lt", rule=binary("lt", NUMERIC, DType.bool), impl=np.less, vjp=_nondiff, wgsl="({0} < {1})"))
+le_p = register(Op("le", rule=binary("le", NUMERIC, DType.bool), impl=np.less_equal, vjp=_nondiff, wgsl="({0} <= {1})"))
+gt_p = register(Op("gt", rule=binary("gt", NUMERIC, DType.bool), impl=np.greater, vjp=_nondiff, wgsl="({0} > {1})"))
+ge_p = register(Op("ge", rule=binary("ge", NUMERIC, DType.bool), impl=np.greater_equal, vjp=_nondiff, wgsl="({0} >= {1})"))
+logical_and_p = register(Op("logical_and", rule=binary("logical_and", BOOL), impl=np.logical_and, vjp=_nondiff, wgsl="({0} && {1})"))
+logical_or_p = register(Op("logical_or", rule=binary("logical_or", BOOL), impl=np.logical_or, vjp=_nondiff, wgsl="({0} || {1})"))
 
 
 # where: x where cond holds, else y; the cotangent is routed the same way.
@@ -319,15 +349,15 @@ def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
 
 
 where_p = register(Op("where", rule=_where_rule, impl=np.where,
-                      vjp=lambda g, ans, c, x, y: (None, where(c, g, 0.0), where(c, 0.0, g))))
+                      vjp=lambda g, ans, c, x, y: (None, where(c, g, 0.0), where(c, 0.0, g)), wgsl="select({2}, {1}, {0})"))
 
 # astype: convert dtype. float -> int truncates toward zero; -> bool is x != 0.
 # Only float -> float carries a derivative, and fgrad has one float type.
 astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: x.astype(dtype.np),
-                       vjp=_nondiff))
+                       vjp=_nondiff, wgsl=lambda w, i, c: _CAST[w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype].format(w.operand(i, 0, c))))
 
 # stop_gradient: identity whose derivative is zero.
-stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x, vjp=_nondiff))
+stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x, vjp=_nondiff, wgsl="{0}"))
 
 
 # sum over sorted, unique axes (keepdims is a reshape in the public function);
@@ -336,8 +366,25 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tenso
     return broadcast_to(reshape(g, tuple(1 if i in axes else d for i, d in enumerate(shape))), shape)
 
 
+def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..., str]:
+    """A loop over the reduced axes, folding values into an accumulator."""
+
+    def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        node = w.nodes[i]
+        x, axes = w.spec(node.inputs[0]), node.attrs["axes"]
+        acc = w.var(w.literal(init, x.dtype), x.dtype)
+        reduced = [x.shape[a] for a in axes]
+        with w.loop(math.prod(reduced)) as r:
+            inner, outer = iter(w.unravel(r, reduced)), iter(coords)
+            v = w.value(node.inputs[0], [next(inner) if d in axes else next(outer) for d in range(x.ndim)])
+            w.line(f"{acc} = {combine(acc, v)};")
+        return acc
+
+    return wgsl
+
+
 sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes),
-                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),)))
+                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),), wgsl=_reduce_wgsl(lambda acc, v: f"{acc} + {v}", 0), fusion="reduction"))
 
 
 # max over axes: the cotangent goes to the maxima; tied maxima share it evenly.
@@ -347,15 +394,36 @@ def _max_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tup
     return (hit * _unreduce(g / count, x.shape, axes),)
 
 
-max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp))
+max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp, wgsl=_reduce_wgsl(lambda acc, v: f"max({acc}, {v})", -math.inf), fusion="reduction"))
 
 # softmax along one axis, computed stably; d = s (g - sum(g s)).
+def _softmax_wgsl(log: bool) -> Callable[..., str]:
+    """Max and sum of exponentials along the axis, then this element's share."""
+
+    def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        x, axis = w.nodes[i].inputs[0], w.nodes[i].attrs["axis"]
+
+        def at(r: str) -> list[str]:
+            return [r if d == axis else c for d, c in enumerate(coords)]
+
+        m = w.var(w.literal(-math.inf, DType.f32), DType.f32)
+        with w.loop(w.spec(x).shape[axis]) as r:
+            w.line(f"{m} = max({m}, {w.value(x, at(r))});")
+        total = w.var("0.0f", DType.f32)
+        with w.loop(w.spec(x).shape[axis]) as r:
+            w.line(f"{total} = {total} + exp({w.value(x, at(r))} - {m});")
+        v = w.value(x, coords)
+        return f"{v} - {m} - log({total})" if log else f"exp({v} - {m}) / {total}"
+
+    return wgsl
+
+
 softmax_p = register(Op("softmax", rule=along_axis("softmax"), impl=_stable_softmax,
-                        vjp=lambda g, ans, x, *, axis: (ans * (g - sum(g * ans, axis, keepdims=True)),)))
+                        vjp=lambda g, ans, x, *, axis: (ans * (g - sum(g * ans, axis, keepdims=True)),), wgsl=_softmax_wgsl(log=False), fusion="reduction"))
 
 # log_softmax along one axis; d = g - softmax(x) sum(g) = g - exp(ans) sum(g).
 log_softmax_p = register(Op("log_softmax", rule=along_axis("log_softmax"), impl=_stable_log_softmax,
-                            vjp=lambda g, ans, x, *, axis: (g - exp(ans) * sum(g, axis, keepdims=True),)))
+                            vjp=lambda g, ans, x, *, axis: (g - exp(ans) * sum(g, axis, keepdims=True),), wgsl=_softmax_wgsl(log=True), fusion="reduction"))
 
 
 # reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
@@ -375,7 +443,7 @@ def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
 
 
 reshape_p = register(Op("reshape", rule=_reshape_rule, impl=lambda x, *, shape: np.reshape(x, shape),
-                        vjp=lambda g, ans, x, *, shape: (reshape(g, x.shape),), simplify=_reshape_simplify))
+                        vjp=lambda g, ans, x, *, shape: (reshape(g, x.shape),), simplify=_reshape_simplify, wgsl=lambda w, i, c: w.operand(i, 0, w.unravel(w.ravel(c, w.spec(i).shape), w.spec(w.nodes[i].inputs[0]).shape)), fusion="view"))
 
 
 # transpose: out.shape[i] = x.shape[perm[i]]; the cotangent goes back by the
@@ -396,9 +464,16 @@ def _transpose_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
     return None
 
 
+def _transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    inner = [""] * len(coords)
+    for d, p in enumerate(w.nodes[i].attrs["perm"]):
+        inner[p] = coords[d]
+    return w.operand(i, 0, inner)
+
+
 transpose_p = register(Op("transpose", rule=_transpose_rule, impl=lambda x, *, perm: np.transpose(x, perm),
                           vjp=lambda g, ans, x, *, perm: (transpose(g, tuple(np.argsort(perm).tolist())),),
-                          simplify=_transpose_simplify))
+                          simplify=_transpose_simplify, wgsl=_transpose_wgsl, fusion="view"))
 
 
 # broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims
@@ -416,9 +491,15 @@ def _broadcast_to_vjp(g: Tensor, ans: Tensor, x: Tensor, *, shape: tuple[int, ..
     return (reshape(sum(g, axes), x.shape),)
 
 
+def _broadcast_to_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = w.spec(w.nodes[i].inputs[0])
+    lead = len(coords) - x.ndim
+    return w.operand(i, 0, [coords[lead + d] if n != 1 else "0i" for d, n in enumerate(x.shape)])
+
+
 broadcast_to_p = register(Op(
     "broadcast_to", rule=_broadcast_to_rule, impl=lambda x, *, shape: np.broadcast_to(x, shape), vjp=_broadcast_to_vjp,
-    simplify=lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None))
+    simplify=lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None, wgsl=_broadcast_to_wgsl, fusion="view"))
 
 
 # slice: x[start:stop:step] on every axis; steps >= 1, results non-empty. Its
@@ -443,7 +524,16 @@ def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *, starts, stops, steps) -> tu
     return (bind(pad_p, g, widths=widths, value=0.0),)
 
 
-slice_p = register(Op("slice", rule=_slice_rule, impl=_slice_impl, vjp=_slice_vjp))
+def _slice_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    attrs = w.nodes[i].attrs
+    inner = []
+    for c, a, s in zip(coords, attrs["starts"], attrs["steps"]):
+        scaled = c if s == 1 else f"{c} * {s}i"
+        inner.append(c if (a, s) == (0, 1) else w.let(f"{a}i + {scaled}" if a else scaled))
+    return w.operand(i, 0, inner)
+
+
+slice_p = register(Op("slice", rule=_slice_rule, impl=_slice_impl, vjp=_slice_vjp, wgsl=_slice_wgsl, fusion="view"))
 
 
 # pad: constant padding by (low, high, interior) >= 0 on every axis; `interior`
@@ -469,8 +559,24 @@ def _pad_impl(x: np.ndarray, *, widths: tuple[tuple[int, int, int], ...], value:
     return out
 
 
+def _pad_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """The fill value unless the coordinates land on an original element (loads stay in range)."""
+    node = w.nodes[i]
+    shape, inside, inner = w.spec(node.inputs[0]).shape, [], []
+    for c, n, (lo, hi, mid) in zip(coords, shape, node.attrs["widths"]):
+        if lo == hi == mid == 0:
+            inner.append(c)
+            continue
+        t = w.let(f"{c} - {lo}i") if lo else c
+        q = w.let(f"{t} / {mid + 1}i") if mid else t
+        inside += [f"{t} >= 0i", f"{q} < {n}i"] + ([f"{t} % {mid + 1}i == 0i"] if mid else [])
+        inner.append(w.let(f"clamp({q}, 0i, {n - 1}i)"))
+    v = w.operand(i, 0, inner)
+    return f"select({w.literal(node.attrs['value'], node.spec.dtype)}, {v}, {' && '.join(inside)})"
+
+
 pad_p = register(Op("pad", rule=_pad_rule, impl=_pad_impl,
-                    vjp=lambda g, ans, x, *, widths, value: (bind(slice_p, g, **_padded_region(x.shape, widths)),)))
+                    vjp=lambda g, ans, x, *, widths, value: (bind(slice_p, g, **_padded_region(x.shape, widths)),), wgsl=_pad_wgsl, fusion="view"))
 
 
 # concatenate: join operands of one rank and dtype along `axis`; the VJP slices
@@ -494,8 +600,23 @@ def _concatenate_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple[Te
         for a, b in zip(offsets, offsets[1:]))
 
 
+def _concatenate_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """Each operand's value (at clamped coordinates), chosen by where the axis coordinate falls."""
+    node = w.nodes[i]
+    axis = node.attrs["axis"]
+    c, result, start = coords[axis], None, 0
+    for j in node.inputs:
+        n = w.spec(j).shape[axis]
+        inner = list(coords)
+        inner[axis] = w.let(f"clamp({c} - {start}i, 0i, {n - 1}i)")
+        v = w.value(j, inner)
+        result = v if result is None else f"select({result}, {v}, {c} >= {start}i)"
+        start += n
+    return result
+
+
 concatenate_p = register(Op("concatenate", rule=_concatenate_rule, impl=lambda *xs, axis: np.concatenate(xs, axis=axis),
-                            vjp=_concatenate_vjp))
+                            vjp=_concatenate_vjp, wgsl=_concatenate_wgsl, fusion="view"))
 
 
 # matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
@@ -531,7 +652,20 @@ def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, T
             _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
 
 
-matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul, vjp=_matmul_vjp))
+def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """One output element: a dot product over k (an operand's size-1 batch dims read index 0)."""
+    a, b = w.nodes[i].inputs
+    sa, sb, dtype = w.spec(a).shape, w.spec(b).shape, w.spec(i).dtype
+    batch = coords[:-2]
+    acc = w.var(w.literal(0, dtype), dtype)
+    with w.loop(sa[-1]) as k:
+        va = w.value(a, [c if d != 1 else "0i" for c, d in zip(batch, sa[:-2])] + [coords[-2], k])
+        vb = w.value(b, [c if d != 1 else "0i" for c, d in zip(batch, sb[:-2])] + [k, coords[-1]])
+        w.line(f"{acc} = {acc} + {va} * {vb};")
+    return acc
+
+
+matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul, vjp=_matmul_vjp, wgsl=_matmul_wgsl, fusion="contraction"))
 
 
 # take: gather along `axis`; out = x.shape[:axis] + indices.shape + x.shape[axis+1:].
@@ -547,8 +681,15 @@ def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
     return np.take(x, np.clip(indices, 0, x.shape[axis] - 1), axis=axis)
 
 
+def _take_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, idx = w.nodes[i].inputs
+    axis, k = w.nodes[i].attrs["axis"], w.spec(idx).ndim
+    row = w.let(f"clamp({w.value(idx, coords[axis: axis + k])}, 0i, {w.spec(x).shape[axis] - 1}i)")
+    return w.value(x, list(coords[:axis]) + [row] + list(coords[axis + k:]))
+
+
 take_p = register(Op("take", rule=_take_rule, impl=_take_impl,
-                     vjp=lambda g, ans, x, idx, *, axis: (bind(scatter_add_p, g, idx, axis=axis, size=x.shape[axis]), None)))
+                     vjp=lambda g, ans, x, idx, *, axis: (bind(scatter_add_p, g, idx, axis=axis, size=x.shape[axis]), None), wgsl=_take_wgsl, fusion="view"))
 
 
 # scatter_add: the transpose of take: out has `size` entries along `axis`, and
@@ -568,8 +709,23 @@ def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, si
     return out
 
 
+def _scatter_add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """The sum of the update slices whose (clamped) index is this row: a loop over all indices."""
+    u, idx = w.nodes[i].inputs
+    axis, size, dtype = w.nodes[i].attrs["axis"], w.nodes[i].attrs["size"], w.spec(i).dtype
+    ishape = w.spec(idx).shape
+    zero = w.literal(0, dtype)
+    acc = w.var(zero, dtype)
+    with w.loop(math.prod(ishape)) as r:
+        at = w.unravel(r, ishape)
+        row = w.value(idx, at)
+        v = w.value(u, list(coords[:axis]) + at + list(coords[axis + 1:]))
+        w.line(f"{acc} = {acc} + select({zero}, {v}, clamp({row}, 0i, {size - 1}i) == {coords[axis]});")
+    return acc
+
+
 scatter_add_p = register(Op("scatter_add", rule=_scatter_add_rule, impl=_scatter_add_impl,
-                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None)))
+                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None), wgsl=_scatter_add_wgsl, fusion="contraction"))
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""Lowering: Graph -> Program (kernels of WGSL text and a buffer plan). No wgpu here.
+
+`lower(graph, limits)` simplifies the graph, splits concatenates wider than
+a kernel may bind, decides which nodes get kernels (fusion.py), plans buffers
+by liveness (buffers.py) and writes one WGSL module per kernel (wgsl.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from fgrad.errors import CompileError
+from fgrad.ir import Graph
+from fgrad.lower.buffers import plan_buffers
+from fgrad.lower.fusion import inlined, plan_kernels, split_wide_concatenates
+from fgrad.lower.program import Buffer, Kernel, Limits, Program
+from fgrad.lower.wgsl import WORKGROUP, kernel_text
+from fgrad.ops import OPS
+from fgrad.passes import simplify
+
+__all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
+
+
+def lower(graph: Graph, limits: Limits = Limits()) -> Program:
+    """Lower `graph` to a Program that respects the adapter `limits`."""
+    max_bindings = limits.max_storage_buffers_per_shader_stage
+    graph = simplify(split_wide_concatenates(graph, max_bindings - 1))
+    order, reads = plan_kernels(graph, max_bindings)
+    buffers, specs, where = plan_buffers(graph, order, reads)
+    for i, b in where.items():
+        if buffers[b].size > limits.max_storage_buffer_binding_size:
+            node = graph.nodes[i]
+            what = " ".join([node.op] + ([node.attrs["name"]] if "name" in node.attrs else []))
+            raise CompileError(
+                f"lower: tensor {node.spec} ({what}, {node.spec.nbytes} bytes) is larger than the adapter's "
+                f"maximum storage buffer binding size of {limits.max_storage_buffer_binding_size} bytes",
+                node.site)
+    kernels = []
+    for r in order:
+        node = graph.nodes[r]
+        groups = math.ceil(node.spec.size / WORKGROUP)
+        x = min(groups, limits.max_compute_workgroups_per_dimension)
+        y = math.ceil(groups / x)
+        if y > limits.max_compute_workgroups_per_dimension:
+            raise CompileError(f"lower: {node.op} output {node.spec} needs more workgroups than the adapter allows",
+                               node.site)
+        inside = inlined(graph, r, set(order))
+        name = _kernel_name(graph, inside)
+        kernels.append(Kernel(
+            name=name,
+            wgsl=kernel_text(name, graph, r, reads[r], x),
+            reads=tuple(where[j] for j in reads[r]),
+            write=where[r],
+            grid=(x, y),
+            nodes=tuple(inside),
+            sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
+        ))
+    return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs),
+                   tuple(where[i] for i in graph.outputs), tuple(specs))
+
+
+def _kernel_name(graph: Graph, inside: list[int]) -> str:
+    """The kernel's ops that do work (not views or constants), in order, at most four."""
+    ops = list(dict.fromkeys(graph.nodes[i].op for i in inside if OPS[graph.nodes[i].op].fusion
+                             not in ("view", "source")))
+    ops = ops or [graph.nodes[inside[-1]].op]
+    return "_".join(ops[:3] + ([ops[-1]] if len(ops) > 3 else []))

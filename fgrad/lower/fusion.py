@@ -1,0 +1,124 @@
+"""Which nodes get a kernel of their own (are materialized), and what each kernel reads.
+
+Every other node is computed inline by the kernels that use it, so chains
+of elementwise ops, with their broadcasts, views and scalar constants, fuse
+into their consumer. Each op's `fusion` kind (fgrad/ops.py) decides:
+
+- `source`: read from a buffer (inputs; constants unless all elements are equal);
+- `view`: index remapping, always inlined (reshape, transpose, slice, take, ...);
+- `elementwise`: inlined into its one reading kernel; materialized when several
+  kernels read it, or a contraction does (which would recompute it per use);
+- `reduction` and `contraction`: always a kernel of their own.
+
+Graph outputs are always materialized. A kernel that would bind more
+storage buffers than the adapter allows materializes part of what it inlines.
+"""
+
+from __future__ import annotations
+
+from fgrad.ir import Graph, Node
+from fgrad.ops import OPS, uniform_constant
+
+
+def split_wide_concatenates(graph: Graph, max_operands: int) -> Graph:
+    """Rewrite each concatenate of more than `max_operands` operands as a tree of narrower ones."""
+    if all(n.op != "concatenate" or len(n.inputs) <= max_operands for n in graph.nodes):
+        return graph
+    nodes: list[Node] = []
+    new_id: dict[int, int] = {}
+
+    def join(ids: list[int], axis: int, site: str | None) -> int:
+        while len(ids) > max_operands:
+            groups = [ids[k: k + max_operands] for k in range(0, len(ids), max_operands)]
+            ids = [g[0] if len(g) == 1 else add_concat(g, axis, site) for g in groups]
+        return add_concat(ids, axis, site)
+
+    def add_concat(ids: list[int], axis: int, site: str | None) -> int:
+        specs = [nodes[j].spec for j in ids]
+        nodes.append(Node("concatenate", tuple(ids), (("axis", axis),),
+                          OPS["concatenate"].rule(*specs, axis=axis), site))
+        return len(nodes) - 1
+
+    for i, node in enumerate(graph.nodes):
+        ins = [new_id[j] for j in node.inputs]
+        if node.op == "concatenate" and len(ins) > max_operands:
+            new_id[i] = join(ins, node.attrs["axis"], node.site)
+        else:
+            nodes.append(Node(node.op, tuple(ins), node.params, node.spec, node.site))
+            new_id[i] = len(nodes) - 1
+    return Graph(tuple(nodes), tuple(new_id[i] for i in graph.inputs), tuple(new_id[i] for i in graph.outputs),
+                 graph.in_tree, graph.out_tree)
+
+
+def is_buffer_source(graph: Graph, i: int) -> bool:
+    """Inputs, and constants with differing elements, are read from buffers."""
+    return OPS[graph.nodes[i].op].fusion == "source" and uniform_constant(graph.nodes, i) is None
+
+
+def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, list[int]]]:
+    """The materialized nodes in order, and the buffer-held nodes each one's kernel reads.
+
+    `max_bindings` counts the kernel's output too.
+    """
+    nodes = graph.nodes
+    kind = [OPS[n.op].fusion for n in nodes]
+    consumers: list[list[int]] = [[] for _ in nodes]
+    for i, n in enumerate(nodes):
+        for j in n.inputs:
+            consumers[j].append(i)
+    roots = {i for i in graph.outputs if kind[i] != "source"}
+    roots |= {i for i, k in enumerate(kind) if k in ("reduction", "contraction")}
+    # kernels[i]: the kernels that would compute node i inline; contracted[i]: a contraction reads it.
+    kernels: list[set[int]] = [set() for _ in nodes]
+    contracted = [False] * len(nodes)
+    for i in reversed(range(len(nodes))):
+        for c in consumers[i]:
+            kernels[i] |= {c} if c in roots else kernels[c]
+            contracted[i] |= kind[c] == "contraction" or (kind[c] == "view" and c not in roots and contracted[c])
+        if kind[i] == "elementwise" and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
+            roots.add(i)
+    # Kernels over the binding limit materialize part of what they inline;
+    # that only ever lowers what other kernels read.
+    pending = sorted(roots)
+    while pending:
+        root = pending.pop()
+        while len(found := _reads(graph, root, roots)) + 1 > max_bindings:
+            cut = _widestinlined(graph, root, roots, len(found))
+            roots.add(cut)
+            pending.append(cut)
+    order = sorted(roots)
+    return order, {r: _reads(graph, r, roots) for r in order}
+
+
+def inlined(graph: Graph, root: int, roots: set[int]) -> list[int]:
+    """Nodes computed inside `root`'s kernel (root included), in id order."""
+    seen, stack = set(), [root]
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        for j in graph.nodes[i].inputs:
+            if j not in roots and not is_buffer_source(graph, j):
+                stack.append(j)
+    return sorted(seen)
+
+
+def _reads(graph: Graph, root: int, roots: set[int]) -> list[int]:
+    """Buffer-held nodes that `root`'s kernel loads, in id order."""
+    inside = inlined(graph, root, roots)
+    return sorted({j for i in inside for j in graph.nodes[i].inputs
+                   if j in roots or is_buffer_source(graph, j)})
+
+
+def _widestinlined(graph: Graph, root: int, roots: set[int], total: int) -> int:
+    """The inlined node whose own reads are the most, yet fewer than the kernel's: materializing it
+    lowers the kernel's binding count."""
+    best, best_count = None, 1
+    for i in inlined(graph, root, roots):
+        count = len(_reads(graph, i, roots))
+        if i != root and best_count < count < total:
+            best, best_count = i, count
+    if best is None:
+        raise AssertionError(f"node {root}: cannot split a kernel reading {total} buffers")
+    return best

@@ -1,0 +1,77 @@
+"""What lowering produces: a Program of WGSL kernels over a plan of buffers.
+
+Plain frozen data, independent of wgpu: the runtime turns a Program into
+pipelines, buffers and bind groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fgrad.ir import Graph, Spec
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The adapter limits that shape a Program (WebGPU's names, in snake case)."""
+
+    max_storage_buffers_per_shader_stage: int = 8
+    max_storage_buffer_binding_size: int = 1 << 27
+    max_compute_workgroups_per_dimension: int = 65535
+
+    @staticmethod
+    def of(adapter_limits: dict[str, int]) -> Limits:
+        """From a wgpu limits dict (`max-storage-buffers-per-shader-stage`, ...)."""
+        return Limits(**{f: int(adapter_limits[f.replace("_", "-")]) for f in Limits.__dataclass_fields__})
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """One device buffer of the plan.
+
+    kind: `input` (bound from the call's argument `index`), `output` (made per
+    call for result `index`), `constant` (uploaded once: `data`), or
+    `scratch` (an intermediate slot shared by values whose lifetimes do not
+    overlap). Elements are 4 bytes; bools are stored as u32.
+    """
+
+    kind: str
+    size: int  # bytes
+    index: int = 0
+    data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """One compute shader: reads `reads` (bindings 0..n-1), writes `write` (binding n)."""
+
+    name: str
+    wgsl: str
+    reads: tuple[int, ...]
+    write: int
+    grid: tuple[int, int]  # workgroups in x and y
+    nodes: tuple[int, ...]  # the graph nodes this kernel computes
+    sites: tuple[str, ...]  # their users' file:line, in node order, without repeats
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A graph lowered to kernels run in order over planned buffers."""
+
+    graph: Graph
+    kernels: tuple[Kernel, ...]
+    buffers: tuple[Buffer, ...]
+    inputs: tuple[int, ...]  # buffer of each graph input
+    outputs: tuple[int, ...]  # buffer of each graph output
+    specs: tuple[Spec, ...]  # the value spec each buffer was planned for (scratch: the first value)
+
+    @property
+    def peak_bytes(self) -> int:
+        """Device memory the plan allocates: scratch slots, constants and outputs (inputs are the caller's)."""
+        return sum(b.size for b in self.buffers if b.kind != "input")
+
+    @property
+    def intermediate_bytes(self) -> int:
+        """What the intermediates would take with a buffer each (no reuse): for comparison with the plan."""
+        return sum(n.spec.nbytes for k in self.kernels for n in (self.graph.nodes[k.nodes[-1]],)
+                   if self.buffers[k.write].kind == "scratch")

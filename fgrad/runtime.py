@@ -1,0 +1,312 @@
+"""The wgpu runtime: device choice, pipeline cache, Executable and Array.
+
+The only module that touches the GPU. A Program from fgrad.lower becomes an
+Executable: pipelines (cached per device by their WGSL text), scratch and
+constant buffers, and bind groups for the kernels that use only those, all
+made at compile time. A call uploads NumPy arguments (fg.Array arguments
+are used in place), makes the output buffers, encodes every dispatch into
+one command buffer and submits once. Results stay on the device as
+fg.Array until the host asks for a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import wgpu
+
+from fgrad.errors import CompileError, InputError, TraceError
+from fgrad.ir import DType, Graph, Spec, check_args
+from fgrad.lower import Limits, Program, lower
+from fgrad.pytree import flatten, register_leaf, unflatten
+from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
+
+STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+I32 = np.iinfo(np.int32)
+
+
+# ---------------------------------------------------------------------------
+# Devices
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Device:
+    """A wgpu device opened with its adapter's own limits, and its pipeline cache."""
+
+    adapter: Any
+    device: Any
+    limits: Limits
+    pipelines: dict[str, Any] = field(default_factory=dict)  # sha256 of WGSL -> compute pipeline
+    staging: dict[int, Any] = field(default_factory=dict)  # size -> mappable readback buffer
+
+    @property
+    def name(self) -> str:
+        return self.adapter.summary
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.adapter.info.get("adapter_type", "") == "CPU"
+
+    def __repr__(self) -> str:
+        return f"Device({self.name!r})"
+
+
+def devices() -> list[str]:
+    """Every WebGPU adapter wgpu can see, as `name (type) via backend`."""
+    return [a.summary for a in wgpu.gpu.enumerate_adapters_sync()]
+
+
+_DEVICE: Device | None = None
+
+
+def default_device() -> Device:
+    """The device fgrad runs on: the adapter named by FGRAD_ADAPTER (a substring of its
+    name), else the high-performance adapter. A CPU adapter is used, with a warning,
+    only when there is no GPU."""
+    global _DEVICE
+    if _DEVICE is None:
+        _DEVICE = _open(os.environ.get("FGRAD_ADAPTER"))
+    return _DEVICE
+
+
+def _open(wanted: str | None) -> Device:
+    adapters = wgpu.gpu.enumerate_adapters_sync()
+    names = [a.summary for a in adapters]
+    if wanted:
+        matches = [a for a in adapters if wanted.lower() in a.summary.lower()]
+        if not matches:
+            raise CompileError(f"runtime: no WebGPU adapter matches FGRAD_ADAPTER={wanted!r}; adapters found: "
+                               f"{names or 'none'}")
+        adapter = matches[0]
+    else:
+        reason = "wgpu returned none"
+        try:
+            adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        except Exception as e:  # noqa: BLE001 - wgpu reports a missing adapter in several ways
+            adapter, reason = None, str(e)
+        if adapter is None:
+            raise CompileError("runtime: no WebGPU adapter found (looked for Vulkan, Metal, D3D12 and OpenGL "
+                               f"adapters, including Mesa's llvmpipe on the CPU): {reason}")
+    if adapter.info.get("adapter_type", "") == "CPU" and not wanted:
+        warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}", RuntimeWarning,
+                      stacklevel=3)
+    device = adapter.request_device_sync(required_limits=dict(adapter.limits))
+    return Device(adapter, device, Limits.of(adapter.limits))
+
+
+# ---------------------------------------------------------------------------
+# Arrays
+# ---------------------------------------------------------------------------
+
+
+@register_leaf
+class Array:
+    """A value on the device: an immutable buffer with a Spec.
+
+    `.numpy()`, `np.asarray(a)`, `float(a)` and `int(a)` read it back (once).
+    """
+
+    __slots__ = ("buffer", "spec", "device", "_host")
+
+    def __init__(self, buffer: Any, spec: Spec, device: Device):
+        self.buffer, self.spec, self.device, self._host = buffer, spec, device, None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.spec.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.ndim
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    def numpy(self) -> np.ndarray:
+        """The value on the host (read through a reusable staging buffer, then kept)."""
+        if self._host is None:
+            raw = _read(self.device, self.buffer, self.spec.nbytes)
+            if self.spec.dtype is DType.bool:
+                self._host = np.frombuffer(raw, np.uint32).reshape(self.shape) != 0
+            else:
+                self._host = np.frombuffer(raw, self.spec.dtype.np).reshape(self.shape).copy()
+            self._host.flags.writeable = False
+        return self._host
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def __float__(self) -> float:
+        return float(self.numpy())
+
+    def __int__(self) -> int:
+        return int(self.numpy())
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Array({np.array2string(self.numpy(), threshold=20)}, {self.spec})"
+
+
+def _read(device: Device, buffer: Any, nbytes: int) -> bytes:
+    staging = device.staging.get(nbytes)
+    if staging is None:
+        staging = device.device.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+        device.staging[nbytes] = staging
+    encoder = device.device.create_command_encoder()
+    encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
+    device.device.queue.submit([encoder.finish()])
+    staging.map_sync(wgpu.MapMode.READ)
+    try:
+        return bytes(staging.read_mapped())
+    finally:
+        staging.unmap()
+
+
+def _host_bytes(value: Any, spec: Spec, name: str, who: str, site: str | None) -> bytes:
+    """Bytes of a host value for an input of `spec` (bools as u32)."""
+    arr = np.asarray(value)
+    if spec.dtype is DType.i32 and arr.size and (arr.min() < I32.min or arr.max() > I32.max):
+        raise InputError(f"{who}: argument {name} has values outside the i32 range", site)
+    storage = np.uint32 if spec.dtype is DType.bool else spec.dtype.np
+    return np.ascontiguousarray(arr.astype(storage)).tobytes()
+
+
+# ---------------------------------------------------------------------------
+# Executables
+# ---------------------------------------------------------------------------
+
+
+def _pipeline(device: Device, kernel: Any) -> Any:
+    """The cached pipeline for a kernel's WGSL, created (and validated) on first use."""
+    key = hashlib.sha256(kernel.wgsl.encode()).hexdigest()
+    if key not in device.pipelines:
+        try:
+            module = device.device.create_shader_module(code=kernel.wgsl)
+            device.pipelines[key] = device.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"})
+        except wgpu.GPUError as e:
+            raise CompileError(_validation_message(kernel, str(e))) from None
+    return device.pipelines[key]
+
+
+def _validation_message(kernel: Any, error: str) -> str:
+    lines = kernel.wgsl.splitlines()
+    found = re.search(r"wgsl:(\d+):(\d+)", error)
+    reason = next((ln.strip() for ln in error.splitlines() if "error" in ln.lower() and ln.strip()), error.strip())
+    where = ""
+    if found:
+        n = int(found.group(1))
+        where = f" at WGSL line {n}: {lines[n - 1].strip() if 0 < n <= len(lines) else ''}"
+    sites = ", ".join(kernel.sites) or "no user site"
+    return f"kernel {kernel.name} (from {sites}) failed shader validation{where}\n{reason}"
+
+
+class Executable:
+    """A compiled graph: call it with arguments shaped like the graph's inputs."""
+
+    def __init__(self, program: Program, device: Device | None = None):
+        self.program = program
+        self.graph = program.graph
+        self.device = device or default_device()
+        dev = self.device.device
+        self.pipelines = [_pipeline(self.device, k) for k in program.kernels]
+        self.resident: dict[int, Any] = {}  # scratch and constant buffers, made once
+        for b, buf in enumerate(program.buffers):
+            if buf.kind == "scratch":
+                self.resident[b] = dev.create_buffer(size=max(buf.size, 4), usage=STORAGE)
+            elif buf.kind == "constant":
+                self.resident[b] = dev.create_buffer_with_data(data=buf.data, usage=STORAGE)
+        self.static_groups = {k: self._bind_group(k, self.resident) for k, kernel in enumerate(program.kernels)
+                              if all(b in self.resident for b in (*kernel.reads, kernel.write))}
+
+    @property
+    def kernels(self) -> list[tuple[str, str]]:
+        """(name, WGSL) of each kernel, in dispatch order."""
+        return [(k.name, k.wgsl) for k in self.program.kernels]
+
+    @property
+    def peak_bytes(self) -> int:
+        return self.program.peak_bytes
+
+    def _bind_group(self, k: int, buffers: dict[int, Any]) -> Any:
+        kernel = self.program.kernels[k]
+        entries = [{"binding": n, "resource": {"buffer": buffers[b], "offset": 0, "size": buffers[b].size}}
+                   for n, b in enumerate((*kernel.reads, kernel.write))]
+        return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
+
+    def __call__(self, *args: Any) -> Any:
+        site = user_site()
+        who = "compiled function"
+        leaves = check_args(self.graph, args, who, site)
+        dev = self.device.device
+        buffers = dict(self.resident)
+        for name, b, leaf in zip(self.graph.input_names, self.program.inputs, leaves):
+            spec = self.program.specs[b]
+            if isinstance(leaf, Array):
+                if leaf.device is not self.device:
+                    raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
+                buffers[b] = leaf.buffer
+            else:
+                buffers[b] = dev.create_buffer_with_data(data=_host_bytes(leaf, spec, name, who, site), usage=STORAGE)
+        for b, buf in enumerate(self.program.buffers):
+            if buf.kind == "output":
+                buffers[b] = dev.create_buffer(size=buf.size, usage=STORAGE)
+        encoder = dev.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        for k, kernel in enumerate(self.program.kernels):
+            compute.set_pipeline(self.pipelines[k])
+            compute.set_bind_group(0, self.static_groups.get(k) or self._bind_group(k, buffers))
+            compute.dispatch_workgroups(*kernel.grid)
+        compute.end()
+        dev.queue.submit([encoder.finish()])
+        given = {b: leaf for b, leaf in zip(self.program.inputs, leaves) if isinstance(leaf, Array)}
+        outs = [given[b] if b in given else Array(buffers[b], self.program.specs[b], self.device)
+                for b in self.program.outputs]
+        return unflatten(self.graph.out_tree, outs)
+
+
+def compile(graph: Graph, device: Device | None = None) -> Executable:
+    """Lower `graph` for `device` (the default device if None) and build its Executable."""
+    if not isinstance(graph, Graph):
+        raise TraceError(f"compile: expected a Graph, got a {type(graph).__name__}; use fg.jit(fn) for functions",
+                         user_site())
+    device = device or default_device()
+    return Executable(lower(graph, device.limits), device)
+
+
+def jit(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Trace `fn` on the first call per argument signature, compile it, and run it on the device.
+
+    Inside another trace, the function is simply traced in place.
+    """
+    cache: dict[Any, Executable] = {}
+
+    def run(*args: Any) -> Any:
+        leaves, tree = flatten(tuple(args))
+        if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
+            return fn(*args)
+        key = (tree, tuple(spec_of(x) for x in leaves))
+        if key not in cache:
+            cache[key] = compile(trace_function(fn, args)[0])
+        return cache[key](*args)
+
+    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    run.__name__ = getattr(fn, "__name__", "jitted")
+    run.__doc__ = fn.__doc__
+    return run

@@ -1,0 +1,45 @@
+"""Shared test machinery: golden files for WGSL."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/*.wgsl from the current output")
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):
+    """`golden(case, text)`: compare `text` with tests/golden/<case>.wgsl.
+
+    A missing golden is written and the test fails; a mismatch writes
+    <case>.obtained.wgsl beside it and fails with a unified diff;
+    `pytest --update-golden` rewrites the goldens instead.
+    """
+    update = request.config.getoption("--update-golden")
+
+    def check(case: str, text: str) -> None:
+        path = GOLDEN_DIR / f"{case}.wgsl"
+        obtained = GOLDEN_DIR / f"{case}.obtained.wgsl"
+        if update:
+            path.write_text(text)
+            obtained.unlink(missing_ok=True)
+            return
+        if not path.exists():
+            path.write_text(text)
+            pytest.fail(f"golden {path.name} was missing and has been written; check it in and rerun")
+        expected = path.read_text()
+        if text != expected:
+            obtained.write_text(text)
+            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                                f"golden/{case}.wgsl", f"golden/{case}.obtained.wgsl"))
+            pytest.fail(f"WGSL differs from golden {path.name} (obtained written beside it):\n{diff}")
+        obtained.unlink(missing_ok=True)
+
+    return check

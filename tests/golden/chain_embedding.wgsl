@@ -1,0 +1,22 @@
+// fgrad: add f32[2,4,3] <- f32[7,3] f32[4,3] i32[2,4]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read> b1: array<f32>;
+@group(0) @binding(2) var<storage, read> b2: array<i32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 24i) {
+        return;
+    }
+    let v1 = i / 12i;
+    let v2 = (i / 3i) % 4i;
+    let v3 = (i) % 3i;
+    let v4 = b2[v1 * 4i + v2];
+    let v5 = clamp(v4, 0i, 6i);
+    let v6 = b0[v5 * 3i + v3];
+    let v7 = b1[v2 * 3i + v3];
+    let v8 = (v6 + v7);
+    out[i] = v8;
+}

@@ -1,0 +1,16 @@
+// fgrad: broadcast_to f32[2,3,4] <- f32[3,1]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 24i) {
+        return;
+    }
+    let v1 = i / 12i;
+    let v2 = (i / 4i) % 3i;
+    let v3 = (i) % 4i;
+    let v4 = b0[v2];
+    out[i] = v4;
+}

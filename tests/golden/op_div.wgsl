@@ -1,0 +1,18 @@
+// fgrad: div f32[2,3] <- f32[2,3] f32[2,3]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read> b1: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 6i) {
+        return;
+    }
+    let v1 = i / 3i;
+    let v2 = (i) % 3i;
+    let v3 = b0[v1 * 3i + v2];
+    let v4 = b1[v1 * 3i + v2];
+    let v5 = (v3 / v4);
+    out[i] = v5;
+}

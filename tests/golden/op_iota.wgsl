@@ -1,0 +1,11 @@
+// fgrad: iota i32[5]
+@group(0) @binding(0) var<storage, read_write> out: array<i32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 5i) {
+        return;
+    }
+    out[i] = i;
+}

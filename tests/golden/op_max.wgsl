@@ -1,0 +1,20 @@
+// fgrad: max f32[] <- f32[2,3,4]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 1i) {
+        return;
+    }
+    var a1: f32 = bitcast<f32>(0xff800000u);
+    for (var r2 = 0i; r2 < 24i; r2++) {
+        let v3 = r2 / 12i;
+        let v4 = (r2 / 4i) % 3i;
+        let v5 = (r2) % 4i;
+        let v6 = b0[v3 * 12i + v4 * 4i + v5];
+        a1 = max(a1, v6);
+    }
+    out[i] = a1;
+}

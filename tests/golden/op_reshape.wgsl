@@ -1,0 +1,18 @@
+// fgrad: reshape f32[4,3] <- f32[2,6]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 12i) {
+        return;
+    }
+    let v1 = i / 3i;
+    let v2 = (i) % 3i;
+    let v3 = v1 * 3i + v2;
+    let v4 = v3 / 6i;
+    let v5 = (v3) % 6i;
+    let v6 = b0[v4 * 6i + v5];
+    out[i] = v6;
+}

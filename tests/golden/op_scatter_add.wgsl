@@ -1,0 +1,21 @@
+// fgrad: scatter_add f32[3,2] <- f32[5,2] i32[5]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read> b1: array<i32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 6i) {
+        return;
+    }
+    let v1 = i / 2i;
+    let v2 = (i) % 2i;
+    var a3: f32 = 0.0f;
+    for (var r4 = 0i; r4 < 5i; r4++) {
+        let v5 = b1[r4];
+        let v6 = b0[r4 * 2i + v2];
+        a3 = a3 + select(0.0f, v6, clamp(v5, 0i, 2i) == v1);
+    }
+    out[i] = a3;
+}

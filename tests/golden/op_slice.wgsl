@@ -1,0 +1,14 @@
+// fgrad: slice f32[2] <- f32[5]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 64u);
+    if (i >= 2i) {
+        return;
+    }
+    let v1 = 1i + i;
+    let v2 = b0[v1];
+    out[i] = v2;
+}

@@ -1,0 +1,452 @@
+"""The op table: rows of (primitive, function over the public API, inputs, NumPy reference).
+
+Each row (`Case`) names the primitive it covers, a function written with the
+public fgrad API, seeded input makers and a NumPy reference. The table is
+data: tests/test_ops.py checks every row through `interpret` and finite
+differences, tests/test_lower.py through WGSL on the machine's adapter.
+
+References run on float64 copies of the f32 inputs, so they are independent
+of fgrad's f32 arithmetic; the expected fgrad dtype is the reference's kind
+mapped to fgrad's types (float -> f32, int -> i32, bool -> bool).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import fgrad as fg
+
+# ---------------------------------------------------------------------------
+# Input makers
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rand:
+    """A seeded random input of `shape`: f32 uniform in [lo, hi), i32 in [lo, hi], bool.
+
+    kind "f32int" gives f32 small integers (ties for eq/max, zeros for where);
+    "nonzero" gives f32 of magnitude in [lo, hi) with a random sign.
+    """
+
+    shape: tuple[int, ...]
+    kind: str = "f32"
+    lo: float = -2.0
+    hi: float = 2.0
+
+    def __call__(self, rng: np.random.Generator) -> np.ndarray:
+        if self.kind == "f32":
+            return np.asarray(rng.uniform(self.lo, self.hi, self.shape), dtype=np.float32)
+        if self.kind == "nonzero":
+            sign = np.where(rng.random(self.shape) < 0.5, -1.0, 1.0)
+            return np.asarray(sign * rng.uniform(self.lo, self.hi, self.shape), dtype=np.float32)
+        if self.kind == "f32int":
+            return np.asarray(rng.integers(int(self.lo), int(self.hi), self.shape, endpoint=True), dtype=np.float32)
+        if self.kind == "i32":
+            return np.asarray(rng.integers(int(self.lo), int(self.hi), self.shape, endpoint=True), dtype=np.int32)
+        if self.kind == "bool":
+            return np.asarray(rng.random(self.shape) < 0.5)
+        raise ValueError(self.kind)
+
+    def __repr__(self) -> str:
+        return f"{self.kind}{list(self.shape)}"
+
+
+def F(*shape: int, lo: float = -2.0, hi: float = 2.0) -> Rand:
+    return Rand(shape, "f32", lo, hi)
+
+
+def P(*shape: int) -> Rand:
+    """Positive f32, for log, sqrt, rsqrt and the base of pow."""
+    return Rand(shape, "f32", 0.25, 3.0)
+
+
+def NZ(*shape: int) -> Rand:
+    """f32 bounded away from zero, for divisors and negative integer powers."""
+    return Rand(shape, "nonzero", 0.5, 2.0)
+
+
+def Fi(*shape: int, lo: int = -2, hi: int = 2) -> Rand:
+    return Rand(shape, "f32int", lo, hi)
+
+
+def I(*shape: int, lo: int = -3, hi: int = 3) -> Rand:  # noqa: E743
+    return Rand(shape, "i32", lo, hi)
+
+
+def B(*shape: int) -> Rand:
+    return Rand(shape, "bool")
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row: `fn` must bind primitive `prim`; `ref` is its NumPy meaning.
+
+    eager: `fn` uses only fg.* functions, so it also runs eagerly on NumPy arrays
+    (with operators it would run NumPy's own). rtol/atol: f32 tolerance.
+    """
+
+    prim: str
+    name: str
+    fn: Callable[..., Any]
+    args: tuple[Rand | np.ndarray, ...]
+    ref: Callable[..., Any]
+    eager: bool = True
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+    @property
+    def id(self) -> str:
+        return f"{self.prim}-{self.name}"
+
+
+def f64(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float64) if a.dtype == np.float32 else a
+
+
+def sigmoid_ref(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def gelu_ref(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def softmax_ref(x, axis=-1):
+    e = np.exp(x)  # float64: no overflow for the inputs below, and no shift to share with fgrad
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax_ref(x, axis=-1):
+    return x - np.log(np.exp(x).sum(axis=axis, keepdims=True))
+
+
+def logsumexp_ref(x, axis=None, keepdims=False):
+    return np.log(np.exp(x).sum(axis=axis, keepdims=keepdims))
+
+
+def scatter_add_ref(updates, indices, size, axis=0):
+    indices = np.where(indices < 0, indices + size, indices)
+    out = np.zeros(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
+    for j in np.ndindex(*indices.shape):
+        lead = (slice(None),) * axis
+        out[lead + (indices[j],)] += updates[lead + j]
+    return out
+
+
+def truncate_ref(x):
+    return np.trunc(x).astype(np.int32)
+
+
+def as_i32(*xs):
+    return [x.astype(np.int32) for x in xs]
+
+
+# Constants closed over by traced functions (they become constant nodes).
+C_F32 = np.array([[0.5, -1.0, 2.0, 0.25]], dtype=np.float32)
+C_I32 = np.array([3, -1, 0], dtype=np.int32)
+C_BOOL = np.array([True, False, True])
+TRUNC = np.array([-2.7, -1.5, -0.5, -0.0, 0.0, 0.4, 1.5, 2.9], dtype=np.float32)
+LABELS = np.array([0, 3, 4, -1, 5, 2], dtype=np.int32)  # -1 and 5 are out of range for 5 classes
+
+
+OP_CASES: tuple[Case, ...] = (
+    # input / constant / iota
+    Case("input", "identity", lambda x: x, (F(2, 3),), lambda x: x),
+    Case("input", "scalar", lambda x: x, (F(),), lambda x: x),
+    Case("input", "i32", lambda x: x, (I(4),), lambda x: x),
+    Case("input", "bool", lambda x: x, (B(2, 1),), lambda x: x),
+    Case("constant", "closed-f32", lambda x: fg.multiply(x, C_F32), (F(3, 4),), lambda x: x * C_F32),
+    Case("constant", "only", lambda: fg.asarray(C_F32), (), lambda: C_F32),
+    Case("constant", "python-float", lambda x: fg.add(x, 1.5), (F(2, 2),), lambda x: x + 1.5),
+    Case("constant", "closed-i32", lambda x: fg.add(x, C_I32), (I(2, 3),), lambda x: x + C_I32),
+    Case("constant", "closed-bool", lambda x: fg.logical_and(x, C_BOOL), (B(3),), lambda x: x & C_BOOL),
+    Case("iota", "arange", lambda: fg.arange(5), (), lambda: np.arange(5)),
+    Case("iota", "arange-plus-input", lambda x: fg.add(x, fg.arange(4)), (F(3, 4),), lambda x: x + np.arange(4)),
+    Case("iota", "causal-mask", lambda: fg.causal_mask(4), (), lambda: np.tril(np.ones((4, 4), bool))),
+    # unary elementwise
+    Case("neg", "f32", fg.neg, (F(2, 3),), np.negative),
+    Case("neg", "scalar", fg.neg, (F(),), np.negative),
+    Case("neg", "i32", fg.neg, (I(5),), np.negative),
+    Case("neg", "operator", lambda x: -x, (F(1, 3),), np.negative, eager=False),
+    Case("abs", "f32", fg.abs, (F(2, 3),), np.abs),
+    Case("abs", "i32", fg.abs, (I(6),), np.abs),
+    Case("abs", "operator", lambda x: abs(x), (F(4, 1),), np.abs, eager=False),
+    Case("exp", "f32", fg.exp, (F(3, 1),), np.exp),
+    Case("exp", "scalar", fg.exp, (F(),), np.exp),
+    Case("exp", "i32", fg.exp, (I(4),), np.exp),
+    Case("log", "f32", fg.log, (P(2, 3),), np.log),
+    Case("log", "scalar", fg.log, (P(),), np.log),
+    Case("sqrt", "f32", fg.sqrt, (P(1, 5),), np.sqrt),
+    Case("sqrt", "i32", fg.sqrt, (I(4, lo=0, hi=9),), np.sqrt),
+    Case("rsqrt", "f32", fg.rsqrt, (P(3, 2),), lambda x: 1 / np.sqrt(x)),
+    Case("tanh", "f32", fg.tanh, (F(2, 4, lo=-4, hi=4),), np.tanh),
+    Case("sigmoid", "f32", fg.sigmoid, (F(2, 5, lo=-10, hi=10),), sigmoid_ref),
+    Case("sigmoid", "scalar", fg.sigmoid, (F(),), sigmoid_ref),
+    Case("relu", "f32", fg.relu, (F(3, 3),), lambda x: np.maximum(x, 0)),
+    Case("relu", "i32", fg.relu, (I(6),), lambda x: np.maximum(x, 0)),
+    Case("silu", "f32", fg.silu, (F(2, 5, lo=-8, hi=8),), lambda x: x * sigmoid_ref(x)),
+    Case("gelu", "f32", fg.gelu, (F(2, 5, lo=-4, hi=4),), gelu_ref),
+    Case("logical_not", "bool", fg.logical_not, (B(2, 3),), np.logical_not),
+    Case("logical_not", "operator", lambda x: ~x, (B(4),), np.logical_not, eager=False),
+    # integer_pow: a static integral exponent, exact for negative bases
+    Case("integer_pow", "square-negative", lambda x: x**2, (F(2, 3, lo=-3, hi=-0.5),), lambda x: x**2, eager=False),
+    Case("integer_pow", "cube", lambda x: fg.pow(x, 3), (F(5),), lambda x: x**3),
+    Case("integer_pow", "negative-exponent", lambda x: fg.pow(x, -2), (NZ(4),), lambda x: x**-2.0),
+    Case("integer_pow", "zero-exponent", lambda x: fg.pow(x, 0), (F(3),), lambda x: x**0),
+    Case("integer_pow", "i32", lambda x: fg.pow(x, 3), (I(5),), lambda x: x**3),
+    Case("integer_pow", "float-exponent", lambda x: x**2.0, (F(3),), lambda x: x**2.0, eager=False),
+    Case("integer_pow", "i32-float-exponent", lambda x: fg.pow(x, 2.0), (I(4),), lambda x: x**2.0),
+    # binary arithmetic, with broadcasting and promotion
+    Case("add", "f32", fg.add, (F(2, 3), F(2, 3)), np.add),
+    Case("add", "bcast-3x1-1x4", fg.add, (F(3, 1), F(1, 4)), np.add),
+    Case("add", "bcast-trailing", fg.add, (F(2, 3, 4), F(4)), np.add),
+    Case("add", "scalar-array", fg.add, (F(), F(2, 3)), np.add),
+    Case("add", "scalars", fg.add, (F(), F()), np.add),
+    Case("add", "i32", fg.add, (I(3, 1), I(3)), np.add),
+    Case("add", "i32-f32", fg.add, (I(2, 3), F(2, 3)), np.add),
+    Case("add", "i32-python-int", lambda x: fg.add(x, 2), (I(4),), lambda x: x + 2),
+    Case("add", "bool-bool", fg.add, (B(3, 2), B(3, 2)), lambda a, b: np.add(*as_i32(a, b))),  # like True + True == 2
+    Case("add", "operator-radd", lambda x: 1 + x, (F(3),), lambda x: 1 + x, eager=False),
+    Case("sub", "f32", fg.subtract, (F(2, 3), F(2, 3)), np.subtract),
+    Case("sub", "bcast", fg.subtract, (F(1, 4), F(3, 1)), np.subtract),
+    Case("sub", "i32", fg.subtract, (I(2, 3), I(3)), np.subtract),
+    Case("sub", "operator-rsub", lambda x: 2 - x, (F(4),), lambda x: 2 - x, eager=False),
+    Case("mul", "f32", fg.multiply, (F(2, 3), F(2, 3)), np.multiply),
+    Case("mul", "bcast", fg.multiply, (F(2, 1, 4), F(3, 1)), np.multiply),
+    Case("mul", "i32-bool", fg.multiply, (I(4), B(4)), lambda a, b: a * b.astype(np.int32)),
+    Case("mul", "operator", lambda x, y: x * y, (F(), F(3)), np.multiply, eager=False),
+    Case("div", "f32", fg.divide, (F(2, 3), NZ(2, 3)), np.divide),
+    Case("div", "bcast", fg.divide, (F(3, 1), NZ(1, 4)), np.divide),
+    Case("div", "i32-i32", fg.divide, (I(5), I(5, lo=1, hi=4)), np.true_divide),
+    Case("div", "operator-rtruediv", lambda x: 1 / x, (NZ(3),), lambda x: 1 / x, eager=False),
+    Case("pow", "f32", fg.pow, (P(2, 3), F(2, 3)), np.power),
+    Case("pow", "bcast", fg.pow, (P(3, 1), F(4)), np.power),
+    Case("pow", "sqrt-exponent", lambda x: fg.pow(x, 0.5), (P(4),), lambda x: x**0.5),
+    Case("pow", "two-to-the-x", lambda x: 2**x, (F(2, 3),), lambda x: 2.0**x, eager=False),
+    Case("pow", "operator", lambda x, y: x**y, (P(3), F(3)), np.power, eager=False),
+    Case("maximum", "ties", fg.maximum, (Fi(3, 4), Fi(3, 4)), np.maximum),
+    Case("maximum", "bcast-scalar", lambda x: fg.maximum(x, 0.5), (F(2, 3),), lambda x: np.maximum(x, 0.5)),
+    Case("maximum", "i32", fg.maximum, (I(3, 1), I(1, 2)), np.maximum),
+    Case("minimum", "ties", fg.minimum, (Fi(3, 4), Fi(4)), np.minimum),
+    Case("minimum", "i32", fg.minimum, (I(5), I(5)), np.minimum),
+    # comparisons and logic
+    Case("eq", "f32", fg.equal, (Fi(3, 4), Fi(3, 4)), np.equal),
+    Case("eq", "i32-python", lambda x: fg.equal(x, 1), (I(6),), lambda x: x == 1),
+    Case("eq", "bool", fg.equal, (B(4), B(4)), np.equal),
+    Case("eq", "operator-mixed", lambda x, y: x == y, (I(3, 1), Fi(1, 3)), np.equal, eager=False),
+    Case("ne", "f32", fg.not_equal, (Fi(2, 3), Fi(3)), np.not_equal),
+    Case("ne", "bool-operator", lambda x, y: x != y, (B(5), B(5)), np.not_equal, eager=False),
+    Case("lt", "f32", fg.less, (Fi(2, 3), Fi(2, 3)), np.less),
+    Case("lt", "i32-f32", fg.less, (I(4), F(4)), np.less),
+    Case("lt", "operator", lambda x: x < 0.5, (F(3, 2),), lambda x: x < 0.5, eager=False),
+    Case("le", "ties", fg.less_equal, (Fi(3, 1), Fi(1, 3)), np.less_equal),
+    Case("le", "operator", lambda x, y: x <= y, (I(4), I(4)), np.less_equal, eager=False),
+    Case("gt", "f32", fg.greater, (Fi(2, 3), Fi(2, 3)), np.greater),
+    Case("gt", "operator-scalar", lambda x, y: x > y, (F(), F(3)), np.greater, eager=False),
+    Case("ge", "i32", fg.greater_equal, (I(2, 3), I(3)), np.greater_equal),
+    Case("ge", "operator", lambda x: x >= 0, (Fi(5),), lambda x: x >= 0, eager=False),
+    Case("logical_and", "bool", fg.logical_and, (B(2, 3), B(2, 3)), np.logical_and),
+    Case("logical_and", "bcast-operator", lambda x, y: x & y, (B(3, 1), B(4)), np.logical_and, eager=False),
+    Case("logical_or", "bool", fg.logical_or, (B(2, 3), B(1, 3)), np.logical_or),
+    Case("logical_or", "operator", lambda x, y: x | y, (B(4), B(4)), np.logical_or, eager=False),
+    # where, astype, stop_gradient
+    Case("where", "bool", fg.where, (B(2, 3), F(2, 3), F(2, 3)), np.where),
+    Case("where", "bcast", fg.where, (B(3, 1), F(1, 4), F()), np.where),
+    Case("where", "python-scalar", lambda c, x: fg.where(c, x, 0.0), (B(4), F(4)), lambda c, x: np.where(c, x, 0.0)),
+    Case("where", "f32-cond", fg.where, (Fi(2, 3), F(2, 3), F(3)), lambda c, x, y: np.where(c != 0, x, y)),
+    Case("where", "i32-cond", fg.where, (I(5, lo=-1, hi=1), I(5), I(5)), lambda c, x, y: np.where(c != 0, x, y)),
+    Case("astype", "f32-to-i32-truncates", lambda x: fg.astype(x, "i32"), (TRUNC,), truncate_ref),
+    Case("astype", "f32-to-i32-random", lambda x: fg.astype(x, fg.i32), (F(3, 4, lo=-5, hi=5),), truncate_ref),
+    Case("astype", "f32-to-bool", lambda x: fg.astype(x, "bool"), (Fi(3, 3, lo=-1, hi=1),), lambda x: x != 0),
+    Case("astype", "f32-to-bool-fixed", lambda x: fg.astype(x, "bool"), (TRUNC,), lambda x: x != 0),
+    Case("astype", "i32-to-f32", lambda x: fg.astype(x, "f32"), (I(4),), lambda x: x.astype(np.float64)),
+    Case("astype", "bool-to-i32", lambda x: fg.astype(x, "i32"), (B(4),), lambda x: x.astype(np.int32)),
+    Case("astype", "bool-to-f32", lambda x: fg.astype(x, "f32"), (B(2, 2),), lambda x: x.astype(np.float64)),
+    Case("astype", "i32-to-bool-method", lambda x: x.astype("bool"), (I(5, lo=-1, hi=1),), lambda x: x != 0,
+         eager=False),
+    Case("stop_gradient", "f32", fg.stop_gradient, (F(2, 3),), lambda x: x),
+    Case("stop_gradient", "i32", fg.stop_gradient, (I(3),), lambda x: x),
+    # reductions
+    Case("sum", "all", fg.sum, (F(2, 3, 4),), np.sum),
+    Case("sum", "axis", lambda x: fg.sum(x, 1), (F(2, 3, 4),), lambda x: np.sum(x, 1)),
+    Case("sum", "tuple", lambda x: fg.sum(x, (0, 2)), (F(2, 3, 4),), lambda x: np.sum(x, (0, 2))),
+    Case("sum", "negative", lambda x: fg.sum(x, -1), (F(2, 3, 4),), lambda x: np.sum(x, -1)),
+    Case("sum", "keepdims", lambda x: fg.sum(x, (-1, 0), keepdims=True), (F(2, 3, 4),),
+         lambda x: np.sum(x, (-1, 0), keepdims=True)),
+    Case("sum", "keepdims-all", lambda x: fg.sum(x, keepdims=True), (F(3, 2),), lambda x: np.sum(x, keepdims=True)),
+    Case("sum", "size-1-axis", lambda x: fg.sum(x, 1), (F(3, 1),), lambda x: np.sum(x, 1)),
+    Case("sum", "i32", lambda x: fg.sum(x, 0), (I(4, 3),), lambda x: np.sum(x, 0)),
+    Case("sum", "bool-counts", fg.sum, (B(3, 4),), lambda x: np.sum(x)),
+    Case("sum", "method", lambda x: x.sum(axis=0), (F(3, 2),), lambda x: x.sum(axis=0), eager=False),
+    Case("max", "all", fg.max, (F(2, 3, 4),), np.max),
+    Case("max", "axis", lambda x: fg.max(x, 0), (Fi(3, 4),), lambda x: np.max(x, 0)),
+    Case("max", "tuple-keepdims", lambda x: fg.max(x, (0, -1), keepdims=True), (F(2, 3, 4),),
+         lambda x: np.max(x, (0, -1), keepdims=True)),
+    Case("max", "i32", lambda x: fg.max(x, -1), (I(3, 4),), lambda x: np.max(x, -1)),
+    Case("max", "min", lambda x: fg.min(x, 1), (F(3, 4),), lambda x: np.min(x, 1)),
+    Case("max", "min-i32-all", fg.min, (I(2, 3),), np.min),
+    Case("max", "method", lambda x: x.max(axis=1, keepdims=True), (F(2, 3),), lambda x: x.max(1, keepdims=True),
+         eager=False),
+    # softmax / log_softmax
+    Case("softmax", "last", fg.softmax, (F(2, 5),), softmax_ref),
+    Case("softmax", "axis-0", lambda x: fg.softmax(x, 0), (F(3, 2, 2),), lambda x: softmax_ref(x, 0)),
+    Case("softmax", "large", fg.softmax, (F(2, 5, lo=80, hi=120),), softmax_ref),  # exp(x) overflows f32
+    Case("softmax", "size-1", fg.softmax, (F(3, 1),), softmax_ref),
+    Case("softmax", "i32", fg.softmax, (I(2, 3),), softmax_ref),
+    Case("log_softmax", "last", fg.log_softmax, (F(2, 5),), log_softmax_ref),
+    Case("log_softmax", "axis-1", lambda x: fg.log_softmax(x, 1), (F(2, 3, 2),), lambda x: log_softmax_ref(x, 1)),
+    Case("log_softmax", "large", fg.log_softmax, (F(3, 4, lo=80, hi=120),), log_softmax_ref),
+    # shapes
+    Case("reshape", "shape", lambda x: fg.reshape(x, (4, 3)), (F(2, 6),), lambda x: np.reshape(x, (4, 3))),
+    Case("reshape", "minus-one", lambda x: fg.reshape(x, (-1, 2)), (F(2, 3, 2),), lambda x: np.reshape(x, (-1, 2))),
+    Case("reshape", "flatten", lambda x: fg.reshape(x, -1), (I(3, 2),), lambda x: np.reshape(x, -1)),
+    Case("reshape", "to-scalar", lambda x: fg.reshape(x, ()), (F(1, 1),), lambda x: np.reshape(x, ())),
+    Case("reshape", "from-scalar", lambda x: fg.reshape(x, (1, 1)), (F(),), lambda x: np.reshape(x, (1, 1))),
+    Case("reshape", "method-varargs", lambda x: x.reshape(3, -1), (B(2, 3),), lambda x: x.reshape(3, -1),
+         eager=False),
+    Case("transpose", "reverse", fg.transpose, (F(2, 3, 4),), np.transpose),
+    Case("transpose", "perm", lambda x: fg.transpose(x, (1, 2, 0)), (I(2, 3, 4),),
+         lambda x: np.transpose(x, (1, 2, 0))),
+    Case("transpose", "negative-perm", lambda x: fg.transpose(x, (-1, 0, 1)), (F(2, 1, 3),),
+         lambda x: np.transpose(x, (-1, 0, 1))),
+    Case("transpose", "T", lambda x: x.T, (B(2, 3),), lambda x: x.T, eager=False),
+    Case("broadcast_to", "3x1", lambda x: fg.broadcast_to(x, (2, 3, 4)), (F(3, 1),),
+         lambda x: np.broadcast_to(x, (2, 3, 4))),
+    Case("broadcast_to", "scalar", lambda x: fg.broadcast_to(x, (2, 3)), (I(),), lambda x: np.broadcast_to(x, (2, 3))),
+    Case("broadcast_to", "bool", lambda x: fg.broadcast_to(x, (3, 4)), (B(4),), lambda x: np.broadcast_to(x, (3, 4))),
+    Case("slice", "range", lambda x: x[1:3], (F(5),), lambda x: x[1:3], eager=False),
+    Case("slice", "step", lambda x: x[::2, 1:4:2], (F(5, 4),), lambda x: x[::2, 1:4:2], eager=False),
+    Case("slice", "negative-bounds", lambda x: x[-3:, :-1], (I(4, 3),), lambda x: x[-3:, :-1], eager=False),
+    Case("pad", "int", lambda x: fg.pad(x, 1), (F(2, 3),), lambda x: np.pad(x, 1)),
+    Case("pad", "pair", lambda x: fg.pad(x, (1, 2)), (F(2, 3),), lambda x: np.pad(x, (1, 2))),
+    Case("pad", "per-axis", lambda x: fg.pad(x, ((0, 1), (2, 0)), constant_values=-1.5), (F(2, 3),),
+         lambda x: np.pad(x, ((0, 1), (2, 0)), constant_values=-1.5)),
+    Case("pad", "i32", lambda x: fg.pad(x, (2, 1), constant_values=7), (I(3),),
+         lambda x: np.pad(x, (2, 1), constant_values=7)),
+    Case("pad", "bool", lambda x: fg.pad(x, ((1, 0), (0, 1)), constant_values=True), (B(2, 2),),
+         lambda x: np.pad(x, ((1, 0), (0, 1)), constant_values=True)),
+    Case("concatenate", "axis-0", lambda x, y: fg.concatenate([x, y]), (F(2, 3), F(1, 3)),
+         lambda x, y: np.concatenate([x, y])),
+    Case("concatenate", "axis-neg", lambda x, y, z: fg.concatenate([x, y, z], axis=-1), (F(2, 1), F(2, 3), F(2, 2)),
+         lambda x, y, z: np.concatenate([x, y, z], axis=-1)),
+    Case("concatenate", "mixed-dtypes", lambda x, y: fg.concatenate([x, y], 1), (I(2, 2), F(2, 3)),
+         lambda x, y: np.concatenate([x, y], 1)),
+    Case("concatenate", "bool", lambda x, y: fg.concatenate([x, y]), (B(2), B(3)), lambda x, y: np.concatenate([x, y])),
+    Case("concatenate", "stack", lambda x, y: fg.stack([x, y]), (F(2, 3), F(2, 3)), lambda x, y: np.stack([x, y])),
+    Case("concatenate", "stack-last", lambda x, y: fg.stack([x, y], axis=-1), (I(3), I(3)),
+         lambda x, y: np.stack([x, y], axis=-1)),
+    # matmul and take
+    Case("matmul", "2d", fg.matmul, (F(3, 4, lo=-1, hi=1), F(4, 5, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "batched", fg.matmul, (F(2, 3, 4, lo=-1, hi=1), F(2, 4, 5, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "batch-bcast", fg.matmul, (F(2, 1, 3, 4, lo=-1, hi=1), F(5, 4, 6, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "2d-3d", fg.matmul, (F(3, 4, lo=-1, hi=1), F(2, 4, 2, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "vec-mat", fg.matmul, (F(4, lo=-1, hi=1), F(4, 5, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "mat-vec", fg.matmul, (F(3, 4, lo=-1, hi=1), F(4, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "vec-vec", fg.matmul, (F(4, lo=-1, hi=1), F(4, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "vec-batched", fg.matmul, (F(4, lo=-1, hi=1), F(2, 4, 3, lo=-1, hi=1)), np.matmul),
+    Case("matmul", "i32", fg.matmul, (I(2, 3), I(3, 2)), np.matmul),
+    Case("matmul", "operator", lambda a, b: a @ b, (F(2, 3, lo=-1, hi=1), F(3, 2, lo=-1, hi=1)), np.matmul,
+         eager=False),
+    Case("take", "const-negative-axis-1", lambda x: fg.take(x, [2, -1, 0], axis=1), (F(3, 4),),
+         lambda x: np.take(x, [2, -1, 0], axis=1)),
+    Case("take", "const-scalar-index", lambda x: fg.take(x, -1, axis=0), (I(3, 2),), lambda x: np.take(x, -1, axis=0)),
+    Case("take", "flat", fg.take, (F(3, 4), I(5, lo=0, hi=11)), np.take),
+    Case("take", "traced-2d-indices", lambda x, i: fg.take(x, i, axis=-1), (F(2, 4), I(2, 3, lo=0, hi=3)),
+         lambda x, i: np.take(x, i, axis=-1)),
+    Case("take", "bool-values", lambda x, i: fg.take(x, i, axis=0), (B(4, 2), I(3, lo=0, hi=3)),
+         lambda x, i: np.take(x, i, axis=0)),
+    # scatter_add: the transpose of take; repeated indices accumulate
+    Case("scatter_add", "rows", lambda u, i: fg.scatter_add(u, i, 3), (F(5, 2), I(5, lo=0, hi=2)),
+         lambda u, i: scatter_add_ref(u, i, 3)),
+    Case("scatter_add", "axis-1", lambda u, i: fg.scatter_add(u, i, 4, axis=1), (F(2, 6, 3), I(6, lo=0, hi=3)),
+         lambda u, i: scatter_add_ref(u, i, 4, axis=1)),
+    Case("scatter_add", "2d-indices", lambda u, i: fg.scatter_add(u, i, 3), (F(2, 3), I(2, 3, lo=0, hi=2)),
+         lambda u, i: scatter_add_ref(u, i, 3)),
+    Case("scatter_add", "i32-const-negative", lambda u: fg.scatter_add(u, [0, -1, 0, 2], 4), (I(4, 2),),
+         lambda u: scatter_add_ref(u, np.array([0, -1, 0, 2]), 4)),
+)
+
+
+API_CASES: tuple[Case, ...] = (
+    # getitem: ints, negative ints, steps, None, Ellipsis, one integer array
+    Case("slice", "getitem-int", lambda x: x[1], (F(3, 4),), lambda x: x[1], eager=False),
+    Case("slice", "getitem-negative-int", lambda x: x[-1, -2], (F(3, 4),), lambda x: x[-1, -2], eager=False),
+    Case("slice", "getitem-none", lambda x: x[None, :, 0], (F(3, 4),), lambda x: x[None, :, 0], eager=False),
+    Case("slice", "getitem-ellipsis", lambda x: x[..., 1:3], (F(2, 3, 4),), lambda x: x[..., 1:3], eager=False),
+    Case("slice", "getitem-ellipsis-none", lambda x: x[1, ..., None, ::3], (F(2, 3, 4),),
+         lambda x: x[1, ..., None, ::3], eager=False),
+    Case("slice", "getitem-step-overrun", lambda x: x[1:100:2], (I(6),), lambda x: x[1:100:2], eager=False),
+    Case("take", "getitem-list", lambda x: x[[0, 2, -1]], (F(3, 4),), lambda x: x[[0, 2, -1]], eager=False),
+    Case("take", "getitem-array-axis-1", lambda x: x[:, np.array([1, 0, 1])], (F(3, 4),),
+         lambda x: x[:, np.array([1, 0, 1])], eager=False),
+    Case("take", "getitem-2d-array", lambda x: x[np.array([[0, 1], [2, 0]])], (F(3, 2),),
+         lambda x: x[np.array([[0, 1], [2, 0]])], eager=False),
+    Case("take", "getitem-adjacent-int-array", lambda x: x[:, [0, 1], 0], (F(3, 4, 5),),
+         lambda x: x[:, [0, 1], 0], eager=False),
+    # NumPy: an int and an array index separated by a slice put the indexed axis first.
+    Case("take", "getitem-separated-int-array", lambda x: x[0, :, [0, 1]], (F(3, 4, 5),),
+         lambda x: x[0, :, [0, 1]], eager=False),
+    Case("take", "getitem-traced-index", lambda x, i: x[i], (F(3, 2), I(4, lo=0, hi=2)), lambda x, i: x[i],
+         eager=False),
+    Case("take", "getitem-traced-index-with-slice", lambda x, i: x[1:, i], (F(3, 4), I(2, 2, lo=0, hi=3)),
+         lambda x, i: x[1:, i], eager=False),
+    # expand_dims / squeeze
+    Case("reshape", "expand_dims", lambda x: fg.expand_dims(x, 1), (F(2, 3),), lambda x: np.expand_dims(x, 1)),
+    Case("reshape", "expand_dims-tuple", lambda x: fg.expand_dims(x, (0, -1)), (F(2, 3),),
+         lambda x: np.expand_dims(x, (0, -1))),
+    Case("reshape", "squeeze-all", fg.squeeze, (F(1, 3, 1),), np.squeeze),
+    Case("reshape", "squeeze-axis", lambda x: fg.squeeze(x, -1), (F(1, 3, 1),), lambda x: np.squeeze(x, -1)),
+    Case("reshape", "squeeze-method", lambda x: x.squeeze(0), (I(1, 3),), lambda x: x.squeeze(0), eager=False),
+    # mean, min, logsumexp
+    Case("sum", "mean-all", fg.mean, (F(2, 3, 4),), np.mean),
+    Case("sum", "mean-axis", lambda x: fg.mean(x, -2), (F(2, 3, 4),), lambda x: np.mean(x, -2)),
+    Case("sum", "mean-tuple-keepdims", lambda x: fg.mean(x, (0, 2), keepdims=True), (F(2, 3, 4),),
+         lambda x: np.mean(x, (0, 2), keepdims=True)),
+    Case("sum", "mean-i32", lambda x: fg.mean(x, 0), (I(4, 3),), lambda x: np.mean(x, 0)),
+    Case("max", "min-tuple-keepdims", lambda x: fg.min(x, (1, 2), keepdims=True), (F(2, 3, 4),),
+         lambda x: np.min(x, (1, 2), keepdims=True)),
+    Case("max", "min-method", lambda x: x.min(-1), (Fi(3, 4),), lambda x: x.min(-1), eager=False),
+    Case("max", "logsumexp-all", fg.logsumexp, (F(2, 3),), logsumexp_ref),
+    Case("max", "logsumexp-axis", lambda x: fg.logsumexp(x, -1), (F(2, 3, 4, lo=80, hi=120),),
+         lambda x: logsumexp_ref(x, -1)),
+    Case("max", "logsumexp-tuple-keepdims", lambda x: fg.logsumexp(x, (0, 2), keepdims=True), (F(2, 3, 4),),
+         lambda x: logsumexp_ref(x, (0, 2), keepdims=True)),
+    # one_hot, arange, causal_mask, clip
+    Case("iota", "one_hot-traced", lambda y: fg.one_hot(y, 5), (LABELS,), lambda y: (y[:, None] == np.arange(5)) * 1.0),
+    Case("iota", "one_hot-2d-i32", lambda y: fg.one_hot(y, 3, dtype="i32"), (I(2, 2, lo=0, hi=2),),
+         lambda y: (y[..., None] == np.arange(3)).astype(np.int32)),
+    Case("iota", "arange-start-stop-step", lambda: fg.arange(2, 11, 3), (), lambda: np.arange(2, 11, 3)),
+    Case("iota", "arange-negative-step", lambda: fg.arange(5, 0, -1), (), lambda: np.arange(5, 0, -1)),
+    Case("iota", "arange-float", lambda: fg.arange(0.5, 3.0), (), lambda: np.arange(0.5, 3.0)),
+    Case("iota", "arange-float-step", lambda: fg.arange(0, 1, 0.25), (), lambda: np.arange(0, 1, 0.25)),
+    Case("iota", "arange-dtype", lambda: fg.arange(4, dtype="f32"), (), lambda: np.arange(4, dtype=np.float64)),
+    Case("iota", "causal-mask-1", lambda: fg.causal_mask(1), (), lambda: np.tril(np.ones((1, 1), bool))),
+    Case("minimum", "clip-f32", lambda x: fg.clip(x, -0.5, 1.0), (F(3, 4),), lambda x: np.clip(x, -0.5, 1.0)),
+    Case("minimum", "clip-i32", lambda x: fg.clip(x, -1, 2), (I(6),), lambda x: np.clip(x, -1, 2)),
+    Case("minimum", "clip-bcast-bounds", fg.clip, (F(3, 4), F(3, 1, lo=-2, hi=0), F(4)),
+         lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi)),
+    # where: broadcasting all three, non-bool cond
+    Case("where", "bcast-all", fg.where, (B(2, 1, 1), F(3, 1), I(4)), np.where),
+    Case("where", "scalar-cond", fg.where, (B(), F(2), F(2)), np.where),
+    Case("where", "f32-cond-scalars", lambda c: fg.where(c, 1, -1), (Fi(5, lo=-1, hi=1),),
+         lambda c: np.where(c != 0, 1, -1)),
+)
+
+
+def seed(case: Case) -> int:
+    return zlib.crc32(case.id.encode())
+
+
+def make(case: Case) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed(case))
+    return [a(rng) if isinstance(a, Rand) else a for a in case.args]

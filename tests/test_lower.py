@@ -1,0 +1,165 @@
+"""Lowering without a GPU: golden WGSL, fusion, the buffer plan and adapter limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad.lower import Limits, lower
+from fgrad.lower.fusion import is_buffer_source
+from op_table import OP_CASES, make
+
+# One golden per primitive: its first row in the op table.
+FIRST_ROWS = {}
+for _case in OP_CASES:
+    FIRST_ROWS.setdefault(_case.prim, _case)
+
+
+def _chain(x, y):
+    return fg.tanh(x * 2.0 + y) - fg.exp(-x)
+
+
+def _softmax_ce(logits, labels):
+    return -fg.mean(fg.sum(fg.log_softmax(logits) * fg.one_hot(labels, 5), axis=-1))
+
+
+def _attention_scores(q, k):
+    s = q @ k.transpose(0, 2, 1) / 2.0
+    return fg.softmax(fg.where(fg.causal_mask(4), s, -1e9))
+
+
+CHAINS = {
+    "chain_broadcast": (_chain, (fg.spec((3, 4)), fg.spec(4))),
+    "chain_softmax_cross_entropy": (_softmax_ce, (fg.spec((6, 5)), fg.spec(6, "i32"))),
+    "chain_causal_attention": (_attention_scores, (fg.spec((2, 4, 3)), fg.spec((2, 4, 3)))),
+    "chain_embedding": (lambda wte, wpe, tok: wte[tok] + wpe, (fg.spec((7, 3)), fg.spec((4, 3)), fg.spec((2, 4), "i32"))),
+}
+
+
+def _program_text(graph: fg.Graph) -> str:
+    return "\n".join(k.wgsl for k in lower(graph).kernels)
+
+
+@pytest.mark.parametrize("prim", sorted(FIRST_ROWS))
+def test_golden_primitive(prim, golden):
+    case = FIRST_ROWS[prim]
+    golden(f"op_{prim}", _program_text(fg.trace(case.fn, *make(case))))
+
+
+@pytest.mark.parametrize("name", sorted(CHAINS))
+def test_golden_chain(name, golden):
+    fn, specs = CHAINS[name]
+    golden(name, _program_text(fg.trace(fn, *specs)))
+
+
+def test_wgsl_is_deterministic_and_headed():
+    fn, specs = CHAINS["chain_causal_attention"]
+    a, b = lower(fg.trace(fn, *specs)), lower(fg.trace(fn, *specs))
+    assert [k.wgsl for k in a.kernels] == [k.wgsl for k in b.kernels]
+    for k in a.kernels:
+        assert k.wgsl.startswith(f"// fgrad: {k.name} ")
+
+
+def test_elementwise_chain_with_broadcasts_is_one_kernel():
+    program = lower(fg.trace(_chain, fg.spec((3, 4)), fg.spec(4)))
+    assert len(program.kernels) == 1
+    assert {"mul", "add", "tanh", "exp", "sub"} <= {program.graph.nodes[i].op for i in program.kernels[0].nodes}
+
+
+def test_reduction_fuses_its_prologue_and_matmul_reads_a_transpose_in_place():
+    program = lower(fg.trace(lambda a, b: fg.sum(fg.exp(a @ b.T) * 2.0, axis=1), fg.spec((3, 4)), fg.spec((5, 4))))
+    ops = [[program.graph.nodes[i].op for i in k.nodes] for k in program.kernels]
+    assert ops[0][-1] == "matmul" and "transpose" in ops[0]
+    assert ops[1][-1] == "sum" and "exp" in ops[1]
+    assert len(program.kernels) == 2
+
+
+def test_shared_elementwise_value_is_materialized_once():
+    program = lower(fg.trace(lambda x: (fg.sum(fg.exp(x)), fg.max(fg.exp(x))), fg.spec(8)))
+    exp_kernels = [k for k in program.kernels if any(program.graph.nodes[i].op == "exp" for i in k.nodes)]
+    assert len(exp_kernels) == 1
+
+
+def test_large_outputs_use_a_2d_grid():
+    limits = Limits(max_compute_workgroups_per_dimension=65535)
+    program = lower(fg.trace(lambda x: x + 1.0, fg.spec((2100, 2048))), limits)
+    (kernel,) = program.kernels
+    x, y = kernel.grid
+    assert x == 65535 and y == 2 and x * y * 64 >= 2100 * 2048
+    assert f"gid.y * {65535 * 64}u" in kernel.wgsl
+
+
+def _bindings(kernel):
+    return len(kernel.reads) + 1
+
+
+@pytest.mark.parametrize("width", [3, 7, 20])
+def test_kernels_respect_the_storage_buffer_limit(width):
+    specs = [fg.spec((2, 3))] * width
+    limits = Limits(max_storage_buffers_per_shader_stage=4)
+    for fn in (lambda *xs: sum(xs[1:], xs[0]), lambda *xs: fg.concatenate(xs, axis=1)):
+        program = lower(fg.trace(fn, *specs), limits)
+        assert max(_bindings(k) for k in program.kernels) <= 4
+        fg.typecheck(program.graph)
+
+
+def test_tensor_over_the_binding_size_is_a_compile_error():
+    def f(x):
+        return fg.exp(fg.broadcast_to(x, (100, 100)))
+
+    small = Limits(max_storage_buffer_binding_size=1000)
+    with pytest.raises(fg.CompileError, match=r"lower: tensor f32\[100,100\] \(exp, 40000 bytes\) .* 1000 bytes") as e:
+        lower(fg.trace(f, fg.spec(100)), small)
+    assert f"test_lower.py:{f.__code__.co_firstlineno + 1}" in str(e.value)
+    with pytest.raises(fg.CompileError, match=r"lower: tensor f32\[100,100\] \(input x, 40000 bytes\)"):
+        lower(fg.trace(f, fg.spec((100, 100))), small)
+
+
+def test_buffer_plan_reuses_dead_intermediates():
+    def deep(x):
+        for _ in range(6):
+            x = fg.softmax(x @ x.T, axis=-1)  # each step: a matmul and a softmax kernel
+        return x
+
+    program = lower(fg.trace(deep, fg.spec((16, 16))))
+    scratch = [b for b in program.buffers if b.kind == "scratch"]
+    assert len(program.kernels) == 12
+    assert len(scratch) <= 2
+    assert sum(b.size for b in scratch) < program.intermediate_bytes
+
+
+def _check_plan(program):
+    """Replay the plan: every buffer a kernel reads must still hold the value it expects."""
+    graph = program.graph
+    roots = {k.nodes[-1] for k in program.kernels}
+    holds = {b: i for i, b in zip(graph.inputs, program.inputs)}
+    holds.update({b: ("constant", b) for b, buf in enumerate(program.buffers) if buf.kind == "constant"})
+    for k in program.kernels:
+        inside = set(k.nodes)
+        read_nodes = sorted({j for i in k.nodes for j in graph.nodes[i].inputs if j not in inside
+                             and (j in roots or is_buffer_source(graph, j))})
+        assert len(read_nodes) == len(k.reads)
+        for j, b in zip(read_nodes, k.reads):
+            assert holds.get(b) in (j, ("constant", b)), f"kernel {k.name} reads node {j} from buffer {b}, which holds {holds.get(b)}"
+        assert k.write not in k.reads
+        holds[k.write] = k.nodes[-1]
+
+
+def test_buffer_plan_never_shares_a_slot_between_live_values():
+    def skip(x):
+        a = fg.exp(x @ x)
+        b = fg.tanh(a @ a)
+        c = b @ b
+        return fg.sum(c @ a + b)  # a and b are still live when c is computed
+
+    program = lower(fg.trace(skip, fg.spec((4, 4))))
+    _check_plan(program)
+    assert any(program.buffers[k.write].kind == "scratch" for k in program.kernels)
+
+
+@pytest.mark.parametrize("name", sorted(CHAINS))
+def test_buffer_plans_of_chains_replay_correctly(name):
+    fn, specs = CHAINS[name]
+    _check_plan(lower(fg.grad(fg.trace(lambda *a: fg.sum(fn(*a)), *specs)) if name != "chain_softmax_cross_entropy"
+                      else fg.trace(fn, *specs)))

@@ -1,0 +1,192 @@
+"""Graphs run as WGSL on this machine's WebGPU adapter (llvmpipe in CI) and match `interpret`."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad.lower import Limits, lower
+from fgrad.runtime import Executable, _open
+from op_table import API_CASES, OP_CASES, make
+from test_autodiff import MODELS
+
+pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+
+
+def assert_matches(got, want, rtol=1e-5, atol=1e-6, what=""):
+    got_leaves, want_leaves = fg.tree_map(lambda a: a, got), want
+    for g, w in zip(_leaves(got_leaves), _leaves(want_leaves)):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype, f"{what}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+        if w.dtype.kind == "f":
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=what)
+
+
+def _leaves(tree):
+    from fgrad.pytree import flatten
+
+    return flatten(tree)[0]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES])
+def test_op_on_device_matches_interpret(case):
+    args = make(case)
+    graph = fg.trace(case.fn, *args)
+    assert_matches(fg.compile(graph)(*args), fg.interpret(graph, *args), case.rtol, case.atol, case.id)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_and_its_gradient_on_device(name):
+    f, make_args = MODELS[name]
+    args = make_args()
+    for graph in (fg.trace(f, *args), fg.value_and_grad(fg.trace(f, *args), argnums=0)):
+        assert_matches(fg.compile(graph)(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
+
+
+def test_large_elementwise_uses_a_2d_grid_on_device():
+    x = np.random.default_rng(0).normal(size=(2100, 2048)).astype(np.float32)
+    exe = fg.compile(fg.trace(lambda a: a * 2.0 + 1.0, x))
+    assert exe.program.kernels[0].grid[1] > 1
+    np.testing.assert_allclose(exe(x).numpy(), x * 2.0 + 1.0, rtol=1e-6)
+
+
+def test_fused_chain_runs_as_one_kernel():
+    def f(x, y):
+        return fg.tanh(x * 2.0 + y) - fg.exp(-x) * (x > 0)
+
+    x, y = np.random.default_rng(1).normal(size=(2, 3, 5)).astype(np.float32), np.linspace(-1, 1, 5, dtype=np.float32)
+    exe = fg.compile(fg.trace(f, x, y))
+    assert len(exe.kernels) == 1
+    assert_matches(exe(x, y), fg.interpret(fg.trace(f, x, y), x, y))
+
+
+def test_narrow_storage_limit_still_gives_right_answers():
+    xs = [np.full((2, 3), k, np.float32) for k in range(9)]
+    graph = fg.trace(lambda *a: fg.concatenate(a, axis=1) * 2.0 + sum(a[1:], a[0]).sum(), *xs)
+    program = lower(graph, Limits(max_storage_buffers_per_shader_stage=4))
+    assert max(len(k.reads) + 1 for k in program.kernels) <= 4
+    assert_matches(Executable(program)(*xs), fg.interpret(graph, *xs))
+
+
+def test_buffer_reuse_keeps_results_right():
+    def deep(x):
+        h = x
+        for _ in range(5):
+            h = fg.softmax(h @ x.T, axis=-1) @ x + h
+        return h
+
+    x = np.random.default_rng(2).normal(size=(8, 8)).astype(np.float32)
+    exe = fg.compile(fg.trace(deep, x))
+    assert exe.peak_bytes < exe.program.intermediate_bytes + x.nbytes
+    assert_matches(exe(x), fg.interpret(fg.trace(deep, x), x), 1e-5, 1e-5)
+
+
+def test_compiling_twice_creates_no_pipelines():
+    graph = fg.trace(lambda a: fg.softmax(a * 3.0), fg.spec((4, 5)))
+    fg.compile(graph)
+    before = len(fg.default_device().pipelines)
+    fg.compile(graph)
+    fg.compile(fg.trace(lambda a: fg.softmax(a * 3.0), fg.spec((4, 5))))
+    assert len(fg.default_device().pipelines) == before
+
+
+def test_arrays_stay_on_device_and_feed_later_calls():
+    exe = fg.compile(fg.trace(lambda a, b: (a @ b, fg.sum(a)), fg.spec((2, 3)), fg.spec((3, 2))))
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    prod, total = exe(a, a.T)
+    assert isinstance(prod, fg.Array) and prod.shape == (2, 2) and prod.dtype == fg.f32
+    assert float(total) == 15.0
+    again, _ = exe(a, a.T)
+    chained = fg.compile(fg.trace(lambda p: p * 2.0, fg.spec((2, 2))))(prod)
+    np.testing.assert_allclose(chained.numpy(), 2 * (a @ a.T))
+    np.testing.assert_allclose(np.asarray(again), a @ a.T)
+
+
+def test_bool_and_int_values_round_trip():
+    exe = fg.compile(fg.trace(lambda m, n: (fg.logical_not(m), n * 3), fg.spec(4, "bool"), fg.spec(4, "i32")))
+    m, n = np.array([True, False, True, False]), np.array([1, -2, 3, 2**20], np.int32)
+    nm, n3 = exe(m, n)
+    np.testing.assert_array_equal(nm.numpy(), ~m)
+    np.testing.assert_array_equal(n3.numpy(), n * 3)
+
+
+def test_jit_caches_per_signature():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return fg.exp(x) + 1.0
+
+    jf = fg.jit(f)
+    for x in (np.zeros(3, np.float32), np.ones(3, np.float32), np.ones((2, 2), np.float32)):
+        np.testing.assert_allclose(jf(x).numpy(), np.exp(x) + 1, rtol=1e-6)
+    assert len(calls) == 2
+
+
+def test_jit_of_grad():
+    f, make_args = MODELS["mlp"]
+    args = make_args()
+    got = fg.jit(fg.grad(f))(*args)
+    want = fg.grad(f)(*args)
+    for k in want:
+        np.testing.assert_allclose(got[k].numpy(), want[k], rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+def _line(fn, offset):
+    return f"test_runtime.py:{fn.__code__.co_firstlineno + offset}"
+
+
+@pytest.fixture(scope="module")
+def exe():
+    return fg.compile(fg.trace(lambda params, x: x @ params["w"], {"w": fg.spec((3, 2))}, fg.spec((4, 3))))
+
+
+@pytest.mark.parametrize("args, message", [
+    (lambda: ({"w": np.ones((3, 2), np.float32)},), r"takes 2 arguments \(params, x\), got 1"),
+    (lambda: ({"w": np.ones((3, 2), np.float32)}, np.ones((4, 3), np.float32), 1), r"takes 2 arguments"),
+    (lambda: ({"v": np.ones((3, 2), np.float32)}, np.ones((4, 3), np.float32)), r"argument params does not match"),
+    (lambda: ({"w": np.ones((3, 3), np.float32)}, np.ones((4, 3), np.float32)), r"argument params.w is float32\[3,3\], expected f32\[3,2\]"),
+    (lambda: ({"w": np.ones((3, 2), np.int32)}, np.ones((4, 3), np.float32)), r"argument params.w is int32\[3,2\], expected f32\[3,2\]"),
+])
+def test_wrong_arguments_are_named_before_anything_runs(exe, args, message):
+    def call():
+        return exe(*args())
+
+    with pytest.raises(fg.InputError, match=message) as e:
+        call()
+    assert _line(call, 1) in str(e.value)
+
+
+def test_shader_validation_error_names_kernel_site_and_line():
+    def f(x):
+        return fg.exp(x) * 2.0
+
+    program = lower(fg.trace(f, fg.spec(3)))
+    kernel = program.kernels[0]
+    broken = kernel.wgsl.replace("exp(", "exq(")
+    bad = dataclasses.replace(program, kernels=(dataclasses.replace(kernel, wgsl=broken),))
+    with pytest.raises(fg.CompileError) as e:
+        Executable(bad)
+    message = str(e.value)
+    line = next(n for n, text in enumerate(broken.splitlines(), 1) if "exq(" in text)
+    assert f"kernel {kernel.name}" in message and _line(f, 1) in message
+    assert f"WGSL line {line}:" in message and "exq" in message
+
+
+def test_unknown_adapter_is_a_clear_error():
+    with pytest.raises(fg.CompileError, match=r"no WebGPU adapter matches FGRAD_ADAPTER='no-such-gpu'; adapters found: \["):
+        _open("no-such-gpu")
+
+
+def test_devices_lists_the_adapter_in_use():
+    assert fg.default_device().name in fg.devices()
