@@ -14,6 +14,7 @@ from fgrad.ops import (
     causal_mask,
     clip,
     concatenate,
+    cos,
     divide,
     equal,
     exp,
@@ -47,6 +48,7 @@ from fgrad.ops import (
     scatter_add,
     sigmoid,
     silu,
+    sin,
     softmax,
     sqrt,
     squeeze,
@@ -72,10 +74,10 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "CompileError", "Executable", "compile", "default_device", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
     "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask", "check_grads",
-    "clip", "concatenate", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
+    "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
     "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",
-    "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "softmax",
+    "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "sin", "softmax",
     "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
     "transpose", "tree_map", "simplify", "typecheck", "value_and_grad", "vjp", "where",
 ]

@@ -226,6 +226,10 @@ sqrt_p = register(Op("sqrt", rule=unary("sqrt", FLOAT), impl=np.sqrt, vjp=lambda
 rsqrt_p = register(Op("rsqrt", rule=unary("rsqrt", FLOAT), impl=lambda x: 1 / np.sqrt(x),
                       vjp=lambda g, ans, x: (g * ans / x * -0.5,), wgsl="inverseSqrt({0})"))
 
+# sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
+sin_p = register(Op("sin", rule=unary("sin", FLOAT), impl=np.sin, vjp=lambda g, ans, x: (g * cos(x),), wgsl="sin({0})"))
+cos_p = register(Op("cos", rule=unary("cos", FLOAT), impl=np.cos, vjp=lambda g, ans, x: (neg(g * sin(x)),), wgsl="cos({0})"))
+
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
 tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),), wgsl="tanh(clamp({0}, -15.0f, 15.0f))"))
 
@@ -821,6 +825,8 @@ log = _float_unary(log_p)
 sqrt = _float_unary(sqrt_p)
 rsqrt = _float_unary(rsqrt_p)
 tanh = _float_unary(tanh_p)
+sin = _float_unary(sin_p)
+cos = _float_unary(cos_p)
 sigmoid = _float_unary(sigmoid_p)
 gelu = _float_unary(gelu_p)
 silu = _float_unary(silu_p)
@@ -1341,7 +1347,7 @@ Tensor.astype, Tensor.squeeze = astype, squeeze
 _UFUNCS = {
     np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: divide, np.power: pow,
     np.matmul: matmul, np.negative: neg, np.absolute: abs, np.exp: exp, np.log: log, np.sqrt: sqrt,
-    np.tanh: tanh, np.maximum: maximum, np.minimum: minimum, np.equal: equal, np.not_equal: not_equal,
+    np.tanh: tanh, np.sin: sin, np.cos: cos, np.maximum: maximum, np.minimum: minimum, np.equal: equal, np.not_equal: not_equal,
     np.less: less, np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
     np.logical_and: logical_and, np.logical_or: logical_or, np.logical_not: logical_not,
 }

@@ -112,12 +112,20 @@ class Array:
     """A value on the device: an immutable buffer with a Spec.
 
     `.numpy()`, `np.asarray(a)`, `float(a)` and `int(a)` read it back (once).
+    An Array passed as a donated argument is used up: its buffer may now hold
+    the call's results, and any later use is an error.
     """
 
-    __slots__ = ("buffer", "spec", "device", "_host")
+    __slots__ = ("buffer", "spec", "device", "_host", "donated")
 
     def __init__(self, buffer: Any, spec: Spec, device: Device):
         self.buffer, self.spec, self.device, self._host = buffer, spec, device, None
+        self.donated: str | None = None  # where it was donated, once it is
+
+    def check_live(self, what: str, site: str | None) -> None:
+        if self.donated is not None:
+            raise InputError(f"{what} is an Array {self.spec} that was donated {self.donated}; its buffer now holds "
+                             "that call's results: use the values it returned", site)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -137,6 +145,7 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """The value on the host (read through a reusable staging buffer, then kept)."""
+        self.check_live("numpy()", user_site())
         if self._host is None:
             raw = _read(self.device, self.buffer, self.spec.nbytes)
             if self.spec.dtype is DType.bool:
@@ -218,7 +227,11 @@ def _validation_message(kernel: Any, error: str) -> str:
 
 
 class Executable:
-    """A compiled graph: call it with arguments shaped like the graph's inputs."""
+    """A compiled graph: call it with arguments shaped like the graph's inputs.
+
+    Arguments in `program.donated` are used up by a call: outputs may be
+    written into their buffers, so a training step allocates nothing for them.
+    """
 
     def __init__(self, program: Program, device: Device | None = None):
         self.program = program
@@ -256,9 +269,16 @@ class Executable:
         leaves = check_args(self.graph, args, who, site)
         dev = self.device.device
         buffers = dict(self.resident)
-        for name, b, leaf in zip(self.graph.input_names, self.program.inputs, leaves):
+        donated = set(self.program.donated)
+        bound: dict[int, str] = {}  # id of each Array buffer passed -> argument name
+        for k, (name, b, leaf) in enumerate(zip(self.graph.input_names, self.program.inputs, leaves)):
             spec = self.program.specs[b]
             if isinstance(leaf, Array):
+                leaf.check_live(f"{who}: argument {name}", site)
+                other = bound.setdefault(id(leaf.buffer), name)
+                if other != name and (k in donated or self.graph.input_names.index(other) in donated):
+                    raise InputError(f"{who}: arguments {other} and {name} are the same Array, and one is donated",
+                                     site)
                 if leaf.device is not self.device:
                     raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
                 buffers[b] = leaf.buffer
@@ -275,25 +295,41 @@ class Executable:
             compute.dispatch_workgroups(*kernel.grid)
         compute.end()
         dev.queue.submit([encoder.finish()])
-        given = {b: leaf for b, leaf in zip(self.program.inputs, leaves) if isinstance(leaf, Array)}
-        outs = [given[b] if b in given else Array(buffers[b], self.program.specs[b], self.device)
+        kept = {b: leaf for k, (b, leaf) in enumerate(zip(self.program.inputs, leaves))
+                if isinstance(leaf, Array) and k not in donated}
+        for k, leaf in enumerate(leaves):
+            if k in donated and isinstance(leaf, Array):
+                leaf.donated = f"to a compiled call at {site}"
+        outs = [kept[b] if b in kept else Array(buffers[b], self.program.specs[b], self.device)
                 for b in self.program.outputs]
         return unflatten(self.graph.out_tree, outs)
 
 
-def compile(graph: Graph, device: Device | None = None) -> Executable:
-    """Lower `graph` for `device` (the default device if None) and build its Executable."""
+def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tuple[int, ...] = ()) -> Executable:
+    """Lower `graph` for `device` (the default device if None) and build its Executable.
+
+    The arguments `donate_argnums` are donated: a call may write its outputs
+    into their buffers (a training step's new parameters and optimizer state
+    into the old ones), and the Arrays passed there are used up.
+    """
+    site = user_site()
     if not isinstance(graph, Graph):
-        raise TraceError(f"compile: expected a Graph, got a {type(graph).__name__}; use fg.jit(fn) for functions",
-                         user_site())
+        raise TraceError(f"compile: expected a Graph, got a {type(graph).__name__}; use fg.jit(fn) for functions", site)
+    nums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+    children = graph.in_tree.children
+    if any(not isinstance(a, int) or not 0 <= a < len(children) for a in nums):
+        raise InputError(f"compile: donate_argnums={donate_argnums!r} is out of range for {len(children)} arguments",
+                         site)
+    starts = np.cumsum([0] + [c.num_leaves for c in children]).tolist()
+    donated = frozenset(k for a in nums for k in range(starts[a], starts[a + 1]))
     device = device or default_device()
-    return Executable(lower(graph, device.limits), device)
+    return Executable(lower(graph, device.limits, donated), device)
 
 
-def jit(fn: Callable[..., Any]) -> Callable[..., Any]:
+def jit(fn: Callable[..., Any], donate_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:
     """Trace `fn` on the first call per argument signature, compile it, and run it on the device.
 
-    Inside another trace, the function is simply traced in place.
+    `donate_argnums` as in `compile`. Inside another trace, the function is simply traced in place.
     """
     cache: dict[Any, Executable] = {}
 
@@ -303,7 +339,7 @@ def jit(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args)
         key = (tree, tuple(spec_of(x) for x in leaves))
         if key not in cache:
-            cache[key] = compile(trace_function(fn, args)[0])
+            cache[key] = compile(trace_function(fn, args)[0], donate_argnums=donate_argnums)
         return cache[key](*args)
 
     run.__wrapped__ = fn  # type: ignore[attr-defined]

@@ -21,12 +21,15 @@ from fgrad.passes import simplify
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
 
 
-def lower(graph: Graph, limits: Limits = Limits()) -> Program:
-    """Lower `graph` to a Program that respects the adapter `limits`."""
+def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = frozenset()) -> Program:
+    """Lower `graph` to a Program that respects the adapter `limits`.
+
+    `donated` holds positions of graph inputs whose buffers outputs may take over.
+    """
     max_bindings = limits.max_storage_buffers_per_shader_stage
     graph = simplify(split_wide_concatenates(graph, max_bindings - 1))
     order, reads = plan_kernels(graph, max_bindings)
-    buffers, specs, where = plan_buffers(graph, order, reads)
+    buffers, specs, where, in_place = plan_buffers(graph, order, reads, donated)
     for i, b in where.items():
         if buffers[b].size > limits.max_storage_buffer_binding_size:
             node = graph.nodes[i]
@@ -46,17 +49,18 @@ def lower(graph: Graph, limits: Limits = Limits()) -> Program:
                                node.site)
         inside = inlined(graph, r, set(order))
         name = _kernel_name(graph, inside)
+        bound = [j for j in reads[r] if j != in_place.get(r)]
         kernels.append(Kernel(
             name=name,
-            wgsl=kernel_text(name, graph, r, reads[r], x),
-            reads=tuple(where[j] for j in reads[r]),
+            wgsl=kernel_text(name, graph, r, bound, x, in_place.get(r)),
+            reads=tuple(where[j] for j in bound),
             write=where[r],
             grid=(x, y),
             nodes=tuple(inside),
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs),
-                   tuple(where[i] for i in graph.outputs), tuple(specs))
+                   tuple(where[i] for i in graph.outputs), tuple(specs), tuple(sorted(donated)))
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:

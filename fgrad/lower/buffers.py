@@ -6,18 +6,24 @@ to the last kernel that reads it. A slot whose value is dead is given to the
 next value that needs one (the closest in size, grown if it is smaller), so
 memory follows the widest point of the program rather than its length. A
 kernel never writes a slot it reads: a value dies only after its last reader.
+
+Donated inputs give their buffers to outputs of the same spec: an output
+takes a donated buffer once nothing later reads the input, writing it in
+place when its own kernel is the last reader and reads it only at the
+output's coordinates (an elementwise update such as `p - lr * g`).
 """
 
 from __future__ import annotations
 
 from fgrad.ir import Graph, Spec
-from fgrad.lower.fusion import is_buffer_source
+from fgrad.lower.fusion import is_buffer_source, reads_in_place
 from fgrad.lower.program import Buffer
 
 
-def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]]
-                 ) -> tuple[list[Buffer], list[Spec], dict[int, int]]:
-    """Buffers, the spec each was planned for, and the buffer of every buffer-held node."""
+def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]], donated: frozenset[int] = frozenset()
+                 ) -> tuple[list[Buffer], list[Spec], dict[int, int], dict[int, int]]:
+    """Buffers, the spec each was planned for, the buffer of every buffer-held node,
+    and the donated input each in-place kernel reads from its own output buffer."""
     buffers: list[Buffer] = []
     specs: list[Spec] = []
     where: dict[int, int] = {}
@@ -33,14 +39,24 @@ def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]]
     for i in sorted({j for r in order for j in reads[r]} | set(graph.outputs)):
         if i not in where and is_buffer_source(graph, i):
             where[i] = new(i, "constant", data=graph.nodes[i].attrs["value"].data)
-    for k, i in enumerate(graph.outputs):
-        if i not in where:
-            where[i] = new(i, "output", k)
-
     last_read = {j: step for step, r in enumerate(order) for j in reads[r]}
+    roots = set(order)
+    donors = [graph.inputs[k] for k in sorted(donated)]
+    in_place: dict[int, int] = {}
     free: list[int] = []  # scratch buffers whose value is dead
     for step, r in enumerate(order):
-        if r not in where:
+        if r in graph.outputs and r not in where:
+            spec = graph.nodes[r].spec
+            donor = next((p for p in donors if graph.nodes[p].spec == spec and (
+                last_read.get(p, -1) < step or (last_read[p] == step and reads_in_place(graph, r, p, roots)))), None)
+            if donor is None:
+                where[r] = new(r, "output", graph.outputs.index(r))
+            else:
+                donors.remove(donor)
+                where[r] = where[donor]
+                if last_read.get(donor) == step:
+                    in_place[r] = donor
+        elif r not in where:
             need = graph.nodes[r].spec.nbytes
             fits = [b for b in free if buffers[b].size >= need]
             pick = min(fits, key=lambda b: buffers[b].size) if fits else max(free, key=lambda b: buffers[b].size, default=None)
@@ -56,4 +72,4 @@ def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]]
                 free.append(where[j])
         if r not in last_read and buffers[where[r]].kind == "scratch":
             free.append(where[r])  # written but never read: nothing keeps it
-    return buffers, specs, where
+    return buffers, specs, where, in_place

@@ -66,7 +66,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, 
     for i, n in enumerate(nodes):
         for j in n.inputs:
             consumers[j].append(i)
-    roots = {i for i in graph.outputs if kind[i] != "source"}
+    roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
     roots |= {i for i, k in enumerate(kind) if k in ("reduction", "contraction")}
     # kernels[i]: the kernels that would compute node i inline; contracted[i]: a contraction reads it.
     kernels: list[set[int]] = [set() for _ in nodes]
@@ -122,3 +122,17 @@ def _widestinlined(graph: Graph, root: int, roots: set[int], total: int) -> int:
     if best is None:
         raise AssertionError(f"node {root}: cannot split a kernel reading {total} buffers")
     return best
+
+
+def reads_in_place(graph: Graph, root: int, source: int, roots: set[int]) -> bool:
+    """Whether `root`'s kernel reads `source` only at its own output coordinates: every
+    path from the root down to `source` runs through elementwise ops alone."""
+    inside = set(inlined(graph, root, roots))
+    reaching: dict[int, bool] = {}
+
+    def reaches(i: int) -> bool:
+        if i not in reaching:
+            reaching[i] = any(j == source or (j in inside and reaches(j)) for j in graph.nodes[i].inputs)
+        return reaching[i]
+
+    return all(OPS[graph.nodes[i].op].fusion == "elementwise" for i in inside if i == root or reaches(i))

@@ -64,6 +64,7 @@ class Program:
     inputs: tuple[int, ...]  # buffer of each graph input
     outputs: tuple[int, ...]  # buffer of each graph output
     specs: tuple[Spec, ...]  # the value spec each buffer was planned for (scratch: the first value)
+    donated: tuple[int, ...] = ()  # graph inputs whose buffers outputs may have taken over
 
     @property
     def peak_bytes(self) -> int:

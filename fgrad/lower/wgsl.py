@@ -150,10 +150,16 @@ class KernelWriter:
         return out
 
 
-def kernel_text(name: str, graph: Graph, root: int, reads: Sequence[int], grid_x: int) -> str:
-    """The whole WGSL module computing node `root` from the nodes `reads` (in binding order)."""
+def kernel_text(name: str, graph: Graph, root: int, reads: Sequence[int], grid_x: int,
+                in_place: int | None = None) -> str:
+    """The whole WGSL module computing node `root` from the nodes `reads` (in binding order).
+
+    `in_place` is a node read from the output buffer itself (a donated input updated in place).
+    """
     node: Node = graph.nodes[root]
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
+    if in_place is not None:
+        sources[in_place] = "out"
     w = KernelWriter(graph, sources)
     total = node.spec.size
     coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
