@@ -1,13 +1,17 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
+from fgrad import nn, optim
 from fgrad.autodiff import check_grads, grad, value_and_grad, vjp
+from fgrad.checkpoint import CheckpointError, load, save
 from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
+from fgrad.optim import adam_init, adam_step, sgd_init, sgd_step
 from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
 from fgrad.ops import (
     abs,
     add,
     arange,
+    argmax,
     asarray,
     astype,
     broadcast_to,
@@ -64,7 +68,7 @@ from fgrad.ops import (
 from fgrad.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.runtime import Array, Executable, compile, default_device, devices, jit
-from fgrad.trace import Tensor, trace
+from fgrad.trace import Tensor, capture, trace
 
 f32, i32 = DType.f32, DType.i32
 negative, power = neg, pow  # NumPy's names
@@ -72,8 +76,9 @@ negative, power = neg, pow  # NumPy's names
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "CompileError", "Executable", "compile", "default_device", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
-    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "asarray", "astype", "broadcast_to", "causal_mask", "check_grads",
+    "Array", "CheckpointError", "adam_init", "adam_step", "load", "nn", "optim", "save", "sgd_init", "sgd_step",
+    "CompileError", "Executable", "compile", "default_device", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
+    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
     "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
     "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",

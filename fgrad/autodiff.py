@@ -25,7 +25,7 @@ from fgrad.ir import DType, Graph, Spec
 from fgrad.ops import OPS, add, asarray, broadcast_to
 from fgrad.passes import simplify
 from fgrad.pytree import flatten, unflatten
-from fgrad.trace import Tensor, bind, current_trace, sites_from, spec_of, trace_function, user_site
+from fgrad.trace import Tensor, bind, current_trace, recapture, sites_from, spec_of, trace_function, user_site
 
 Body = Callable[..., Any]
 
@@ -47,6 +47,8 @@ def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray]) -> list[Tensor |
         if env[i] is None:
             with sites_from(node.site):
                 env[i] = bind(OPS[node.op], *(env[j] for j in node.inputs), **node.attrs)
+    for name, i in graph.captures:
+        recapture(name, env[i])
     return env
 
 
@@ -197,7 +199,7 @@ class Transformed:
 
     Its last `n_extra` call arguments feed the transform (vjp's cotangent),
     the others `fn`. Inside a trace it traces `fn` (closures over outer
-    Tensors become captured inputs) and runs the transform's body in place;
+    Tensors become extra inputs) and runs the transform's body in place;
     on arrays it builds the transformed graph once per argument signature
     and evaluates it with `interpret`.
     """
@@ -216,9 +218,9 @@ class Transformed:
         primal, extra = args[:split], args[split:]
         leaves, tree = flatten(tuple(args))
         if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
-            graph, captured = trace_function(self.fn, primal, capture=True)
+            graph, closed_over = trace_function(self.fn, primal, closures=True)
             self.check(graph, len(primal), site)
-            return self.make_body(graph, len(primal))(*primal, tuple(captured), *extra)
+            return self.make_body(graph, len(primal))(*primal, tuple(closed_over), *extra)
         key = (tree, tuple(spec_of(x) for x in leaves))
         if key not in self.cache:
             graph = trace_function(self.fn, primal)[0]

@@ -5,12 +5,13 @@ Every other way of running a graph (the WGSL runtime) must agree with this.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import InputError, TraceError
-from fgrad.ir import DType, Graph, check_args
+from fgrad.ir import DType, Graph, check_args, expose_captures
 from fgrad.ops import OPS
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
@@ -18,21 +19,25 @@ from fgrad.trace import user_site
 I32 = np.iinfo(np.int32)
 
 
-def interpret(graph: Graph, *args: Any, float64: bool = False) -> Any:
+def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | Sequence[str] = False) -> Any:
     """Run `graph` on NumPy arrays (or numbers) shaped like its inputs.
 
     Args:
         graph: a traced Graph.
         *args: one pytree per graph argument, matching its structure, shapes and dtypes.
         float64: compute f32 values in float64 (for finite-difference checks).
+        captures: also return values registered with `fg.capture` (True for all, or a list of names).
     Returns:
-        The outputs as NumPy arrays, in the graph's output pytree.
+        The outputs as NumPy arrays, in the graph's output pytree; with
+        `captures`, the pair `(outputs, {name: value})`.
     """
     site = user_site()
     if not isinstance(graph, Graph):
         raise TraceError(
             f"interpret: expected a Graph, got a {type(graph).__name__}; use fg.interpret(fg.trace(fn, *args), *args)",
             site)
+    if captures is not False:
+        graph = expose_captures(graph, None if captures is True else captures, site)
     float_dtype = np.float64 if float64 else np.float32
 
     def as_computed(value: Any, dtype: DType) -> np.ndarray:

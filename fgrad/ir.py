@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
-from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf
+from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf, unflatten
 
 
 class DType(str, enum.Enum):
@@ -34,6 +34,11 @@ class DType(str, enum.Enum):
     @property
     def np(self) -> np.dtype:
         return _TO_NUMPY[self]
+
+    @property
+    def type(self) -> type:
+        """NumPy's scalar type (`np.float32`, ...), as on a NumPy dtype; jaxtyping reads it."""
+        return self.np.type
 
     @property
     def is_float(self) -> bool:
@@ -155,7 +160,8 @@ class Graph:
 
     `inputs` are ids of `input` nodes in argument order, `outputs` ids of the
     result leaves; `in_tree` is the structure of the argument tuple and
-    `out_tree` that of the result.
+    `out_tree` that of the result. `captures` names intermediates registered
+    with `fg.capture`, returned only when asked for.
     """
 
     nodes: tuple[Node, ...]
@@ -163,11 +169,13 @@ class Graph:
     outputs: tuple[int, ...]
     in_tree: TreeDef
     out_tree: TreeDef
+    captures: tuple[tuple[str, int], ...] = ()
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Graphs are cache keys; hash the node tuple once, not on every lookup.
-        object.__setattr__(self, "_hash", hash((self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree)))
+        object.__setattr__(self, "_hash", hash((self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree,
+                                                self.captures)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -213,6 +221,7 @@ def format_graph(graph: Graph) -> str:
         shown = "[" + ", ".join(f"{k}={_format_param(v)}" for k, v in node.params) + "]" if node.params else ""
         operands = " ".join(f"%{j}" for j in node.inputs)
         lines.append(f"  %{i}: {node.spec} = {node.op}{shown}{' ' if operands else ''}{operands}")
+    lines.extend(f"  capture {name!r} = %{i}" for name, i in graph.captures)
     outs = ", ".join(f"%{i}" for i in graph.outputs)
     lines.append(f"  return {outs}  # {graph.out_tree}")
     lines.append("}")
@@ -251,7 +260,23 @@ def typecheck(graph: Graph) -> Graph:
     names = graph.input_names
     if len(set(names)) != len(names):
         raise GraphError(f"typecheck: input names are not unique: {names}")
+    captured = [name for name, _ in graph.captures]
+    if len(set(captured)) != len(captured) or any(not 0 <= i < len(graph.nodes) for _, i in graph.captures):
+        raise GraphError(f"typecheck: captures {graph.captures} are not unique names of nodes")
     return graph
+
+
+def expose_captures(graph: Graph, names: Sequence[str] | None = None, site: str | None = None) -> Graph:
+    """The graph returning `(outputs, {name: captured value})` for `names` (all if None)."""
+    available = dict(graph.captures)
+    names = list(available) if names is None else list(names)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise InputError(f"captures: no capture named {', '.join(map(repr, unknown))}; the graph has "
+                         f"{', '.join(map(repr, available)) or 'none'}", site)
+    picked = {n: available[n] for n in names}
+    leaves, tree = flatten((unflatten(graph.out_tree, list(graph.outputs)), picked))
+    return Graph(graph.nodes, graph.inputs, tuple(leaves), graph.in_tree, tree, graph.captures)
 
 
 def _arg_label(graph: Graph, path: str) -> str:

@@ -1007,6 +1007,15 @@ def min(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
     return neg(max(neg(x), axis, keepdims))
 
 
+def argmax(x: ArrayLike, axis: int = -1, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Index of the largest value along `axis` (the first one on ties), as i32."""
+    x = asarray(x)
+    axis = _one_axis("argmax", x, axis)
+    n = _shape(x)[axis]
+    index = bind(iota_p, shape=_shape(x), axis=axis, dtype=DType.i32)
+    return min(where(equal(x, max(x, axis, keepdims=True)), index, n), axis, keepdims)
+
+
 def _one_axis(name: str, x: Tensor | np.ndarray, axis: int) -> int:
     if not isinstance(axis, (int, np.integer)):
         raise ShapeError(f"{name}: axis must be a single integer, got {axis!r}", user_site())

@@ -24,7 +24,7 @@ import numpy as np
 from fgrad.autodiff import _check_grad, inline, value_and_grad
 from fgrad.errors import FgradError, ShapeError
 from fgrad.ir import DType, Graph
-from fgrad.ops import asarray, astype, cos, minimum, sqrt, sum, where
+from fgrad.ops import abs, asarray, astype, cos, exp, minimum, sqrt, sum, where
 from fgrad.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, tree_map, unflatten
 from fgrad.trace import trace_function, user_site
@@ -125,6 +125,15 @@ def _decayed(params: Any, decay_mask: Any) -> list[bool]:
     return [bool(m) for m in mask]
 
 
+def _one_minus_power(base: float, t: Any) -> Any:
+    """1 - base**t for 0 < base < 1, as -expm1(t log base): accurate where base**t is near 1
+    (Adam's bias correction at early steps), where `1 - pow(base, t)` in f32 loses digits.
+    `base` is taken as the f32 it is in a graph (and in optax under JAX)."""
+    x = t * math.log(float(np.float32(base)))
+    series = x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0))))  # expm1 for |x| < 1e-2, to 1e-12
+    return -where(abs(x) < 1e-2, series, exp(x) - 1.0)
+
+
 def _adam_update(params: Any, state: Any, grads: Any, *, lr: LearningRate, b1: float, b2: float, eps: float,
                  weight_decay: float, decay_mask: Any, clip_norm: float | None) -> tuple[Any, Any]:
     leaves, tree = flatten(params)
@@ -132,7 +141,7 @@ def _adam_update(params: Any, state: Any, grads: Any, *, lr: LearningRate, b1: f
     step = state["step"]
     t = astype(step + 1, DType.f32)
     rate = _learning_rate(lr, step, "adam_step")
-    correct1, correct2 = 1.0 - b1**t, 1.0 - b2**t
+    correct1, correct2 = _one_minus_power(b1, t), _one_minus_power(b2, t)
     new_p, new_mu, new_nu = [], [], []
     for p, gi, mu, nu, decay in zip(leaves, g, flatten(state["mu"])[0], flatten(state["nu"])[0],
                                     _decayed(params, decay_mask)):

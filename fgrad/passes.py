@@ -39,8 +39,13 @@ def _rebuild(graph: Graph, rewrite: Rewrite) -> Graph:
         else:
             nodes.append(node)
             new_id[i] = len(nodes) - 1
+    return _renumbered(graph, nodes, new_id)
+
+
+def _renumbered(graph: Graph, nodes: list[Node] | tuple[Node, ...], new_id: dict[int, int]) -> Graph:
+    """`graph` with new nodes, its inputs, outputs and captures mapped through `new_id`."""
     return Graph(tuple(nodes), tuple(new_id[i] for i in graph.inputs), tuple(new_id[i] for i in graph.outputs),
-                 graph.in_tree, graph.out_tree)
+                 graph.in_tree, graph.out_tree, tuple((name, new_id[i]) for name, i in graph.captures))
 
 
 def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
@@ -86,9 +91,9 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
 
 
 def eliminate_dead_code(graph: Graph) -> Graph:
-    """Drop nodes that no output depends on; graph inputs always stay."""
+    """Drop nodes that no output or capture depends on; graph inputs always stay."""
     live = [False] * len(graph.nodes)
-    for i in (*graph.outputs, *graph.inputs):
+    for i in (*graph.outputs, *graph.inputs, *(i for _, i in graph.captures)):
         live[i] = True
     for i in reversed(range(len(graph.nodes))):
         if live[i]:
@@ -96,11 +101,8 @@ def eliminate_dead_code(graph: Graph) -> Graph:
                 live[j] = True
     kept = [i for i in range(len(graph.nodes)) if live[i]]
     new_id = {old: new for new, old in enumerate(kept)}
-    nodes = tuple(
-        Node(n.op, tuple(new_id[j] for j in n.inputs), n.params, n.spec, n.site) for n in (graph.nodes[i] for i in kept)
-    )
-    return Graph(nodes, tuple(new_id[i] for i in graph.inputs), tuple(new_id[i] for i in graph.outputs),
-                 graph.in_tree, graph.out_tree)
+    nodes = [Node(n.op, tuple(new_id[j] for j in n.inputs), n.params, n.spec, n.site) for n in (graph.nodes[i] for i in kept)]
+    return _renumbered(graph, nodes, new_id)
 
 
 def simplify(graph: Graph) -> Graph:

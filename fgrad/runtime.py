@@ -15,7 +15,7 @@ import hashlib
 import os
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ import numpy as np
 import wgpu
 
 from fgrad.errors import CompileError, InputError, TraceError
-from fgrad.ir import DType, Graph, Spec, check_args
+from fgrad.ir import DType, Graph, Spec, check_args, expose_captures
 from fgrad.lower import Limits, Program, lower
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
@@ -193,7 +193,7 @@ def _host_bytes(value: Any, spec: Spec, name: str, who: str, site: str | None) -
     if spec.dtype is DType.i32 and arr.size and (arr.min() < I32.min or arr.max() > I32.max):
         raise InputError(f"{who}: argument {name} has values outside the i32 range", site)
     storage = np.uint32 if spec.dtype is DType.bool else spec.dtype.np
-    return np.ascontiguousarray(arr.astype(storage)).tobytes()
+    return arr.astype(storage).tobytes()
 
 
 # ---------------------------------------------------------------------------
@@ -233,10 +233,12 @@ class Executable:
     written into their buffers, so a training step allocates nothing for them.
     """
 
-    def __init__(self, program: Program, device: Device | None = None):
+    def __init__(self, program: Program, device: Device | None = None, source: Graph | None = None):
         self.program = program
         self.graph = program.graph
+        self.source = source or program.graph  # the graph as given, with its captures
         self.device = device or default_device()
+        self.capturing: dict[tuple[str, ...] | None, Executable] = {}
         dev = self.device.device
         self.pipelines = [_pipeline(self.device, k) for k in program.kernels]
         self.resident: dict[int, Any] = {}  # scratch and constant buffers, made once
@@ -263,8 +265,17 @@ class Executable:
                    for n, b in enumerate((*kernel.reads, kernel.write))]
         return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, captures: bool | Sequence[str] = False) -> Any:
+        """Run on `args`; with `captures` (True, or a list of names) return `(outputs, {name: Array})`
+        for the intermediates registered with `fg.capture` (compiled on first request)."""
         site = user_site()
+        if captures is not False:
+            names = None if captures is True else tuple(captures)
+            if names not in self.capturing:
+                graph = expose_captures(self.source, names, site)
+                program = lower(graph, self.device.limits, frozenset(self.program.donated))
+                self.capturing[names] = Executable(program, self.device, graph)
+            return self.capturing[names](*args)
         who = "compiled function"
         leaves = check_args(self.graph, args, who, site)
         dev = self.device.device
@@ -323,7 +334,7 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     starts = np.cumsum([0] + [c.num_leaves for c in children]).tolist()
     donated = frozenset(k for a in nums for k in range(starts[a], starts[a + 1]))
     device = device or default_device()
-    return Executable(lower(graph, device.limits, donated), device)
+    return Executable(lower(graph, device.limits, donated), device, graph)
 
 
 def jit(fn: Callable[..., Any], donate_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:

@@ -10,6 +10,7 @@ its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import inspect
 import os
 import sys
@@ -33,6 +34,15 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
 
 
+def _package_dir(name: str) -> str:
+    spec = importlib.util.find_spec(name)
+    return os.path.dirname(os.path.abspath(spec.origin)) + os.sep if spec and spec.origin else _PACKAGE_DIR
+
+
+# Frames that are not the user's: fgrad itself, and the shape checkers that wrap fgrad.nn.
+_NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"))
+
+
 _state = threading.local()
 
 
@@ -46,8 +56,9 @@ def user_site() -> str | None:
         return override
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR) or path.startswith(_EXAMPLES_DIR):
+        name = frame.f_code.co_filename
+        path = os.path.abspath(name)
+        if path.startswith(_EXAMPLES_DIR) or not (path.startswith(_NOT_USER) or name.startswith("<@beartype")):
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
@@ -67,17 +78,19 @@ def sites_from(site: str | None) -> Iterator[None]:
 class Trace:
     """The nodes recorded so far by one call of `trace`.
 
-    A trace that may `capture` turns Tensors of enclosing live traces into
+    A trace that takes `closures` turns Tensors of enclosing live traces into
     extra inputs of its own (closures in functions given to `fg.grad` and
-    friends); `captured` lists those outer Tensors in input order.
+    friends); `closed_over` lists those outer Tensors in input order.
+    `captures` holds the intermediates registered with `fg.capture`.
     """
 
-    def __init__(self, capture: bool = False) -> None:
+    def __init__(self, closures: bool = False) -> None:
         self.nodes: list[Node] = []
         self.live = True
-        self.capture = capture
-        self.captured: list[Tensor] = []
-        self._captured_ids: dict[tuple[int, int], Tensor] = {}
+        self.closures = closures
+        self.closed_over: list[Tensor] = []
+        self._lifted: dict[tuple[int, int], Tensor] = {}
+        self.captures: dict[str, int] = {}
 
     def add(self, node: Node) -> Tensor:
         self.nodes.append(node)
@@ -86,11 +99,11 @@ class Trace:
     def lift(self, t: Tensor) -> Tensor:
         """This trace's input standing for `t`, a Tensor of an enclosing trace."""
         key = (id(t.trace), t.id)
-        if key not in self._captured_ids:
-            name = f"capture.{len(self.captured)}"
-            self._captured_ids[key] = self.add(Node("input", (), (("name", name), ("spec", t.spec)), t.spec, None))
-            self.captured.append(t)
-        return self._captured_ids[key]
+        if key not in self._lifted:
+            name = f"closure.{len(self.closed_over)}"
+            self._lifted[key] = self.add(Node("input", (), (("name", name), ("spec", t.spec)), t.spec, None))
+            self.closed_over.append(t)
+        return self._lifted[key]
 
 
 def _stack() -> list[Trace]:
@@ -177,7 +190,7 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
         if not t.trace.live:
             raise TraceError(TRACER_LEAKED.format(op=op.name, spec=t.spec), site)
         if t.trace is not trace:
-            if not trace.capture:
+            if not trace.closures:
                 raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
             tensors[k] = trace.lift(t)
     if trace is not None and len(tensors) != len(args):
@@ -227,6 +240,34 @@ def spec_of(value: Any, name: str = "value") -> Spec:
     )
 
 
+def capture(name: str, x: Any) -> Any:
+    """Register the traced intermediate `x` under `name` and return `x`.
+
+    Compiled functions return captured values only when asked
+    (`exe(*args, captures=True)`), so capturing costs nothing otherwise.
+    Outside a trace the value is at hand and this does nothing.
+    """
+    trace = current_trace()
+    if trace is None or not isinstance(x, Tensor):
+        return x
+    site = user_site()
+    if not isinstance(name, str) or not name:
+        raise TraceError(f"capture: the name must be a non-empty string, got {name!r}", site)
+    if x.trace is not trace:
+        raise TraceError(TRACER_FOREIGN.format(op="capture", spec=x.spec), site)
+    if name in trace.captures:
+        raise TraceError(f"capture: the name {name!r} is already captured in this function", site)
+    trace.captures[name] = x.id
+    return x
+
+
+def recapture(name: str, x: Any) -> None:
+    """A transform replaying a captured node registers it again (once) in the current trace."""
+    trace = current_trace()
+    if trace is not None and isinstance(x, Tensor) and x.trace is trace:
+        trace.captures.setdefault(name, x.id)
+
+
 def trace(fn: Callable[..., Any], *args: Any) -> Graph:
     """Trace `fn` on arguments given as pytrees of Specs, arrays or numbers.
 
@@ -237,13 +278,13 @@ def trace(fn: Callable[..., Any], *args: Any) -> Graph:
 
 
 def trace_function(
-    fn: Callable[..., Any], args: Sequence[Any], names: Sequence[str] | None = None, capture: bool = False
+    fn: Callable[..., Any], args: Sequence[Any], names: Sequence[str] | None = None, closures: bool = False
 ) -> tuple[Graph, list[Tensor]]:
     """Trace `fn(*args)`; `names` name the arguments (default: from `fn`'s signature).
 
-    With `capture`, Tensors of enclosing traces that `fn` closes over become
+    With `closures`, Tensors of enclosing traces that `fn` closes over become
     extra inputs, passed as one more argument after `args` (a tuple named
-    `capture`); they are returned beside the graph, in that order.
+    `closure`); they are returned beside the graph, in that order.
     """
     # NOTE: imported here because ops.py builds on this module.
     from fgrad.ops import asarray
@@ -258,7 +299,7 @@ def trace_function(
         specs = [spec_of(leaf, path) for leaf, path in zip(leaves, paths)]
     except FgradError as e:
         raise type(e)(str(e), site) from None
-    t = Trace(capture)
+    t = Trace(closures)
     stack = _stack()
     stack.append(t)
     try:
@@ -274,7 +315,7 @@ def trace_function(
                     site,
                 )
             if isinstance(leaf, Tensor) and leaf.trace is not t:
-                if not (capture and leaf.trace.live):
+                if not (closures and leaf.trace.live):
                     text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
                     raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
                 leaf = t.lift(leaf)
@@ -283,7 +324,8 @@ def trace_function(
         stack.pop()
         t.live = False
     input_ids = [x.id for x in inputs]
-    if capture:
-        arg_tree = flatten((*args, tuple(c.spec for c in t.captured)))[1]
-        input_ids += [t.lift(c).id for c in t.captured]
-    return Graph(tuple(t.nodes), tuple(input_ids), tuple(outputs), arg_tree, out_tree), t.captured
+    if closures:
+        arg_tree = flatten((*args, tuple(c.spec for c in t.closed_over)))[1]
+        input_ids += [t.lift(c).id for c in t.closed_over]
+    graph = Graph(tuple(t.nodes), tuple(input_ids), tuple(outputs), arg_tree, out_tree, tuple(t.captures.items()))
+    return graph, t.closed_over

@@ -7,6 +7,7 @@ by liveness (buffers.py) and writes one WGSL module per kernel (wgsl.py).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from fgrad.errors import CompileError
@@ -27,7 +28,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     `donated` holds positions of graph inputs whose buffers outputs may take over.
     """
     max_bindings = limits.max_storage_buffers_per_shader_stage
-    graph = simplify(split_wide_concatenates(graph, max_bindings - 1))
+    # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
+    graph = simplify(split_wide_concatenates(dataclasses.replace(graph, captures=()), max_bindings - 1))
     order, reads = plan_kernels(graph, max_bindings)
     buffers, specs, where, in_place = plan_buffers(graph, order, reads, donated)
     for i, b in where.items():

@@ -1,0 +1,226 @@
+"""Functional layers over parameter pytrees, and their initialisers.
+
+Each layer is an `init_*(rng, ...) -> params` (a dict of NumPy f32 arrays,
+seeded by a NumPy Generator) and an apply function `layer(params, x, ...)`
+written with fgrad ops, to be traced (through `fg.jit`, `fg.grad`,
+`fg.adam_step`, ...). Apply functions carry jaxtyping shape annotations
+(`Float[Tensor, "batch seq d"]`) that are checked when traced, so a shape
+mistake names the dimension. Static settings (head counts, a GPTConfig)
+are plain Python values passed alongside, or closed over: never traced.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import jaxtyping
+import numpy as np
+from beartype import beartype
+from jaxtyping import Float, Int
+
+from fgrad.errors import ShapeError
+from fgrad.ops import (
+    causal_mask,
+    gelu,
+    log_softmax,
+    mean,
+    one_hot,
+    relu,
+    rsqrt,
+    softmax,
+    sum,
+    take,
+    transpose,
+    where,
+)
+from fgrad.trace import Tensor, user_site
+
+F = TypeVar("F", bound=Callable[..., Any])
+Params = dict[str, Any]
+
+
+def shape_checked(fn: F) -> F:
+    """Check `fn`'s jaxtyping annotations on every call; a violation is an fg.ShapeError."""
+    checked = jaxtyping.jaxtyped(typechecker=beartype)(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return checked(*args, **kwargs)
+        except jaxtyping.TypeCheckError as e:
+            lines = [ln.strip() for ln in str(e).splitlines()]
+            keep = [ln for ln in lines if ln.startswith(("The problem", "Actual value", "Expected type"))]
+            dims = [ln for ln in lines if "=" in ln and ln.replace(" ", "").split("=")[0].isidentifier()]
+            detail = " ".join(keep + (["Dimensions so far: " + ", ".join(dims)] if dims else []))
+            raise ShapeError(f"{fn.__name__}: {detail}", user_site()) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------
+# Initialisers (NumPy, seeded)
+# ---------------------------------------------------------------------------
+
+
+def normal(rng: np.random.Generator, shape: tuple[int, ...], std: float = 1.0) -> np.ndarray:
+    return (rng.standard_normal(shape) * std).astype(np.float32)
+
+
+def he_normal(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Normal with std sqrt(2 / fan_in), fan_in = shape[0] (for ReLU layers)."""
+    return normal(rng, shape, math.sqrt(2.0 / shape[0]))
+
+
+def zeros(shape: int | tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape, np.float32)
+
+
+def ones(shape: int | tuple[int, ...]) -> np.ndarray:
+    return np.ones(shape, np.float32)
+
+
+# ---------------------------------------------------------------------------
+# Layers
+# ---------------------------------------------------------------------------
+
+
+def init_linear(rng: np.random.Generator, d_in: int, d_out: int, bias: bool = True, std: float | None = None) -> Params:
+    """`w` (d_in, d_out), He-normal unless `std` is given; `b` zeros."""
+    w = he_normal(rng, (d_in, d_out)) if std is None else normal(rng, (d_in, d_out), std)
+    return {"w": w, "b": zeros(d_out)} if bias else {"w": w}
+
+
+@shape_checked
+def linear(p: Params, x: Float[Tensor, "*batch d_in"]) -> Float[Tensor, "*batch d_out"]:
+    """x @ w + b."""
+    y = x @ p["w"]
+    return y + p["b"] if "b" in p else y
+
+
+def init_embedding(rng: np.random.Generator, vocab: int, d: int, std: float = 0.02) -> Params:
+    return {"w": normal(rng, (vocab, d), std)}
+
+
+@shape_checked
+def embedding(p: Params, ids: Int[Tensor, "*batch"]) -> Float[Tensor, "*batch d"]:
+    """Rows of `w` picked by integer ids."""
+    return take(p["w"], ids, axis=0)
+
+
+def init_layer_norm(d: int) -> Params:
+    return {"g": ones(d), "b": zeros(d)}
+
+
+@shape_checked
+def layer_norm(p: Params, x: Float[Tensor, "*batch d"], eps: float = 1e-5) -> Float[Tensor, "*batch d"]:
+    """(x - mean) / sqrt(var + eps) * g + b over the last axis."""
+    mu = mean(x, axis=-1, keepdims=True)
+    centred = x - mu
+    var = mean(centred * centred, axis=-1, keepdims=True)
+    return centred * rsqrt(var + eps) * p["g"] + p["b"]
+
+
+def init_rms_norm(d: int) -> Params:
+    return {"g": ones(d)}
+
+
+@shape_checked
+def rms_norm(p: Params, x: Float[Tensor, "*batch d"], eps: float = 1e-6) -> Float[Tensor, "*batch d"]:
+    """x / sqrt(mean(x^2) + eps) * g over the last axis."""
+    return x * rsqrt(mean(x * x, axis=-1, keepdims=True) + eps) * p["g"]
+
+
+def init_mlp(rng: np.random.Generator, sizes: list[int]) -> Params:
+    """Linear layers between consecutive `sizes` (He-normal weights, zero biases)."""
+    return {"layers": [init_linear(rng, a, b) for a, b in zip(sizes, sizes[1:])]}
+
+
+@shape_checked
+def mlp(p: Params, x: Float[Tensor, "*batch d_in"], activation: Callable[[Any], Any] = relu
+        ) -> Float[Tensor, "*batch d_out"]:
+    """Linear layers with `activation` between them (not after the last)."""
+    layers = p["layers"]
+    for layer in layers[:-1]:
+        x = activation(linear(layer, x))
+    return linear(layers[-1], x)
+
+
+def init_attention(rng: np.random.Generator, d: int, std: float = 0.02) -> Params:
+    """Separate `wq wk wv wo` (d, d), no biases."""
+    return {name: normal(rng, (d, d), std) for name in ("wq", "wk", "wv", "wo")}
+
+
+@shape_checked
+def causal_self_attention(p: Params, x: Float[Tensor, "batch seq d"], heads: int) -> Float[Tensor, "batch seq d"]:
+    """Multi-head attention where each position sees itself and earlier ones:
+    softmax(q k^T / sqrt(head_dim)) v per head, then wo."""
+    batch, seq, d = x.shape
+    if d % heads:
+        raise ShapeError(f"causal_self_attention: width {d} is not divisible by {heads} heads", user_site())
+    head_dim = d // heads
+
+    def split(t: Tensor) -> Tensor:  # (batch, seq, d) -> (batch, heads, seq, head_dim)
+        return transpose(t.reshape(batch, seq, heads, head_dim), (0, 2, 1, 3))
+
+    q, k, v = split(x @ p["wq"]), split(x @ p["wk"]), split(x @ p["wv"])
+    scores = (q @ transpose(k, (0, 1, 3, 2))) * (1.0 / math.sqrt(head_dim))
+    weights = softmax(where(causal_mask(seq), scores, -math.inf), axis=-1)
+    out = transpose(weights @ v, (0, 2, 1, 3)).reshape(batch, seq, d)
+    return out @ p["wo"]
+
+
+def init_block(rng: np.random.Generator, d: int, hidden: int | None = None, std: float = 0.02) -> Params:
+    """A pre-norm transformer block: layer norms, attention, and an MLP of `hidden` (4 d) units."""
+    hidden = hidden or 4 * d
+    return {"ln1": init_layer_norm(d), "attn": init_attention(rng, d, std), "ln2": init_layer_norm(d),
+            "mlp": {"w1": normal(rng, (d, hidden), std), "b1": zeros(hidden),
+                    "w2": normal(rng, (hidden, d), std), "b2": zeros(d)}}
+
+
+@shape_checked
+def transformer_block(p: Params, x: Float[Tensor, "batch seq d"], heads: int) -> Float[Tensor, "batch seq d"]:
+    """x += attn(LN1(x)); x += W2 gelu(W1 LN2(x) + b1) + b2."""
+    x = x + causal_self_attention(p["attn"], layer_norm(p["ln1"], x), heads)
+    m = p["mlp"]
+    return x + gelu(layer_norm(p["ln2"], x) @ m["w1"] + m["b1"]) @ m["w2"] + m["b2"]
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """A decoder-only character model (the gpt workload's defaults)."""
+
+    vocab: int = 65
+    context: int = 128
+    width: int = 256
+    heads: int = 4
+    layers: int = 4
+
+
+def init_gpt(rng: np.random.Generator, config: GPTConfig) -> Params:
+    """Token and position embeddings (std 0.02), blocks, a final layer norm and an untied head."""
+    c = config
+    return {"wte": normal(rng, (c.vocab, c.width), 0.02), "wpe": normal(rng, (c.context, c.width), 0.02),
+            "blocks": [init_block(rng, c.width) for _ in range(c.layers)],
+            "ln_f": init_layer_norm(c.width), "head": normal(rng, (c.width, c.vocab), 0.02)}
+
+
+@shape_checked
+def gpt(p: Params, tokens: Int[Tensor, "batch seq"], config: GPTConfig) -> Float[Tensor, "batch seq vocab"]:
+    """Logits for the next token at every position (seq <= config.context)."""
+    seq = tokens.shape[1]
+    if seq > config.context:
+        raise ShapeError(f"gpt: {seq} tokens exceed the context of {config.context}", user_site())
+    x = take(p["wte"], tokens, axis=0) + p["wpe"][:seq]
+    for block in p["blocks"]:
+        x = transformer_block(block, x, config.heads)
+    return layer_norm(p["ln_f"], x) @ p["head"]
+
+
+@shape_checked
+def cross_entropy(logits: Float[Tensor, "*batch classes"], labels: Int[Tensor, "*batch"]) -> Float[Tensor, ""]:
+    """Mean softmax cross-entropy with integer labels."""
+    return -mean(sum(log_softmax(logits, axis=-1) * one_hot(labels, logits.shape[-1]), axis=-1))
