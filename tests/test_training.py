@@ -470,3 +470,13 @@ def test_sort_example_learns_to_sort():
 
     result = sort.main(["--length", "4", "--width", "32", "--batch", "32", "--steps", "200", "--lr", "1e-2"])
     assert result["sequence_accuracy"] >= 0.95
+
+
+def test_quickstart_example_prints_the_graph_and_a_loss(capsys):
+    from fgrad.examples import quickstart
+
+    quickstart.main()
+    out = capsys.readouterr().out
+    assert out.startswith("graph(") and "= matmul" in out and "log_softmax" in out
+    loss = float(out.rsplit("loss = ", 1)[1].split()[0])
+    assert 1.0 < loss < 10.0
