@@ -67,7 +67,8 @@ from fgrad.ops import (
 )
 from fgrad.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
-from fgrad.runtime import Array, Executable, compile, default_device, devices, jit
+from fgrad.profile import profile
+from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices, jit
 from fgrad.trace import Tensor, capture, trace
 
 f32, i32 = DType.f32, DType.i32
@@ -76,8 +77,8 @@ negative, power = neg, pow  # NumPy's names
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "CheckpointError", "adam_init", "adam_step", "load", "nn", "optim", "save", "sgd_init", "sgd_step",
-    "CompileError", "Executable", "compile", "default_device", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
+    "Array", "CheckpointError", "adam_init", "adam_step", "load", "nn", "optim", "profile", "save", "sgd_init", "sgd_step",
+    "CompileError", "Executable", "compile", "default_device", "device_put", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
     "Spec", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
     "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
     "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",

@@ -371,18 +371,18 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tenso
 
 
 def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..., str]:
-    """A loop over the reduced axes, folding values into an accumulator."""
+    """A fold over the reduced axes (a loop, or a workgroup's shared effort: w.reduce decides)."""
 
     def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         node = w.nodes[i]
         x, axes = w.spec(node.inputs[0]), node.attrs["axes"]
-        acc = w.var(w.literal(init, x.dtype), x.dtype)
         reduced = [x.shape[a] for a in axes]
-        with w.loop(math.prod(reduced)) as r:
+
+        def at(r: str) -> str:
             inner, outer = iter(w.unravel(r, reduced)), iter(coords)
-            v = w.value(node.inputs[0], [next(inner) if d in axes else next(outer) for d in range(x.ndim)])
-            w.line(f"{acc} = {combine(acc, v)};")
-        return acc
+            return w.value(node.inputs[0], [next(inner) if d in axes else next(outer) for d in range(x.ndim)])
+
+        return w.reduce(math.prod(reduced), at, combine, w.literal(init, x.dtype), x.dtype)
 
     return wgsl
 
@@ -402,20 +402,19 @@ max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axe
 
 # softmax along one axis, computed stably; d = s (g - sum(g s)).
 def _softmax_wgsl(log: bool) -> Callable[..., str]:
-    """Max and sum of exponentials along the axis, then this element's share."""
+    """Max and sum of exponentials along the axis (once per row), then this element's share."""
 
     def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         x, axis = w.nodes[i].inputs[0], w.nodes[i].attrs["axis"]
+        n, row = w.spec(x).shape[axis], tuple(c for d, c in enumerate(coords) if d != axis)
 
-        def at(r: str) -> list[str]:
-            return [r if d == axis else c for d, c in enumerate(coords)]
+        def at(r: str) -> str:
+            return w.value(x, [r if d == axis else c for d, c in enumerate(coords)])
 
-        m = w.var(w.literal(-math.inf, DType.f32), DType.f32)
-        with w.loop(w.spec(x).shape[axis]) as r:
-            w.line(f"{m} = max({m}, {w.value(x, at(r))});")
-        total = w.var("0.0f", DType.f32)
-        with w.loop(w.spec(x).shape[axis]) as r:
-            w.line(f"{total} = {total} + exp({w.value(x, at(r))} - {m});")
+        m = w.once(("row max", i, row), lambda: w.reduce(
+            n, at, lambda a, v: f"max({a}, {v})", w.literal(-math.inf, DType.f32), DType.f32))
+        total = w.once(("row sum", i, row), lambda: w.reduce(
+            n, lambda r: f"exp({at(r)} - {m})", lambda a, v: f"{a} + {v}", "0.0f", DType.f32))
         v = w.value(x, coords)
         return f"{v} - {m} - log({total})" if log else f"exp({v} - {m}) / {total}"
 

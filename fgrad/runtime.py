@@ -98,7 +98,8 @@ def _open(wanted: str | None) -> Device:
     if adapter.info.get("adapter_type", "") == "CPU" and not wanted:
         warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}", RuntimeWarning,
                       stacklevel=3)
-    device = adapter.request_device_sync(required_limits=dict(adapter.limits))
+    features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
+    device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
     return Device(adapter, device, Limits.of(adapter.limits))
 
 
@@ -247,8 +248,11 @@ class Executable:
                 self.resident[b] = dev.create_buffer(size=max(buf.size, 4), usage=STORAGE)
             elif buf.kind == "constant":
                 self.resident[b] = dev.create_buffer_with_data(data=buf.data, usage=STORAGE)
-        self.static_groups = {k: self._bind_group(k, self.resident) for k, kernel in enumerate(program.kernels)
-                              if all(b in self.resident for b in (*kernel.reads, kernel.write))}
+        self.uploads: dict[int, Any] = {}  # input buffer -> the buffer host values are written into
+        self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
+        for k, kernel in enumerate(program.kernels):
+            if all(b in self.resident for b in (*kernel.reads, kernel.write)):
+                self.group(k, self.resident)
 
     @property
     def kernels(self) -> list[tuple[str, str]]:
@@ -276,11 +280,27 @@ class Executable:
                 program = lower(graph, self.device.limits, frozenset(self.program.donated))
                 self.capturing[names] = Executable(program, self.device, graph)
             return self.capturing[names](*args)
+        buffers, leaves = self.bind(args, site)
+        self.device.device.queue.submit([self.record(buffers)])
+        donated = set(self.program.donated)
+        kept = {b: leaf for k, (b, leaf) in enumerate(zip(self.program.inputs, leaves))
+                if isinstance(leaf, Array) and k not in donated}
+        for k, leaf in enumerate(leaves):
+            if k in donated and isinstance(leaf, Array):
+                leaf.donated = f"to a compiled call at {site}"
+        outs = [kept[b] if b in kept else Array(buffers[b], self.program.specs[b], self.device)
+                for b in self.program.outputs]
+        return unflatten(self.graph.out_tree, outs)
+
+    def bind(self, args: tuple[Any, ...], site: str | None = None) -> tuple[dict[int, Any], list[Any]]:
+        """Check `args` and give every buffer of the plan a wgpu buffer: Arrays are used in place,
+        host values are written into this executable's upload buffers, outputs are made fresh."""
         who = "compiled function"
         leaves = check_args(self.graph, args, who, site)
         dev = self.device.device
         buffers = dict(self.resident)
         donated = set(self.program.donated)
+        returned = set(self.program.outputs)
         bound: dict[int, str] = {}  # id of each Array buffer passed -> argument name
         for k, (name, b, leaf) in enumerate(zip(self.graph.input_names, self.program.inputs, leaves)):
             spec = self.program.specs[b]
@@ -293,27 +313,56 @@ class Executable:
                 if leaf.device is not self.device:
                     raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
                 buffers[b] = leaf.buffer
-            else:
-                buffers[b] = dev.create_buffer_with_data(data=_host_bytes(leaf, spec, name, who, site), usage=STORAGE)
+                continue
+            data = _host_bytes(leaf, spec, name, who, site)
+            if b in returned:  # the caller keeps what is returned: no shared upload buffer
+                buffers[b] = dev.create_buffer_with_data(data=data, usage=STORAGE)
+                continue
+            if b not in self.uploads:
+                self.uploads[b] = dev.create_buffer(size=max(len(data), 4), usage=STORAGE)
+            dev.queue.write_buffer(self.uploads[b], 0, data)
+            buffers[b] = self.uploads[b]
         for b, buf in enumerate(self.program.buffers):
             if buf.kind == "output":
                 buffers[b] = dev.create_buffer(size=buf.size, usage=STORAGE)
-        encoder = dev.create_command_encoder()
+        return buffers, leaves
+
+    def record(self, buffers: dict[int, Any]) -> Any:
+        """Every dispatch, in one compute pass of one command buffer (submitted once by the caller)."""
+        encoder = self.device.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
         for k, kernel in enumerate(self.program.kernels):
             compute.set_pipeline(self.pipelines[k])
-            compute.set_bind_group(0, self.static_groups.get(k) or self._bind_group(k, buffers))
+            compute.set_bind_group(0, self.group(k, buffers))
             compute.dispatch_workgroups(*kernel.grid)
         compute.end()
-        dev.queue.submit([encoder.finish()])
-        kept = {b: leaf for k, (b, leaf) in enumerate(zip(self.program.inputs, leaves))
-                if isinstance(leaf, Array) and k not in donated}
-        for k, leaf in enumerate(leaves):
-            if k in donated and isinstance(leaf, Array):
-                leaf.donated = f"to a compiled call at {site}"
-        outs = [kept[b] if b in kept else Array(buffers[b], self.program.specs[b], self.device)
-                for b in self.program.outputs]
-        return unflatten(self.graph.out_tree, outs)
+        return encoder.finish()
+
+    def group(self, k: int, buffers: dict[int, Any]) -> Any:
+        """Kernel k's bind group for these buffers, reused while they stay the same (donated
+        parameters, upload buffers), rebuilt when one changes."""
+        kernel = self.program.kernels[k]
+        bound = tuple(buffers[b] for b in (*kernel.reads, kernel.write))
+        cached = self.groups.get(k)
+        if cached is None or any(x is not y for x, y in zip(cached[0], bound)):
+            cached = self.groups[k] = (bound, self._bind_group(k, buffers))
+        return cached[1]
+
+
+def device_put(tree: Any, device: Device | None = None) -> Any:
+    """Copy the arrays and numbers of `tree` to the device, as fg.Arrays (Arrays stay as they are)."""
+    device = device or default_device()
+    site = user_site()
+
+    def put(x: Any) -> Array:
+        if isinstance(x, Array):
+            return x
+        spec = spec_of(x)
+        data = _host_bytes(x, spec, "value", "device_put", site)
+        return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
+
+    leaves, tree_def = flatten(tree)
+    return unflatten(tree_def, [put(x) for x in leaves])
 
 
 def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tuple[int, ...] = ()) -> Executable:

@@ -8,14 +8,14 @@ by liveness (buffers.py) and writes one WGSL module per kernel (wgsl.py).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import inlined, plan_kernels, split_wide_concatenates
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
-from fgrad.lower.wgsl import WORKGROUP, kernel_text
+from fgrad.lower.matmul import matmul_kernel, tiles
+from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, reduced_count
 from fgrad.ops import OPS
 from fgrad.passes import simplify
 
@@ -43,26 +43,41 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     kernels = []
     for r in order:
         node = graph.nodes[r]
-        groups = math.ceil(node.spec.size / WORKGROUP)
-        x = min(groups, limits.max_compute_workgroups_per_dimension)
-        y = math.ceil(groups / x)
-        if y > limits.max_compute_workgroups_per_dimension:
-            raise CompileError(f"lower: {node.op} output {node.spec} needs more workgroups than the adapter allows",
-                               node.site)
         inside = inlined(graph, r, set(order))
         name = _kernel_name(graph, inside)
         bound = [j for j in reads[r] if j != in_place.get(r)]
+        text, grid = _write(name, graph, r, inside, bound, in_place.get(r), limits)
+        if max(grid) > limits.max_compute_workgroups_per_dimension:
+            raise CompileError(f"lower: {node.op} output {node.spec} needs more workgroups than the adapter allows",
+                               node.site)
         kernels.append(Kernel(
             name=name,
-            wgsl=kernel_text(name, graph, r, bound, x, in_place.get(r)),
+            wgsl=text,
             reads=tuple(where[j] for j in bound),
             write=where[r],
-            grid=(x, y),
+            grid=grid,
             nodes=tuple(inside),
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs),
                    tuple(where[i] for i in graph.outputs), tuple(specs), tuple(sorted(donated)))
+
+
+def _write(name: str, graph: Graph, root: int, inside: list[int], reads: list[int], in_place: int | None,
+           limits: Limits) -> tuple[str, tuple[int, int, int]]:
+    """The WGSL of `root`'s kernel and its workgroup grid, in the skeleton that fits: the tiled
+    matmul around a matmul, a cooperative one for big reductions, else one invocation per element.
+    `in_place` is a donated input the kernel reads from its own output buffer."""
+    sources = {j: f"b{k}" for k, j in enumerate(reads)}
+    if in_place is not None:
+        sources[in_place] = "out"
+    core = next((i for i in inside if tiles(graph, i)), None)
+    if core is not None:
+        return matmul_kernel(name, graph, root, core, reads, sources)
+    most = limits.max_compute_workgroups_per_dimension
+    if OPS[graph.nodes[root].op].fusion == "reduction" and reduced_count(graph, root) >= COOPERATE_FROM:
+        return cooperative_kernel(name, graph, root, reads, sources, most)
+    return elementwise_kernel(name, graph, root, reads, sources, most)
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:

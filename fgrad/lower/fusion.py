@@ -17,6 +17,7 @@ storage buffers than the adapter allows materializes part of what it inlines.
 from __future__ import annotations
 
 from fgrad.ir import Graph, Node
+from fgrad.lower.matmul import tiles
 from fgrad.ops import OPS, uniform_constant
 
 
@@ -77,6 +78,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, 
             contracted[i] |= kind[c] == "contraction" or (kind[c] == "view" and c not in roots and contracted[c])
         if kind[i] == "elementwise" and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
             roots.add(i)
+    _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
     pending = sorted(roots)
@@ -88,6 +90,27 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, 
             pending.append(cut)
     order = sorted(roots)
     return order, {r: _reads(graph, r, roots) for r in order}
+
+
+def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
+    """A matmul read only by an elementwise chain of its own shape ending at a kernel's root
+    joins that kernel (at most one per kernel): its bias, activation or residual add is
+    applied before the single store instead of in a kernel of its own."""
+    nodes = graph.nodes
+    cored: set[int] = set()
+    for c in sorted(i for i in roots if tiles(graph, i) and i not in graph.outputs):
+        e = c
+        while e == c or e not in roots:
+            readers = set(consumers[e])
+            if len(readers) != 1:
+                break
+            (e,) = readers
+            if OPS[nodes[e].op].fusion != "elementwise" or nodes[e].spec.shape != nodes[c].spec.shape:
+                break
+        else:
+            if e not in cored:
+                roots.discard(c)
+                cored.add(e)
 
 
 def inlined(graph: Graph, root: int, roots: set[int]) -> list[int]:

@@ -49,7 +49,7 @@ class Kernel:
     wgsl: str
     reads: tuple[int, ...]
     write: int
-    grid: tuple[int, int]  # workgroups in x and y
+    grid: tuple[int, int, int]  # workgroups in x, y and z
     nodes: tuple[int, ...]  # the graph nodes this kernel computes
     sites: tuple[str, ...]  # their users' file:line, in node order, without repeats
 

@@ -1,12 +1,18 @@
-"""WGSL text for one kernel: the skeleton, written once, and a writer that ops use.
+"""WGSL text for one kernel: the skeletons, each written once, and a writer that ops use.
 
-A kernel computes one materialized node, one invocation per output element.
-Every op's `wgsl` rule (fgrad/ops.py) says how to compute its value at given
-coordinates: a template over its operands' values for elementwise ops, or a
-function that remaps coordinates (views), loops (reductions, matmul) and
-asks the writer for operand values. Operands that live in buffers are
-loaded; the others are computed inline, so chains fuse. Names come from
-counters, so the text is deterministic.
+A kernel computes one materialized node (its root). Every op's `wgsl` rule
+(fgrad/ops.py) says how to compute its value at given coordinates: a
+template over its operands' values for elementwise ops, or a function that
+remaps coordinates (views), reduces (`w.reduce`) and asks the writer for
+operand values. Operands that live in buffers are loaded; the others are
+computed inline, so chains fuse. Names come from counters, so the text is
+deterministic.
+
+Skeletons: `elementwise` (one invocation per output element), `cooperative`
+(a workgroup per output element or softmax row, for roots that reduce many
+values: `w.reduce` then splits the work across the workgroup and combines
+in shared memory), and the tiled matmul of fgrad/lower/matmul.py for
+kernels built around a matmul (its epilogue fuses).
 """
 
 from __future__ import annotations
@@ -14,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import math
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from fgrad.ir import DType, Graph, Node, Spec
 from fgrad.ops import OPS
 
-WORKGROUP = 64
+WORKGROUP = 64  # invocations per workgroup in the elementwise skeleton
+COOPERATIVE = 128  # invocations per workgroup in the cooperative skeleton
+COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
 WGSL_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "bool"}
 STORAGE_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "u32"}  # WGSL storage has no bool
 
@@ -44,13 +52,15 @@ class KernelWriter:
     name; every other node reached is computed inline.
     """
 
-    def __init__(self, graph: Graph, sources: dict[int, str]):
+    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: bool = False):
         self.graph = graph
         self.nodes = graph.nodes
         self.sources = sources
+        self.cooperative = cooperative  # a workgroup computes each value together
+        self.shared: set[DType] = set()  # dtypes of the shared reduction scratch the kernel uses
         self.lines: list[str] = []
         self.depth = 1
-        self.scopes: list[dict[tuple[int, tuple[str, ...]], str]] = [{}]
+        self.scopes: list[dict[tuple, str]] = [{}]
         self.count = 0
 
     # -- statements ----------------------------------------------------------
@@ -76,10 +86,12 @@ class KernelWriter:
         return name
 
     @contextlib.contextmanager
-    def loop(self, count: int) -> Iterator[str]:
-        """`for (r = 0; r < count; r++) { ... }`; values computed inside stay inside."""
+    def loop(self, count: int | str, start: str = "0i", step: int = 1) -> Iterator[str]:
+        """`for (r = start; r < count; r += step) { ... }`; values computed inside stay inside."""
         r = self.fresh("r")
-        self.line(f"for (var {r} = 0i; {r} < {count}i; {r}++) {{")
+        bound = f"{count}i" if isinstance(count, int) else count
+        advance = f"{r}++" if step == 1 else f"{r} += {step}i"
+        self.line(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{")
         self.depth += 1
         self.scopes.append(dict(self.scopes[-1]))
         try:
@@ -88,6 +100,38 @@ class KernelWriter:
             self.scopes.pop()
             self.depth -= 1
             self.line("}")
+
+    def once(self, key: tuple, compute: Callable[[], str]) -> str:
+        """The value computed by `compute()` under `key`, computed once per scope."""
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        self.scopes[-1][key] = name = self.let(compute())
+        return name
+
+    def reduce(self, count: int, value_at: Callable[[str], str], combine: Callable[[str, str], str],
+               init: str, dtype: DType) -> str:
+        """Fold `value_at(r)` for r in [0, count): a loop in one invocation, or, in a
+        cooperative kernel, strided over the workgroup and combined in shared memory."""
+        acc = self.var(init, dtype)
+        if not self.cooperative:
+            with self.loop(count) as r:
+                self.line(f"{acc} = {combine(acc, value_at(r))};")
+            return acc
+        with self.loop(count, start="lid", step=COOPERATIVE) as r:
+            self.line(f"{acc} = {combine(acc, value_at(r))};")
+        scratch = f"shared_{WGSL_TYPE[dtype]}"
+        self.shared.add(dtype)
+        self.line(f"{scratch}[lid] = {acc};")
+        self.line("workgroupBarrier();")
+        half = COOPERATIVE // 2
+        while half:
+            self.line(f"if (lid < {half}i) {{ {scratch}[lid] = {combine(f'{scratch}[lid]', f'{scratch}[lid + {half}i]')}; }}")
+            self.line("workgroupBarrier();")
+            half //= 2
+        result = self.let(f"{scratch}[0]")
+        self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
+        return result
 
     # -- values --------------------------------------------------------------
 
@@ -150,37 +194,82 @@ class KernelWriter:
         return out
 
 
-def kernel_text(name: str, graph: Graph, root: int, reads: Sequence[int], grid_x: int,
-                in_place: int | None = None) -> str:
-    """The whole WGSL module computing node `root` from the nodes `reads` (in binding order).
-
-    `in_place` is a node read from the output buffer itself (a donated input updated in place).
-    """
-    node: Node = graph.nodes[root]
-    sources = {j: f"b{k}" for k, j in enumerate(reads)}
-    if in_place is not None:
-        sources[in_place] = "out"
-    w = KernelWriter(graph, sources)
-    total = node.spec.size
-    coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
-    out = w.value(root, coords)
-    store = f"select(0u, 1u, {out})" if node.spec.dtype is DType.bool else out
+def module(name: str, graph: Graph, root: int, reads: Sequence[int], workgroup: int, prelude: Sequence[str],
+           w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
+    """A whole WGSL module: header line, bindings (reads, then `out`), shared memory, entry point."""
+    node = graph.nodes[root]
     header = " ".join([str(node.spec), "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else str(node.spec)
     decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{STORAGE_TYPE[graph.nodes[j].spec.dtype]}>;"
              for k, j in enumerate(reads)]
     decls.append(f"@group(0) @binding({len(reads)}) var<storage, read_write> out: array<{STORAGE_TYPE[node.spec.dtype]}>;")
+    decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {COOPERATIVE}>;"
+              for t in sorted(w.shared, key=str)]
+    decls += list(shared)
     return "\n".join([
         f"// fgrad: {name} {header}",
         *decls,
         "",
-        f"@compute @workgroup_size({WORKGROUP})",
-        "fn main(@builtin(global_invocation_id) gid: vec3<u32>) {",
-        f"    let i = i32(gid.x + gid.y * {grid_x * WORKGROUP}u);",
-        f"    if (i >= {total}i) {{",
-        "        return;",
-        "    }",
+        f"@compute @workgroup_size({workgroup})",
+        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,",
+        "        @builtin(workgroup_id) group: vec3<u32>) {",
+        *("    " + ln for ln in prelude),
         *w.lines,
-        f"    out[i] = {store};",
+        *("    " + ln for ln in tail),
         "}",
         "",
     ])
+
+
+def store(node: Node, index: str, value: str) -> str:
+    return f"out[{index}] = {f'select(0u, 1u, {value})' if node.spec.dtype is DType.bool else value};"
+
+
+def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
+    """Workgroup counts (x, y, 1) covering `groups`, in 2-D past the per-dimension limit."""
+    x = min(groups, max_per_dimension)
+    return x, math.ceil(groups / x), 1
+
+
+def elementwise_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                       max_groups: int) -> tuple[str, tuple[int, int, int]]:
+    """One invocation per output element."""
+    node = graph.nodes[root]
+    w = KernelWriter(graph, sources)
+    g = grid(math.ceil(node.spec.size / WORKGROUP), max_groups)
+    coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
+    out = w.value(root, coords)
+    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);", f"if (i >= {node.spec.size}i) {{", "    return;", "}"]
+    return module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", out)]), g
+
+
+def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                       max_groups: int) -> tuple[str, tuple[int, int, int]]:
+    """A workgroup per output element, or per row for a root that normalizes along an axis
+    (softmax): its reductions are computed once at the top (uniform control flow, as
+    barriers need), then the workgroup writes the row."""
+    node = graph.nodes[root]
+    w = KernelWriter(graph, sources, cooperative=True)
+    axis = node.attrs.get("axis") if OPS[node.op].fusion == "reduction" and "axes" not in node.attrs else None
+    row = node.spec.shape[axis] if axis is not None else 1
+    count = node.spec.size // row
+    g = grid(count, max_groups)
+    outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
+    coords = w.unravel("o", outer) if outer else []
+    prelude = [f"let o = i32(group.x + group.y * {g[0]}u);", f"if (o >= {count}i) {{", "    return;", "}",
+               "let lid = i32(local.x);"]
+    if axis is None:
+        out = w.value(root, coords)
+        tail = ["if (lid == 0i) {", "    " + store(node, w.ravel(coords, node.spec.shape), out), "}"]
+        return module(name, graph, root, reads, COOPERATIVE, prelude, w, tail), g
+    w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
+    with w.loop(row, start="lid", step=COOPERATIVE) as e:
+        at = [*coords[:axis], e, *coords[axis:]]
+        w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
+    return module(name, graph, root, reads, COOPERATIVE, prelude, w, []), g
+
+
+def reduced_count(graph: Graph, i: int) -> int:
+    """How many values reduction node `i` folds into each of its results."""
+    node = graph.nodes[i]
+    x = graph.nodes[node.inputs[0]].spec
+    return math.prod(x.shape[a] for a in node.attrs["axes"]) if "axes" in node.attrs else x.shape[node.attrs["axis"]]

@@ -1,0 +1,105 @@
+"""The benchmark workloads (mlp, gpt) as fgrad training steps, and how they are timed."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import fgrad as fg
+from fgrad import nn
+
+MLP = {"small": (64, 784, 256, 10), "full": (256, 784, 1024, 10)}  # batch, in, hidden, classes
+GPT = {"small": dict(B=8, T=32, V=65, D=64, H=2, L=2), "full": dict(B=32, T=128, V=65, D=256, H=4, L=4)}
+
+
+@dataclass
+class Workload:
+    """A compiled, donated training step and its data; `run(n, read_each)` takes n steps."""
+
+    step: fg.Executable
+    params: Any
+    state: Any
+    data: tuple[Any, ...]
+    tokens_per_step: int
+
+    def run(self, steps: int, read_each: bool) -> float:
+        """Take `steps` steps; read the loss every step or once at the end. Returns the last loss."""
+        loss = None
+        for _ in range(steps):
+            self.params, self.state, loss = self.step(self.params, self.state, *self.data)
+            if read_each:
+                float(loss)
+        return float(loss)
+
+
+def mlp(size: str) -> Workload:
+    batch, d_in, hidden, classes = MLP[size]
+    rng = np.random.default_rng(0)
+    params = nn.init_mlp(rng, [d_in, hidden, hidden, classes])
+    x = rng.standard_normal((batch, d_in)).astype(np.float32)
+    y = rng.integers(0, classes, batch).astype(np.int32)
+
+    def loss(p, xb, yb):
+        return nn.cross_entropy(nn.mlp(p, xb), yb)
+
+    step = fg.compile(fg.adam_step(fg.trace(loss, params, x, y), lr=1e-3), donate_argnums=(0, 1))
+    return Workload(step, params, fg.adam_init(params), (x, y), batch)
+
+
+def gpt(size: str) -> Workload:
+    c = GPT[size]
+    config = nn.GPTConfig(vocab=c["V"], context=c["T"], width=c["D"], heads=c["H"], layers=c["L"])
+    rng = np.random.default_rng(0)
+    params = nn.init_gpt(rng, config)
+    tokens = rng.integers(0, c["V"], (c["B"], c["T"])).astype(np.int32)
+    targets = rng.integers(0, c["V"], (c["B"], c["T"])).astype(np.int32)
+
+    def loss(p, tok, tgt):
+        return nn.cross_entropy(nn.gpt(p, tok, config), tgt)
+
+    step = fg.compile(fg.adam_step(fg.trace(loss, params, tokens, targets), lr=3e-4), donate_argnums=(0, 1))
+    return Workload(step, params, fg.adam_init(params), (tokens, targets), c["B"] * c["T"])
+
+
+def measure(benchmark: Any, fn: Any, *args: Any, rounds: int) -> tuple[Any, float]:
+    """Run `fn(*args)` under pytest-benchmark; return its result and the median seconds per
+    round (timed here too, so that figures exist under --benchmark-disable)."""
+    times: list[float] = []
+
+    def timed() -> Any:
+        start = time.perf_counter()
+        out = fn(*args)
+        times.append(time.perf_counter() - start)
+        return out
+
+    result = benchmark.pedantic(timed, rounds=rounds, iterations=1)
+    return result, float(np.median(times))
+
+
+def host_us_per_dispatch(work: Workload, repeat: int = 20) -> float:
+    """Host time to record one step's dispatches (bind groups reused), per dispatch, in µs."""
+    buffers, _ = work.step.bind((work.params, work.state, *work.data))
+    work.step.record(buffers)  # builds any missing bind group
+    start = time.perf_counter()
+    for _ in range(repeat):
+        work.step.record(buffers)
+    return (time.perf_counter() - start) / repeat / len(work.step.program.kernels) * 1e6
+
+
+def figures(work: Workload, seconds_per_round: float, steps: int) -> dict[str, Any]:
+    """The derived figures a training benchmark reports in extra_info."""
+    program = work.step.program
+    steps_per_second = steps / seconds_per_round if seconds_per_round else math.nan
+    return {
+        "steps_per_s": round(steps_per_second, 2),
+        "tokens_per_s": round(steps_per_second * work.tokens_per_step),
+        "kernels_per_step": len(program.kernels),
+        "dispatches_per_step": len(program.kernels),
+        "peak_bytes": program.peak_bytes,
+        "host_us_per_dispatch": round(host_us_per_dispatch(work), 2),
+        "adapter": work.step.device.name,
+    }

@@ -1,0 +1,127 @@
+"""Per-kernel GPU times of a compiled function, from timestamp queries.
+
+`fg.profile(exe, *args)` runs the executable once more with each kernel in a
+compute pass of its own, bracketed by GPU timestamps, and returns a table:
+kernel name, time, share of the step, and GFLOP/s (matmuls) or GB/s (the
+bytes a kernel reads and writes). Adapters without timestamp queries are
+timed from the host, one submit and wait per kernel, and the table says so.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import wgpu
+
+from fgrad.ir import Graph
+from fgrad.lower import Kernel
+from fgrad.runtime import Executable, _read
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    name: str
+    seconds: float
+    share: float
+    flops: int
+    bytes: int
+
+    @property
+    def rate(self) -> str:
+        if self.flops:
+            return f"{self.flops / self.seconds / 1e9:9.1f} GFLOP/s" if self.seconds else "-"
+        return f"{self.bytes / self.seconds / 1e9:9.1f} GB/s   " if self.seconds else "-"
+
+
+@dataclass(frozen=True)
+class Profile:
+    kernels: tuple[KernelTime, ...]
+    source: str  # "timestamps" or "host timing"
+
+    @property
+    def total(self) -> float:
+        return sum(k.seconds for k in self.kernels)
+
+    def __str__(self) -> str:
+        lines = [f"{len(self.kernels)} kernels, {self.total * 1e3:.3f} ms ({self.source})",
+                 f"{'kernel':<40} {'time':>10} {'share':>7}  rate"]
+        for k in sorted(self.kernels, key=lambda k: -k.seconds):
+            lines.append(f"{k.name[:40]:<40} {k.seconds * 1e6:8.1f}us {k.share:6.1%}  {k.rate}")
+        return "\n".join(lines)
+
+
+def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...]) -> tuple[int, int]:
+    """(FLOPs of the matmuls in a kernel, bytes it reads and writes)."""
+    flops = 0
+    for i in kernel.nodes:
+        node = graph.nodes[i]
+        if node.op == "matmul":
+            flops += 2 * node.spec.size * graph.nodes[node.inputs[0]].spec.shape[-1]
+    nbytes = sum(specs[b].nbytes for b in (*kernel.reads, kernel.write))
+    return flops, nbytes
+
+
+def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
+    """Time each kernel of `exe` on `args` (the median of `repeat` runs)."""
+    exe(*args)  # warm up, and check the arguments
+    device = exe.device
+    dev = device.device
+    kernels = exe.program.kernels
+    buffers, _ = exe.bind(args)
+    groups = [exe.group(k, buffers) for k in range(len(kernels))]
+    timestamps = "timestamp-query" in dev.features
+    runs = []
+    for _ in range(repeat):
+        if timestamps:
+            runs.append(_timed_on_gpu(exe, groups))
+        else:
+            runs.append(_timed_on_host(exe, groups))
+    seconds = np.median(np.array(runs), axis=0)
+    total = float(seconds.sum()) or math.inf
+    rows = []
+    for k, t in zip(kernels, seconds):
+        flops, nbytes = kernel_work(exe.graph, k, exe.program.specs)
+        rows.append(KernelTime(k.name, float(t), float(t) / total, flops, nbytes))
+    return Profile(tuple(rows), "timestamps" if timestamps else "host timing")
+
+
+def _timed_on_gpu(exe: Executable, groups: list[Any]) -> list[float]:
+    dev = exe.device.device
+    n = len(groups)
+    queries = dev.create_query_set(type=wgpu.QueryType.timestamp, count=2 * n)
+    resolved = dev.create_buffer(size=16 * n, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+    encoder = dev.create_command_encoder()
+    for k, kernel in enumerate(exe.program.kernels):
+        compute = encoder.begin_compute_pass(timestamp_writes={
+            "query_set": queries, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
+        compute.set_pipeline(exe.pipelines[k])
+        compute.set_bind_group(0, groups[k])
+        compute.dispatch_workgroups(*kernel.grid)
+        compute.end()
+    encoder.resolve_query_set(queries, 0, 2 * n, resolved, 0)
+    dev.queue.submit([encoder.finish()])
+    stamps = np.frombuffer(_read(exe.device, resolved, 16 * n), np.uint64).astype(np.int64)
+    return list((stamps[1::2] - stamps[0::2]) * 1e-9)
+
+
+def _timed_on_host(exe: Executable, groups: list[Any]) -> list[float]:
+    dev = exe.device.device
+    out = []
+    probe = next(iter(exe.resident.values()), None)
+    for k, kernel in enumerate(exe.program.kernels):
+        start = time.perf_counter()
+        encoder = dev.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(exe.pipelines[k])
+        compute.set_bind_group(0, groups[k])
+        compute.dispatch_workgroups(*kernel.grid)
+        compute.end()
+        dev.queue.submit([encoder.finish()])
+        if probe is not None:
+            _read(exe.device, probe, 4)
+        out.append(time.perf_counter() - start)
+    return out
