@@ -19,7 +19,8 @@ import wgpu
 
 from fgrad.ir import Graph
 from fgrad.lower import Kernel
-from fgrad.runtime import Executable, _read
+from fgrad.pytree import flatten, unflatten
+from fgrad.runtime import Array, Executable, _read
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,14 @@ def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...]) -> tuple[i
 
 
 def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
-    """Time each kernel of `exe` on `args` (the median of `repeat` runs)."""
-    exe(*args)  # warm up, and check the arguments
-    device = exe.device
-    dev = device.device
+    """Time each kernel of `exe` on `args` (the median of `repeat` runs). Donated arguments
+    are not used up: the runs work on copies of them."""
+    leaves, tree = flatten(tuple(args))
+    donated = set(exe.program.donated)
+    leaves = [x.copy() if k in donated and isinstance(x, Array) else x for k, x in enumerate(leaves)]
+    dev = exe.device.device
     kernels = exe.program.kernels
-    buffers, _ = exe.bind(args)
+    buffers, _ = exe.bind(tuple(unflatten(tree, leaves)))
     groups = [exe.group(k, buffers) for k in range(len(kernels))]
     timestamps = "timestamp-query" in dev.features
     runs = []

@@ -156,6 +156,16 @@ class Array:
             self._host.flags.writeable = False
         return self._host
 
+    def copy(self) -> Array:
+        """A new Array with the same value, copied on the device."""
+        self.check_live("copy()", user_site())
+        dev = self.device.device
+        buffer = dev.create_buffer(size=self.buffer.size, usage=STORAGE)
+        encoder = dev.create_command_encoder()
+        encoder.copy_buffer_to_buffer(self.buffer, 0, buffer, 0, self.buffer.size)
+        dev.queue.submit([encoder.finish()])
+        return Array(buffer, self.spec, self.device)
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self.numpy()
         return out if dtype is None else out.astype(dtype)
