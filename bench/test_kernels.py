@@ -15,13 +15,12 @@ CALLS = 10  # calls per timed round, synced once at the end
 
 def _timed(benchmark, exe, args, smoke):
     """Seconds per call (median over rounds of CALLS calls), and one output."""
-    out = exe(*args)
-    out.numpy()  # warm up and sync
+    out = exe(*args).block_until_ready()  # warm up
 
     def calls():
         for _ in range(CALLS - 1):
             exe(*args)
-        return exe(*args).numpy()
+        return exe(*args).block_until_ready()
 
     _, seconds = measure(benchmark, calls, rounds=1 if smoke else 5)
     return out, seconds / CALLS

@@ -156,6 +156,12 @@ class Array:
             self._host.flags.writeable = False
         return self._host
 
+    def block_until_ready(self) -> Array:
+        """Wait until the device has computed this value (a 4-byte readback), and return it."""
+        self.check_live("block_until_ready()", user_site())
+        _read(self.device, self.buffer, 4)
+        return self
+
     def copy(self) -> Array:
         """A new Array with the same value, copied on the device."""
         self.check_live("copy()", user_site())

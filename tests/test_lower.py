@@ -83,11 +83,11 @@ def test_shared_elementwise_value_is_materialized_once():
 
 def test_large_outputs_use_a_2d_grid():
     limits = Limits(max_compute_workgroups_per_dimension=65535)
-    program = lower(fg.trace(lambda x: x + 1.0, fg.spec((2100, 2048))), limits)
+    program = lower(fg.trace(lambda x: x + 1.0, fg.spec((4200, 4096))), limits)
     (kernel,) = program.kernels
-    x, y = kernel.grid
-    assert x == 65535 and y == 2 and x * y * 64 >= 2100 * 2048
-    assert f"gid.y * {65535 * 64}u" in kernel.wgsl
+    x, y, z = kernel.grid
+    assert x == 65535 and y == 2 and z == 1 and x * y * 256 >= 4200 * 4096
+    assert f"gid.y * {65535 * 256}u" in kernel.wgsl
 
 
 def _bindings(kernel):

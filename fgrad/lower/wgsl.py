@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from fgrad.ir import DType, Graph, Node, Spec
 from fgrad.ops import OPS
 
-WORKGROUP = 64  # invocations per workgroup in the elementwise skeleton
+WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
 COOPERATIVE = 128  # invocations per workgroup in the cooperative skeleton
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
 WGSL_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "bool"}
@@ -62,6 +62,7 @@ class KernelWriter:
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
         self.count = 0
+        self.linear: dict[tuple[tuple[str, ...], tuple[int, ...]], str] = {}  # coords in a shape -> known index
 
     # -- statements ----------------------------------------------------------
 
@@ -172,6 +173,9 @@ class KernelWriter:
 
     def ravel(self, coords: Sequence[str], shape: Sequence[int]) -> str:
         """Row-major linear index of `coords` in `shape`."""
+        known = self.linear.get((tuple(coords), tuple(shape)))
+        if known is not None:
+            return known
         terms, stride = [], 1
         for c, d in reversed(list(zip(coords, shape))):
             if d != 1 and c != "0i":
@@ -183,6 +187,7 @@ class KernelWriter:
         """Coordinates in `shape` of a row-major linear index."""
         linear = self.let(linear)
         out, stride, outermost = [], math.prod(shape), True
+        coords = out
         for d in shape:
             stride //= d
             if d == 1:
@@ -191,7 +196,8 @@ class KernelWriter:
             q = linear if stride == 1 else f"{linear} / {stride}i"
             out.append(self.let(q if outermost else f"({q}) % {d}i"))
             outermost = False
-        return out
+        self.linear[(tuple(coords), tuple(shape))] = linear  # raveling them back gives the index
+        return coords
 
 
 def module(name: str, graph: Graph, root: int, reads: Sequence[int], workgroup: int, prelude: Sequence[str],

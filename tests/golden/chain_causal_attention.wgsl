@@ -2,32 +2,108 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
+var<workgroup> As: array<f32, 256>;
+var<workgroup> Bs: array<vec2<f32>, 128>;
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 64u);
-    if (i >= 32i) {
-        return;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let lid = i32(local.x);
+    let tx = lid % 16i;
+    let ty = lid / 16i;
+    let m0 = i32(group.y) * 32i;
+    let n0 = i32(group.x) * 32i;
+    let v1 = i32(group.z);
+    var acc_0_0 = vec2<f32>();
+    var acc_1_0 = vec2<f32>();
+    for (var r2 = 0i; r2 < 3i; r2 += 8i) {
+        let v3 = (lid + 0i) / 8i;
+        let v4 = (lid + 0i) % 8i;
+        let v5 = m0 + v3;
+        let v6 = r2 + v4;
+        let v7 = min(v5, 3i);
+        let v8 = min(v6, 2i);
+        let v9 = b0[v1 * 12i + v7 * 3i + v8];
+        As[v4 * 32i + v3] = select(0.0f, v9, v5 < 4i && v6 < 3i);
+        let v10 = (lid + 0i) % 8i;
+        let v11 = (lid + 0i) / 8i;
+        let v12 = r2 + v10;
+        let v13 = n0 + v11;
+        let v14 = min(v12, 2i);
+        let v15 = min(v13, 3i);
+        let v16 = b1[v1 * 12i + v15 * 3i + v14];
+        Bs[v10 * 16i + v11 / 2i][v11 % 2i] = select(0.0f, v16, v12 < 3i && v13 < 4i);
+        workgroupBarrier();
+        let v17 = As[0i + ty * 2i + 0i];
+        let v18 = As[0i + ty * 2i + 1i];
+        let v19 = Bs[0i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v17), v19, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v18), v19, acc_1_0);
+        let v20 = As[32i + ty * 2i + 0i];
+        let v21 = As[32i + ty * 2i + 1i];
+        let v22 = Bs[16i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v20), v22, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v21), v22, acc_1_0);
+        let v23 = As[64i + ty * 2i + 0i];
+        let v24 = As[64i + ty * 2i + 1i];
+        let v25 = Bs[32i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v23), v25, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v24), v25, acc_1_0);
+        let v26 = As[96i + ty * 2i + 0i];
+        let v27 = As[96i + ty * 2i + 1i];
+        let v28 = Bs[48i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v26), v28, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v27), v28, acc_1_0);
+        let v29 = As[128i + ty * 2i + 0i];
+        let v30 = As[128i + ty * 2i + 1i];
+        let v31 = Bs[64i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v29), v31, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v30), v31, acc_1_0);
+        let v32 = As[160i + ty * 2i + 0i];
+        let v33 = As[160i + ty * 2i + 1i];
+        let v34 = Bs[80i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v32), v34, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v33), v34, acc_1_0);
+        let v35 = As[192i + ty * 2i + 0i];
+        let v36 = As[192i + ty * 2i + 1i];
+        let v37 = Bs[96i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v35), v37, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v36), v37, acc_1_0);
+        let v38 = As[224i + ty * 2i + 0i];
+        let v39 = As[224i + ty * 2i + 1i];
+        let v40 = Bs[112i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v38), v40, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v39), v40, acc_1_0);
+        workgroupBarrier();
     }
-    let v1 = i / 16i;
-    let v2 = (i / 4i) % 4i;
-    let v3 = (i) % 4i;
-    var a4: f32 = 0.0f;
-    for (var r5 = 0i; r5 < 3i; r5++) {
-        let v6 = b0[v1 * 12i + v2 * 3i + r5];
-        let v7 = b1[v1 * 12i + v3 * 3i + r5];
-        a4 = a4 + v6 * v7;
+    let v41 = m0 + ty * 2i + 0i;
+    let v42 = n0 + tx * 2i + 0i;
+    if (v41 < 4i && v42 < 4i) {
+        out[v1 * 16i + v41 * 4i + v42] = acc_0_0[0];
     }
-    out[i] = a4;
+    let v43 = n0 + tx * 2i + 1i;
+    if (v41 < 4i && v43 < 4i) {
+        out[v1 * 16i + v41 * 4i + v43] = acc_0_0[1];
+    }
+    let v44 = m0 + ty * 2i + 1i;
+    let v45 = n0 + tx * 2i + 0i;
+    if (v44 < 4i && v45 < 4i) {
+        out[v1 * 16i + v44 * 4i + v45] = acc_1_0[0];
+    }
+    let v46 = n0 + tx * 2i + 1i;
+    if (v44 < 4i && v46 < 4i) {
+        out[v1 * 16i + v44 * 4i + v46] = acc_1_0[1];
+    }
 }
 
 // fgrad: div_ge_where_softmax f32[2,4,4] <- f32[2,4,4]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 64u);
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
     if (i >= 32i) {
         return;
     }
@@ -55,7 +131,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         a12 = a12 + exp(v19 - a4);
     }
     let v20 = (v2 >= v3);
-    let v21 = b0[v1 * 16i + v2 * 4i + v3];
+    let v21 = b0[i];
     let v22 = 2.0f;
     let v23 = (v21 / v22);
     let v24 = -1000000000.0f;

@@ -2,9 +2,10 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 64u);
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
     if (i >= 1i) {
         return;
     }
@@ -13,7 +14,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let v3 = r2 / 12i;
         let v4 = (r2 / 4i) % 3i;
         let v5 = (r2) % 4i;
-        let v6 = b0[v3 * 12i + v4 * 4i + v5];
+        let v6 = b0[r2];
         a1 = max(a1, v6);
     }
     out[i] = a1;
