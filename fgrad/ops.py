@@ -36,7 +36,9 @@ class Op:
     vjp: Callable[..., tuple[Any, ...]] | None = None  # reverse-mode rule, written with fgrad ops
     simplify: Callable[..., Any] | None = None  # algebraic identities (x * 1 -> x), see passes.py
     wgsl: str | Callable[..., str] | None = None  # WGSL: template over operand values, or (writer, id, coords) -> value
-    fusion: str = "elementwise"  # how lowering groups it: source, view, elementwise, reduction, contraction
+    fusion: str = "elementwise"  # how lowering groups it: source, view, elementwise, reduction, normalization,
+    #                              contraction (fgrad/lower/fusion.py)
+    folds: Callable[..., int] | None = None  # (node, input specs) -> values combined into each output
 
 
 OPS: dict[str, Op] = {}
@@ -370,6 +372,14 @@ def _unreduce(g: Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tenso
     return broadcast_to(reshape(g, tuple(1 if i in axes else d for i, d in enumerate(shape))), shape)
 
 
+def _folds_axes(node: Node, x: Spec) -> int:
+    return math.prod(x.shape[a] for a in node.attrs["axes"])
+
+
+def _folds_axis(node: Node, x: Spec) -> int:
+    return x.shape[node.attrs["axis"]]
+
+
 def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..., str]:
     """A fold over the reduced axes (a loop, or a workgroup's shared effort: w.reduce decides)."""
 
@@ -388,7 +398,7 @@ def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..
 
 
 sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes),
-                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),), wgsl=_reduce_wgsl(lambda acc, v: f"{acc} + {v}", 0), fusion="reduction"))
+                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),), wgsl=_reduce_wgsl(lambda acc, v: f"{acc} + {v}", 0), fusion="reduction", folds=_folds_axes))
 
 
 # max over axes: the cotangent goes to the maxima; tied maxima share it evenly.
@@ -398,7 +408,7 @@ def _max_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tup
     return (hit * _unreduce(g / count, x.shape, axes),)
 
 
-max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp, wgsl=_reduce_wgsl(lambda acc, v: f"max({acc}, {v})", -math.inf), fusion="reduction"))
+max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp, wgsl=_reduce_wgsl(lambda acc, v: f"max({acc}, {v})", -math.inf), fusion="reduction", folds=_folds_axes))
 
 # softmax along one axis, computed stably; d = s (g - sum(g s)).
 def _softmax_wgsl(log: bool) -> Callable[..., str]:
@@ -422,11 +432,11 @@ def _softmax_wgsl(log: bool) -> Callable[..., str]:
 
 
 softmax_p = register(Op("softmax", rule=along_axis("softmax"), impl=_stable_softmax,
-                        vjp=lambda g, ans, x, *, axis: (ans * (g - sum(g * ans, axis, keepdims=True)),), wgsl=_softmax_wgsl(log=False), fusion="reduction"))
+                        vjp=lambda g, ans, x, *, axis: (ans * (g - sum(g * ans, axis, keepdims=True)),), wgsl=_softmax_wgsl(log=False), fusion="normalization", folds=_folds_axis))
 
 # log_softmax along one axis; d = g - softmax(x) sum(g) = g - exp(ans) sum(g).
 log_softmax_p = register(Op("log_softmax", rule=along_axis("log_softmax"), impl=_stable_log_softmax,
-                            vjp=lambda g, ans, x, *, axis: (g - exp(ans) * sum(g, axis, keepdims=True),), wgsl=_softmax_wgsl(log=True), fusion="reduction"))
+                            vjp=lambda g, ans, x, *, axis: (g - exp(ans) * sum(g, axis, keepdims=True),), wgsl=_softmax_wgsl(log=True), fusion="normalization", folds=_folds_axis))
 
 
 # reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
@@ -713,22 +723,23 @@ def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, si
 
 
 def _scatter_add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    """The sum of the update slices whose (clamped) index is this row: a loop over all indices."""
+    """The sum of the update slices whose (clamped) index is this row: a fold over all indices."""
     u, idx = w.nodes[i].inputs
     axis, size, dtype = w.nodes[i].attrs["axis"], w.nodes[i].attrs["size"], w.spec(i).dtype
     ishape = w.spec(idx).shape
     zero = w.literal(0, dtype)
-    acc = w.var(zero, dtype)
-    with w.loop(math.prod(ishape)) as r:
-        at = w.unravel(r, ishape)
-        row = w.value(idx, at)
-        v = w.value(u, list(coords[:axis]) + at + list(coords[axis + 1:]))
-        w.line(f"{acc} = {acc} + select({zero}, {v}, clamp({row}, 0i, {size - 1}i) == {coords[axis]});")
-    return acc
+
+    def at(r: str) -> str:
+        where = w.unravel(r, ishape)
+        row, v = w.value(idx, where), w.value(u, list(coords[:axis]) + where + list(coords[axis + 1:]))
+        return f"select({zero}, {v}, clamp({row}, 0i, {size - 1}i) == {coords[axis]})"
+
+    return w.reduce(math.prod(ishape), at, lambda acc, v: f"{acc} + {v}", zero, dtype)
 
 
 scatter_add_p = register(Op("scatter_add", rule=_scatter_add_rule, impl=_scatter_add_impl,
-                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None), wgsl=_scatter_add_wgsl, fusion="contraction"))
+                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None), wgsl=_scatter_add_wgsl, fusion="contraction",
+                            folds=lambda node, u, idx: idx.size))
 
 
 # ---------------------------------------------------------------------------

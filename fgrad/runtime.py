@@ -100,7 +100,8 @@ def _open(wanted: str | None) -> Device:
                       stacklevel=3)
     features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
     device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
-    return Device(adapter, device, Limits.of(adapter.limits))
+    cpu = adapter.info.get("adapter_type", "") == "CPU"
+    return Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 96))
 
 
 # ---------------------------------------------------------------------------

@@ -191,3 +191,46 @@ def test_unknown_adapter_is_a_clear_error():
 
 def test_devices_lists_the_adapter_in_use():
     assert fg.default_device().name in fg.devices()
+
+
+MATMULS = {
+    "t8-divisible": ((128, 96), (96, 256), lambda a, b: a @ b),
+    "t8-ragged": ((130, 50), (50, 70), lambda a, b: a @ b),
+    "t4-ragged": ((64, 40), (40, 100), lambda a, b: a @ b),
+    "transposed-a": ((40, 64), (40, 100), lambda a, b: a.T @ b),
+    "transposed-b": ((64, 40), (100, 40), lambda a, b: a @ b.T),
+    "batched-broadcast": ((3, 64, 24), (24, 70), lambda a, b: a @ b),
+    "epilogue": ((130, 50), (50, 70), lambda a, b: fg.relu(a @ b + b[0] * 2.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATMULS))
+def test_tiled_matmul_shapes(name):
+    sa, sb, fn = MATMULS[name]
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=sa).astype(np.float32), rng.normal(size=sb).astype(np.float32)
+    graph = fg.trace(fn, a, b)
+    exe = fg.compile(graph)
+    assert any("var<workgroup> As" in k.wgsl for k in exe.program.kernels)
+    assert len(exe.kernels) == 1  # transposes are read in place; the epilogue fuses
+    assert_matches(exe(a, b), fg.interpret(graph, a, b), 1e-5, 1e-5, name)
+
+
+COOPERATIVE = {
+    "sum-rows": (lambda x: fg.sum(x, axis=1), (5, 300)),
+    "sum-columns": (lambda x: fg.sum(x, axis=0), (260, 3)),
+    "max-all": (lambda x: fg.max(x), (20, 30)),
+    "softmax-rows": (lambda x: fg.softmax(x * 2.0, axis=-1), (3, 200)),
+    "log-softmax-middle-axis": (lambda x: fg.log_softmax(x, axis=1), (2, 150, 3)),
+    "scatter-add": (lambda x: fg.scatter_add(x, np.arange(140) % 7, 7), (140, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COOPERATIVE))
+def test_cooperative_reductions(name):
+    fn, shape = COOPERATIVE[name]
+    x = np.random.default_rng(6).normal(size=shape).astype(np.float32)
+    graph = fg.trace(fn, x)
+    exe = fg.compile(graph)
+    assert any("workgroupBarrier" in k.wgsl and "shared_f32" in k.wgsl for k in exe.program.kernels)
+    assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, name)

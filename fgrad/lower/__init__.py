@@ -15,7 +15,7 @@ from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import inlined, plan_kernels, split_wide_concatenates
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
-from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, reduced_count
+from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, folds
 from fgrad.ops import OPS
 from fgrad.passes import simplify
 
@@ -73,9 +73,9 @@ def _write(name: str, graph: Graph, root: int, inside: list[int], reads: list[in
         sources[in_place] = "out"
     core = next((i for i in inside if tiles(graph, i)), None)
     if core is not None:
-        return matmul_kernel(name, graph, root, core, reads, sources)
+        return matmul_kernel(name, graph, root, core, reads, sources, limits.parallel_workgroups)
     most = limits.max_compute_workgroups_per_dimension
-    if OPS[graph.nodes[root].op].fusion == "reduction" and reduced_count(graph, root) >= COOPERATE_FROM:
+    if folds(graph, root) >= COOPERATE_FROM:
         return cooperative_kernel(name, graph, root, reads, sources, most)
     return elementwise_kernel(name, graph, root, reads, sources, most)
 

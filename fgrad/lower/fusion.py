@@ -8,7 +8,8 @@ into their consumer. Each op's `fusion` kind (fgrad/ops.py) decides:
 - `view`: index remapping, always inlined (reshape, transpose, slice, take, ...);
 - `elementwise`: inlined into its one reading kernel; materialized when several
   kernels read it, or a contraction does (which would recompute it per use);
-- `reduction` and `contraction`: always a kernel of their own.
+- `reduction`, `normalization` (softmax) and `contraction`: a kernel of their
+  own, except that a matmul joins the kernel of its elementwise epilogue.
 
 Graph outputs are always materialized. A kernel that would bind more
 storage buffers than the adapter allows materializes part of what it inlines.
@@ -68,7 +69,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, 
         for j in n.inputs:
             consumers[j].append(i)
     roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
-    roots |= {i for i, k in enumerate(kind) if k in ("reduction", "contraction")}
+    roots |= {i for i, k in enumerate(kind) if k in ("reduction", "normalization", "contraction")}
     # kernels[i]: the kernels that would compute node i inline; contracted[i]: a contraction reads it.
     kernels: list[set[int]] = [set() for _ in nodes]
     contracted = [False] * len(nodes)

@@ -3,8 +3,9 @@
 A workgroup of 16x16 invocations computes a (16 t)x(16 t) tile of the
 output, each invocation a t x t block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
-of 8 along k stages A and B tiles in workgroup memory; the unrolled inner
-loop reads t scalars of A and t/4 vec4s of B per k. Operands are read
+of 8 (16 for the largest tiles) along k stages A and B tiles in workgroup
+memory; the unrolled inner loop reads t/4 vec4s of each per k. Bounds
+checks are emitted only along axes the tiles do not divide. Operands are read
 through the writer, so transposes, broadcast batch dims and reshapes of a
 buffer are read in place (with loads ordered along whichever axis is
 contiguous); the kernel's root may be an elementwise epilogue of the matmul
@@ -41,26 +42,27 @@ def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
     return True
 
 
-def tile(m: int, n: int, batch: int) -> int:
-    """Outputs per invocation along each axis: the biggest tile that still gives the GPU
-    enough workgroups (about a hundred) to keep busy."""
+def tile(m: int, n: int, batch: int, parallel: int) -> int:
+    """Outputs per invocation along each axis: the biggest tile that still gives the
+    adapter `parallel` workgroups to run at once."""
     for t in (8, 4):
-        if math.ceil(m / (THREADS * t)) * math.ceil(n / (THREADS * t)) * batch >= 96:
+        if math.ceil(m / (THREADS * t)) * math.ceil(n / (THREADS * t)) * batch >= parallel:
             return t
     return 2
 
 
 def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
-                  sources: dict[int, str]) -> tuple[str, tuple[int, int, int]]:
+                  sources: dict[int, str], parallel: int) -> tuple[str, tuple[int, int, int]]:
     node, mm = graph.nodes[root], graph.nodes[core]
     a, b = mm.inputs
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
     M, N, K = out[-2], out[-1], sa[-1]
-    t = tile(M, N, math.prod(out[:-2]))
-    v = min(t, 4)  # vector width of B loads and accumulators
+    batch = out[:-2]
+    t = tile(M, N, math.prod(batch), parallel)
+    v = min(t, 4)  # vector width of shared loads and accumulators
     vec = f"vec{v}<f32>"
     bm = bn = THREADS * t
-    batch = out[:-2]
+    bk = 2 * BK if t == 8 else BK
     grid = (math.ceil(N / bn), math.ceil(M / bm), math.prod(batch))
     w = KernelWriter(graph, sources)
     prelude = ["let lid = i32(local.x);", f"let tx = lid % {THREADS}i;", f"let ty = lid / {THREADS}i;",
@@ -73,31 +75,39 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         for acc in row:
             w.line(f"var {acc} = {vec}();")
 
-    with w.loop(K, step=BK) as k0:
-        threads = THREADS * THREADS
+    def guarded(value_of, pairs: list[tuple[str, int, int]]) -> str:
+        """Load at indices clamped into range, zero outside; no checks where tiles divide the sizes."""
+        clamped = [w.let(f"min({x}, {n - 1}i)") if n % step else x for x, n, step in pairs]
+        conds = [f"{x} < {n}i" for x, n, step in pairs if n % step]
+        value = value_of(clamped)
+        return f"select(0.0f, {value}, {' && '.join(conds)})" if conds else value
+
+    threads = THREADS * THREADS
+    with w.loop(K, step=bk) as k0:
         k_fast = inner_is_last(graph, a, sources)
-        for q in range(bm * BK // threads):  # stage A[m0 : m0 + bm, k0 : k0 + BK] as As[k][m]
+        for q in range(bm * bk // threads):  # stage A[m0 : m0 + bm, k0 : k0 + bk] as As[k][m]
             e = f"(lid + {q * threads}i)"
-            ml, kl = (f"{e} / {BK}i", f"{e} % {BK}i") if k_fast else (f"{e} % {bm}i", f"{e} / {bm}i")
+            ml, kl = (f"{e} / {bk}i", f"{e} % {bk}i") if k_fast else (f"{e} % {bm}i", f"{e} / {bm}i")
             ml, kl = w.let(ml), w.let(kl)
             m, k = w.let(f"m0 + {ml}"), w.let(f"{k0} + {kl}")
-            value = w.value(a, [*ba, w.let(f"min({m}, {M - 1}i)"), w.let(f"min({k}, {K - 1}i)")])
-            w.line(f"As[{kl} * {bm}i + {ml}] = select(0.0f, {value}, {m} < {M}i && {k} < {K}i);")
+            value = guarded(lambda mk: w.value(a, [*ba, *mk]), [(m, M, bm), (k, K, bk)])
+            w.line(f"As[{kl} * {bm // v}i + {ml} / {v}i][{ml} % {v}i] = {value};")
         n_fast = inner_is_last(graph, b, sources)
-        for q in range(bn * BK // threads):  # stage B[k0 : k0 + BK, n0 : n0 + bn] as Bs[k][n]
+        for q in range(bn * bk // threads):  # stage B[k0 : k0 + bk, n0 : n0 + bn] as Bs[k][n]
             e = f"(lid + {q * threads}i)"
-            kl, nl = (f"{e} / {bn}i", f"{e} % {bn}i") if n_fast else (f"{e} % {BK}i", f"{e} / {BK}i")
+            kl, nl = (f"{e} / {bn}i", f"{e} % {bn}i") if n_fast else (f"{e} % {bk}i", f"{e} / {bk}i")
             kl, nl = w.let(kl), w.let(nl)
             k, n = w.let(f"{k0} + {kl}"), w.let(f"n0 + {nl}")
-            value = w.value(b, [*bb, w.let(f"min({k}, {K - 1}i)"), w.let(f"min({n}, {N - 1}i)")])
-            w.line(f"Bs[{kl} * {bn // v}i + {nl} / {v}i][{nl} % {v}i] = select(0.0f, {value}, {k} < {K}i && {n} < {N}i);")
+            value = guarded(lambda kn: w.value(b, [*bb, *kn]), [(k, K, bk), (n, N, bn)])
+            w.line(f"Bs[{kl} * {bn // v}i + {nl} / {v}i][{nl} % {v}i] = {value};")
         w.line("workgroupBarrier();")
-        for kk in range(BK):
-            avals = [w.let(f"As[{kk * bm}i + ty * {t}i + {i}i]") for i in range(t)]
-            bvals = [w.let(f"Bs[{kk * bn // v}i + tx * {t // v}i + {j}i]") for j in range(t // v)]
-            for i, av in enumerate(avals):
-                for j, bv in enumerate(bvals):
-                    w.line(f"{accs[i][j]} = fma({vec}({av}), {bv}, {accs[i][j]});")
+        for kk in range(bk):
+            avecs = [w.let(f"As[{kk * bm // v}i + ty * {t // v}i + {q}i]") for q in range(t // v)]
+            bvecs = [w.let(f"Bs[{kk * bn // v}i + tx * {t // v}i + {j}i]") for j in range(t // v)]
+            for i in range(t):
+                a_i = f"{avecs[i // v]}[{i % v}]"
+                for j, bv in enumerate(bvecs):
+                    w.line(f"{accs[i][j]} = fma({vec}({a_i}), {bv}, {accs[i][j]});")
         w.line("workgroupBarrier();")
 
     for i in range(t):
@@ -105,17 +115,20 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         for j in range(t // v):
             for c in range(v):
                 n = w.let(f"n0 + tx * {t}i + {j * v + c}i")
-                w.line(f"if ({m} < {M}i && {n} < {N}i) {{")
-                w.depth += 1
+                conds = [f"{x} < {size}i" for x, size, step in ((m, M, bm), (n, N, bn)) if size % step]
+                if conds:
+                    w.line(f"if ({' && '.join(conds)}) {{")
+                    w.depth += 1
                 w.scopes.append({})
                 coords = [*bc, m, n]
                 w.scopes[-1][(core, tuple(coords))] = f"{accs[i][j]}[{c}]"
                 w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
                 w.scopes.pop()
-                w.depth -= 1
-                w.line("}")
-    shared = [f"var<workgroup> As: array<f32, {bm * BK}>;", f"var<workgroup> Bs: array<{vec}, {bn * BK // v}>;"]
-    return module(name, graph, root, reads, THREADS * THREADS, prelude, w, [], shared), grid
+                if conds:
+                    w.depth -= 1
+                    w.line("}")
+    shared = [f"var<workgroup> As: array<{vec}, {bm * bk // v}>;", f"var<workgroup> Bs: array<{vec}, {bn * bk // v}>;"]
+    return module(name, graph, root, reads, threads, prelude, w, [], shared), grid
 
 
 def tiles(graph: Graph, i: int) -> bool:

@@ -13,16 +13,21 @@ from fgrad.ir import Graph, Spec
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The adapter limits that shape a Program (WebGPU's names, in snake case)."""
+    """What shapes a Program on an adapter: its limits (WebGPU's names, in snake case),
+    and how many workgroups it runs at once (a GPU: about a hundred; a CPU: one per core),
+    which sizes the matmul tiles."""
 
     max_storage_buffers_per_shader_stage: int = 8
     max_storage_buffer_binding_size: int = 1 << 27
     max_compute_workgroups_per_dimension: int = 65535
+    parallel_workgroups: int = 96
 
     @staticmethod
-    def of(adapter_limits: dict[str, int]) -> Limits:
+    def of(adapter_limits: dict[str, int], parallel_workgroups: int = 96) -> Limits:
         """From a wgpu limits dict (`max-storage-buffers-per-shader-stage`, ...)."""
-        return Limits(**{f: int(adapter_limits[f.replace("_", "-")]) for f in Limits.__dataclass_fields__})
+        names = [f for f in Limits.__dataclass_fields__ if f != "parallel_workgroups"]
+        return Limits(**{f: int(adapter_limits[f.replace("_", "-")]) for f in names},
+                      parallel_workgroups=parallel_workgroups)
 
 
 @dataclass(frozen=True, slots=True)

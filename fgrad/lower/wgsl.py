@@ -255,7 +255,7 @@ def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int],
     barriers need), then the workgroup writes the row."""
     node = graph.nodes[root]
     w = KernelWriter(graph, sources, cooperative=True)
-    axis = node.attrs.get("axis") if OPS[node.op].fusion == "reduction" and "axes" not in node.attrs else None
+    axis = node.attrs["axis"] if OPS[node.op].fusion == "normalization" else None
     row = node.spec.shape[axis] if axis is not None else 1
     count = node.spec.size // row
     g = grid(count, max_groups)
@@ -274,8 +274,8 @@ def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int],
     return module(name, graph, root, reads, COOPERATIVE, prelude, w, []), g
 
 
-def reduced_count(graph: Graph, i: int) -> int:
-    """How many values reduction node `i` folds into each of its results."""
+def folds(graph: Graph, i: int) -> int:
+    """How many values node `i` combines into each of its results (0 for none)."""
     node = graph.nodes[i]
-    x = graph.nodes[node.inputs[0]].spec
-    return math.prod(x.shape[a] for a in node.attrs["axes"]) if "axes" in node.attrs else x.shape[node.attrs["axis"]]
+    rule = OPS[node.op].folds
+    return rule(node, *(graph.nodes[j].spec for j in node.inputs)) if rule else 0
