@@ -62,7 +62,7 @@ def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...]) -> tuple[i
         node = graph.nodes[i]
         if node.op == "matmul":
             flops += 2 * node.spec.size * graph.nodes[node.inputs[0]].spec.shape[-1]
-    nbytes = sum(specs[b].nbytes for b in (*kernel.reads, kernel.write))
+    nbytes = sum(specs[b].nbytes for b in (*kernel.reads, *kernel.writes))
     return flops, nbytes
 
 

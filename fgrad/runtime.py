@@ -268,7 +268,7 @@ class Executable:
         self.uploads: dict[int, Any] = {}  # input buffer -> the buffer host values are written into
         self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
         for k, kernel in enumerate(program.kernels):
-            if all(b in self.resident for b in (*kernel.reads, kernel.write)):
+            if all(b in self.resident for b in (*kernel.reads, *kernel.writes)):
                 self.group(k, self.resident)
 
     @property
@@ -283,7 +283,7 @@ class Executable:
     def _bind_group(self, k: int, buffers: dict[int, Any]) -> Any:
         kernel = self.program.kernels[k]
         entries = [{"binding": n, "resource": {"buffer": buffers[b], "offset": 0, "size": buffers[b].size}}
-                   for n, b in enumerate((*kernel.reads, kernel.write))]
+                   for n, b in enumerate((*kernel.reads, *kernel.writes))]
         return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
 
     def __call__(self, *args: Any, captures: bool | Sequence[str] = False) -> Any:
@@ -359,7 +359,7 @@ class Executable:
         """Kernel k's bind group for these buffers, reused while they stay the same (donated
         parameters, upload buffers), rebuilt when one changes."""
         kernel = self.program.kernels[k]
-        bound = tuple(buffers[b] for b in (*kernel.reads, kernel.write))
+        bound = tuple(buffers[b] for b in (*kernel.reads, *kernel.writes))
         cached = self.groups.get(k)
         if cached is None or any(x is not y for x, y in zip(cached[0], bound)):
             cached = self.groups[k] = (bound, self._bind_group(k, buffers))

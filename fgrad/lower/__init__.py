@@ -12,10 +12,10 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import inlined, plan_kernels, split_wide_concatenates
+from fgrad.lower.fusion import group_inlined, plan_kernels, split_wide_concatenates
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
-from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, folds
+from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, folds, output_name
 from fgrad.ops import OPS
 from fgrad.passes import simplify
 
@@ -30,8 +30,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     max_bindings = limits.max_storage_buffers_per_shader_stage
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = simplify(split_wide_concatenates(dataclasses.replace(graph, captures=()), max_bindings - 1))
-    order, reads = plan_kernels(graph, max_bindings)
-    buffers, specs, where, in_place = plan_buffers(graph, order, reads, donated)
+    groups, reads = plan_kernels(graph, max_bindings)
+    buffers, specs, where, in_place = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
         if buffers[b].size > limits.max_storage_buffer_binding_size:
             node = graph.nodes[i]
@@ -41,12 +41,14 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
                 f"maximum storage buffer binding size of {limits.max_storage_buffer_binding_size} bytes",
                 node.site)
     kernels = []
-    for r in order:
-        node = graph.nodes[r]
-        inside = inlined(graph, r, set(order))
+    roots = {r for g in groups for r in g}
+    for group in groups:
+        node = graph.nodes[group[0]]
+        inside = group_inlined(graph, group, roots)
         name = _kernel_name(graph, inside)
-        bound = [j for j in reads[r] if j != in_place.get(r)]
-        text, grid = _write(name, graph, r, inside, bound, in_place.get(r), limits)
+        updated = {in_place[r]: k for k, r in enumerate(group) if r in in_place}  # donor -> output it becomes
+        bound = [j for j in reads[group] if j not in updated]
+        text, grid = _write(name, graph, group, inside, bound, updated, limits)
         if max(grid) > limits.max_compute_workgroups_per_dimension:
             raise CompileError(f"lower: {node.op} output {node.spec} needs more workgroups than the adapter allows",
                                node.site)
@@ -54,30 +56,32 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             name=name,
             wgsl=text,
             reads=tuple(where[j] for j in bound),
-            write=where[r],
+            writes=tuple(where[r] for r in group),
             grid=grid,
             nodes=tuple(inside),
+            roots=group,
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs),
                    tuple(where[i] for i in graph.outputs), tuple(specs), tuple(sorted(donated)))
 
 
-def _write(name: str, graph: Graph, root: int, inside: list[int], reads: list[int], in_place: int | None,
-           limits: Limits) -> tuple[str, tuple[int, int, int]]:
-    """The WGSL of `root`'s kernel and its workgroup grid, in the skeleton that fits: the tiled
-    matmul around a matmul, a cooperative one for big reductions, else one invocation per element.
-    `in_place` is a donated input the kernel reads from its own output buffer."""
+def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],
+           updated: dict[int, int], limits: Limits) -> tuple[str, tuple[int, int, int]]:
+    """The WGSL of the kernel computing `group` and its workgroup grid, in the skeleton that
+    fits: the tiled matmul around a matmul, a cooperative one for big reductions, else one
+    invocation per element (the only one with several outputs). `updated` maps each donated
+    input the kernel reads from its own output buffers to that output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
-    if in_place is not None:
-        sources[in_place] = "out"
+    sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
+    root = group[0]
     core = next((i for i in inside if tiles(graph, i)), None)
     if core is not None:
         return matmul_kernel(name, graph, root, core, reads, sources, limits.parallel_workgroups)
     most = limits.max_compute_workgroups_per_dimension
     if folds(graph, root) >= COOPERATE_FROM:
         return cooperative_kernel(name, graph, root, reads, sources, most)
-    return elementwise_kernel(name, graph, root, reads, sources, most)
+    return elementwise_kernel(name, graph, group, reads, sources, most)
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:

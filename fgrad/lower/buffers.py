@@ -16,14 +16,14 @@ output's coordinates (an elementwise update such as `p - lr * g`).
 from __future__ import annotations
 
 from fgrad.ir import Graph, Spec
-from fgrad.lower.fusion import is_buffer_source, reads_in_place
+from fgrad.lower.fusion import Group, is_buffer_source, reads_in_place
 from fgrad.lower.program import Buffer
 
 
-def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]], donated: frozenset[int] = frozenset()
-                 ) -> tuple[list[Buffer], list[Spec], dict[int, int], dict[int, int]]:
+def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]],
+                 donated: frozenset[int] = frozenset()) -> tuple[list[Buffer], list[Spec], dict[int, int], dict[int, int]]:
     """Buffers, the spec each was planned for, the buffer of every buffer-held node,
-    and the donated input each in-place kernel reads from its own output buffer."""
+    and, for each root written in place, the donated input it reads from its own buffer."""
     buffers: list[Buffer] = []
     specs: list[Spec] = []
     where: dict[int, int] = {}
@@ -36,40 +36,56 @@ def plan_buffers(graph: Graph, order: list[int], reads: dict[int, list[int]], do
 
     for k, i in enumerate(graph.inputs):
         where[i] = new(i, "input", k)
-    for i in sorted({j for r in order for j in reads[r]} | set(graph.outputs)):
+    for i in sorted({j for g in groups for j in reads[g]} | set(graph.outputs)):
         if i not in where and is_buffer_source(graph, i):
             where[i] = new(i, "constant", data=graph.nodes[i].attrs["value"].data)
-    last_read = {j: step for step, r in enumerate(order) for j in reads[r]}
-    roots = set(order)
+    last_read = {j: step for step, g in enumerate(groups) for j in reads[g]}
+    roots = {r for g in groups for r in g}
     donors = [graph.inputs[k] for k in sorted(donated)]
+    # As in JAX, outputs pair with donated inputs of their spec in order (new parameters with
+    # the old ones), so a training loop keeps each value in the same buffer from step to step.
+    preferred: dict[int, int] = {}
+    unpaired = list(donors)
+    for r in graph.outputs:
+        match = next((p for p in unpaired if graph.nodes[p].spec == graph.nodes[r].spec), None)
+        if match is not None and r not in preferred:
+            preferred[r] = match
+            unpaired.remove(match)
     in_place: dict[int, int] = {}
     free: list[int] = []  # scratch buffers whose value is dead
-    for step, r in enumerate(order):
-        if r in graph.outputs and r not in where:
+    for step, group in enumerate(groups):
+        others = roots - set(group)
+        for r in group:
+            if r in where:
+                continue
             spec = graph.nodes[r].spec
-            donor = next((p for p in donors if graph.nodes[p].spec == spec and (
-                last_read.get(p, -1) < step or (last_read[p] == step and reads_in_place(graph, r, p, roots)))), None)
-            if donor is None:
-                where[r] = new(r, "output", graph.outputs.index(r))
-            else:
+            if r in graph.outputs:
+                # A donor read by this very kernel is overwritten in place: every root of the
+                # kernel must read it only at its own coordinates.
+                ranked = sorted(donors, key=lambda p: p != preferred.get(r))
+                donor = next((p for p in ranked if graph.nodes[p].spec == spec and (
+                    last_read.get(p, -1) < step or (last_read[p] == step and all(
+                        reads_in_place(graph, m, p, others) for m in group)))), None)
+                if donor is None:
+                    where[r] = new(r, "output", graph.outputs.index(r))
+                    continue
                 donors.remove(donor)
                 where[r] = where[donor]
                 if last_read.get(donor) == step:
                     in_place[r] = donor
-        elif r not in where:
-            need = graph.nodes[r].spec.nbytes
-            fits = [b for b in free if buffers[b].size >= need]
+                continue
+            fits = [b for b in free if buffers[b].size >= spec.nbytes]
             pick = min(fits, key=lambda b: buffers[b].size) if fits else max(free, key=lambda b: buffers[b].size, default=None)
             if pick is None:
-                where[r] = new(r, "scratch", len([b for b in buffers if b.kind == "scratch"]))
+                where[r] = new(r, "scratch", sum(b.kind == "scratch" for b in buffers))
             else:
                 free.remove(pick)
-                old = buffers[pick]
-                buffers[pick] = Buffer("scratch", max(old.size, need), old.index)
+                buffers[pick] = Buffer("scratch", max(buffers[pick].size, spec.nbytes), buffers[pick].index)
                 where[r] = pick
-        for j in reads[r]:
+        for j in reads[group]:
             if last_read[j] == step and buffers[where[j]].kind == "scratch":
                 free.append(where[j])
-        if r not in last_read and buffers[where[r]].kind == "scratch":
-            free.append(where[r])  # written but never read: nothing keeps it
+        for r in group:
+            if r not in last_read and buffers[where[r]].kind == "scratch":
+                free.append(where[r])  # written but never read: nothing keeps it
     return buffers, specs, where, in_place

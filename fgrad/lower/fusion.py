@@ -57,10 +57,13 @@ def is_buffer_source(graph: Graph, i: int) -> bool:
     return OPS[graph.nodes[i].op].fusion == "source" and uniform_constant(graph.nodes, i) is None
 
 
-def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, list[int]]]:
-    """The materialized nodes in order, and the buffer-held nodes each one's kernel reads.
+Group = tuple[int, ...]  # the materialized nodes one kernel computes (its roots)
 
-    `max_bindings` counts the kernel's output too.
+
+def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Group, list[int]]]:
+    """The kernels in order, each the roots it computes, and the buffer-held nodes each reads.
+
+    `max_bindings` counts the kernel's outputs too.
     """
     nodes = graph.nodes
     kind = [OPS[n.op].fusion for n in nodes]
@@ -86,11 +89,52 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[int], dict[int, 
     while pending:
         root = pending.pop()
         while len(found := _reads(graph, root, roots)) + 1 > max_bindings:
-            cut = _widestinlined(graph, root, roots, len(found))
+            cut = _widest_inlined(graph, root, roots, len(found))
             roots.add(cut)
             pending.append(cut)
-    order = sorted(roots)
-    return order, {r: _reads(graph, r, roots) for r in order}
+    groups = _group_siblings(graph, sorted(roots), roots, max_bindings)
+    return groups, {g: group_reads(graph, g, roots) for g in groups}
+
+
+def elementwise_root(graph: Graph, root: int, roots: set[int]) -> bool:
+    """Whether a root's kernel is one invocation per element with nothing but elementwise
+    work and views inside (no reduction, no matmul core)."""
+    return all(OPS[graph.nodes[i].op].fusion in ("elementwise", "view", "source") for i in inlined(graph, root, roots))
+
+
+def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
+    """Merge elementwise roots of one shape into kernels with several outputs (an Adam update
+    writes the parameter and both moments in one pass). A root joins a recent kernel if
+    every root it reads is in that kernel or computed before it, and the bindings fit."""
+    groups: list[list[int]] = []
+    for r in order:
+        joined = False
+        if elementwise_root(graph, r, roots):
+            needs = {j for j in _reads(graph, r, roots) if j in roots}
+            for g in reversed(groups[-8:]):
+                fits = (graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
+                        and all(elementwise_root(graph, m, roots) for m in g)
+                        and all(j in g or j < g[0] for j in needs)
+                        and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
+                if fits:
+                    g.append(r)
+                    joined = True
+                    break
+        if not joined:
+            groups.append([r])
+    return [tuple(g) for g in groups]
+
+
+def group_reads(graph: Graph, group: Group, roots: set[int]) -> list[int]:
+    """Buffer-held nodes a kernel computing `group` loads (its own roots are computed, not loaded)."""
+    others = roots - set(group)
+    return sorted({j for r in group for j in _reads(graph, r, others)} - set(group))
+
+
+def group_inlined(graph: Graph, group: Group, roots: set[int]) -> list[int]:
+    """Nodes a kernel computing `group` computes, in id order."""
+    others = roots - set(group)
+    return sorted({i for r in group for i in inlined(graph, r, others)})
 
 
 def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
@@ -135,7 +179,7 @@ def _reads(graph: Graph, root: int, roots: set[int]) -> list[int]:
                    if j in roots or is_buffer_source(graph, j)})
 
 
-def _widestinlined(graph: Graph, root: int, roots: set[int], total: int) -> int:
+def _widest_inlined(graph: Graph, root: int, roots: set[int], total: int) -> int:
     """The inlined node whose own reads are the most, yet fewer than the kernel's: materializing it
     lowers the kernel's binding count."""
     best, best_count = None, 1

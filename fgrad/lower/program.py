@@ -48,14 +48,15 @@ class Buffer:
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
-    """One compute shader: reads `reads` (bindings 0..n-1), writes `write` (binding n)."""
+    """One compute shader: reads `reads` (bindings 0..n-1), writes `writes` (the bindings after)."""
 
     name: str
     wgsl: str
     reads: tuple[int, ...]
-    write: int
+    writes: tuple[int, ...]
     grid: tuple[int, int, int]  # workgroups in x, y and z
     nodes: tuple[int, ...]  # the graph nodes this kernel computes
+    roots: tuple[int, ...]  # the ones it stores, one per write
     sites: tuple[str, ...]  # their users' file:line, in node order, without repeats
 
 
@@ -79,5 +80,5 @@ class Program:
     @property
     def intermediate_bytes(self) -> int:
         """What the intermediates would take with a buffer each (no reuse): for comparison with the plan."""
-        return sum(n.spec.nbytes for k in self.kernels for n in (self.graph.nodes[k.nodes[-1]],)
-                   if self.buffers[k.write].kind == "scratch")
+        return sum(self.graph.nodes[r].spec.nbytes for k in self.kernels for r, b in zip(k.roots, k.writes)
+                   if self.buffers[b].kind == "scratch")

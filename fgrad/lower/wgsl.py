@@ -200,14 +200,21 @@ class KernelWriter:
         return coords
 
 
-def module(name: str, graph: Graph, root: int, reads: Sequence[int], workgroup: int, prelude: Sequence[str],
-           w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
-    """A whole WGSL module: header line, bindings (reads, then `out`), shared memory, entry point."""
-    node = graph.nodes[root]
-    header = " ".join([str(node.spec), "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else str(node.spec)
+def output_name(k: int, count: int) -> str:
+    """The WGSL name of a kernel's k-th output buffer: `out`, or `out0`, `out1`, ... for several."""
+    return "out" if count == 1 else f"out{k}"
+
+
+def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[int], workgroup: int,
+           prelude: Sequence[str], w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
+    """A whole WGSL module: header line, bindings (reads, then outputs), shared memory, entry point."""
+    roots = (roots,) if isinstance(roots, int) else tuple(roots)
+    made = " ".join(str(graph.nodes[r].spec) for r in roots)
+    header = " ".join([made, "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else made
     decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{STORAGE_TYPE[graph.nodes[j].spec.dtype]}>;"
              for k, j in enumerate(reads)]
-    decls.append(f"@group(0) @binding({len(reads)}) var<storage, read_write> out: array<{STORAGE_TYPE[node.spec.dtype]}>;")
+    decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
+              f"array<{STORAGE_TYPE[graph.nodes[r].spec.dtype]}>;" for k, r in enumerate(roots)]
     decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {COOPERATIVE}>;"
               for t in sorted(w.shared, key=str)]
     decls += list(shared)
@@ -226,8 +233,8 @@ def module(name: str, graph: Graph, root: int, reads: Sequence[int], workgroup: 
     ])
 
 
-def store(node: Node, index: str, value: str) -> str:
-    return f"out[{index}] = {f'select(0u, 1u, {value})' if node.spec.dtype is DType.bool else value};"
+def store(node: Node, index: str, value: str, out: str = "out") -> str:
+    return f"{out}[{index}] = {f'select(0u, 1u, {value})' if node.spec.dtype is DType.bool else value};"
 
 
 def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
@@ -236,16 +243,18 @@ def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
     return x, math.ceil(groups / x), 1
 
 
-def elementwise_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                        max_groups: int) -> tuple[str, tuple[int, int, int]]:
-    """One invocation per output element."""
-    node = graph.nodes[root]
+    """One invocation per output element; several roots of one shape are all computed before
+    any is stored (an output may overwrite a donated input that another reads)."""
+    node = graph.nodes[roots[0]]
     w = KernelWriter(graph, sources)
     g = grid(math.ceil(node.spec.size / WORKGROUP), max_groups)
     coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
-    out = w.value(root, coords)
+    values = [w.value(r, coords) for r in roots]
+    stores = [store(graph.nodes[r], "i", v, output_name(k, len(roots))) for k, (r, v) in enumerate(zip(roots, values))]
     prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);", f"if (i >= {node.spec.size}i) {{", "    return;", "}"]
-    return module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", out)]), g
+    return module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g
 
 
 def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],

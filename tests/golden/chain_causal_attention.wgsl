@@ -2,7 +2,7 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-var<workgroup> As: array<f32, 256>;
+var<workgroup> As: array<vec2<f32>, 128>;
 var<workgroup> Bs: array<vec2<f32>, 128>;
 
 @compute @workgroup_size(256)
@@ -24,7 +24,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v7 = min(v5, 3i);
         let v8 = min(v6, 2i);
         let v9 = b0[v1 * 12i + v7 * 3i + v8];
-        As[v4 * 32i + v3] = select(0.0f, v9, v5 < 4i && v6 < 3i);
+        As[v4 * 16i + v3 / 2i][v3 % 2i] = select(0.0f, v9, v5 < 4i && v6 < 3i);
         let v10 = (lid + 0i) % 8i;
         let v11 = (lid + 0i) / 8i;
         let v12 = r2 + v10;
@@ -34,65 +34,57 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v16 = b1[v1 * 12i + v15 * 3i + v14];
         Bs[v10 * 16i + v11 / 2i][v11 % 2i] = select(0.0f, v16, v12 < 3i && v13 < 4i);
         workgroupBarrier();
-        let v17 = As[0i + ty * 2i + 0i];
-        let v18 = As[0i + ty * 2i + 1i];
-        let v19 = Bs[0i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v17), v19, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v18), v19, acc_1_0);
-        let v20 = As[32i + ty * 2i + 0i];
-        let v21 = As[32i + ty * 2i + 1i];
-        let v22 = Bs[16i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v20), v22, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v21), v22, acc_1_0);
-        let v23 = As[64i + ty * 2i + 0i];
-        let v24 = As[64i + ty * 2i + 1i];
-        let v25 = Bs[32i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v23), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24), v25, acc_1_0);
-        let v26 = As[96i + ty * 2i + 0i];
-        let v27 = As[96i + ty * 2i + 1i];
-        let v28 = Bs[48i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v26), v28, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v27), v28, acc_1_0);
-        let v29 = As[128i + ty * 2i + 0i];
-        let v30 = As[128i + ty * 2i + 1i];
-        let v31 = Bs[64i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v29), v31, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v30), v31, acc_1_0);
-        let v32 = As[160i + ty * 2i + 0i];
-        let v33 = As[160i + ty * 2i + 1i];
-        let v34 = Bs[80i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v32), v34, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v33), v34, acc_1_0);
-        let v35 = As[192i + ty * 2i + 0i];
-        let v36 = As[192i + ty * 2i + 1i];
-        let v37 = Bs[96i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v35), v37, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v36), v37, acc_1_0);
-        let v38 = As[224i + ty * 2i + 0i];
-        let v39 = As[224i + ty * 2i + 1i];
-        let v40 = Bs[112i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v38), v40, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v39), v40, acc_1_0);
+        let v17 = As[0i + ty * 1i + 0i];
+        let v18 = Bs[0i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v17[0]), v18, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v17[1]), v18, acc_1_0);
+        let v19 = As[16i + ty * 1i + 0i];
+        let v20 = Bs[16i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v19[0]), v20, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v19[1]), v20, acc_1_0);
+        let v21 = As[32i + ty * 1i + 0i];
+        let v22 = Bs[32i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v21[0]), v22, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v21[1]), v22, acc_1_0);
+        let v23 = As[48i + ty * 1i + 0i];
+        let v24 = Bs[48i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v23[0]), v24, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v23[1]), v24, acc_1_0);
+        let v25 = As[64i + ty * 1i + 0i];
+        let v26 = Bs[64i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v25[0]), v26, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v25[1]), v26, acc_1_0);
+        let v27 = As[80i + ty * 1i + 0i];
+        let v28 = Bs[80i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v27[0]), v28, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v27[1]), v28, acc_1_0);
+        let v29 = As[96i + ty * 1i + 0i];
+        let v30 = Bs[96i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v29[0]), v30, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v29[1]), v30, acc_1_0);
+        let v31 = As[112i + ty * 1i + 0i];
+        let v32 = Bs[112i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v31[0]), v32, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v31[1]), v32, acc_1_0);
         workgroupBarrier();
     }
-    let v41 = m0 + ty * 2i + 0i;
-    let v42 = n0 + tx * 2i + 0i;
-    if (v41 < 4i && v42 < 4i) {
-        out[v1 * 16i + v41 * 4i + v42] = acc_0_0[0];
+    let v33 = m0 + ty * 2i + 0i;
+    let v34 = n0 + tx * 2i + 0i;
+    if (v33 < 4i && v34 < 4i) {
+        out[v1 * 16i + v33 * 4i + v34] = acc_0_0[0];
     }
-    let v43 = n0 + tx * 2i + 1i;
-    if (v41 < 4i && v43 < 4i) {
-        out[v1 * 16i + v41 * 4i + v43] = acc_0_0[1];
+    let v35 = n0 + tx * 2i + 1i;
+    if (v33 < 4i && v35 < 4i) {
+        out[v1 * 16i + v33 * 4i + v35] = acc_0_0[1];
     }
-    let v44 = m0 + ty * 2i + 1i;
-    let v45 = n0 + tx * 2i + 0i;
-    if (v44 < 4i && v45 < 4i) {
-        out[v1 * 16i + v44 * 4i + v45] = acc_1_0[0];
+    let v36 = m0 + ty * 2i + 1i;
+    let v37 = n0 + tx * 2i + 0i;
+    if (v36 < 4i && v37 < 4i) {
+        out[v1 * 16i + v36 * 4i + v37] = acc_1_0[0];
     }
-    let v46 = n0 + tx * 2i + 1i;
-    if (v44 < 4i && v46 < 4i) {
-        out[v1 * 16i + v44 * 4i + v46] = acc_1_0[1];
+    let v38 = n0 + tx * 2i + 1i;
+    if (v36 < 4i && v38 < 4i) {
+        out[v1 * 16i + v36 * 4i + v38] = acc_1_0[1];
     }
 }
 

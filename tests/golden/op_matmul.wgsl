@@ -2,7 +2,7 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-var<workgroup> As: array<f32, 256>;
+var<workgroup> As: array<vec2<f32>, 128>;
 var<workgroup> Bs: array<vec2<f32>, 128>;
 
 @compute @workgroup_size(256)
@@ -23,7 +23,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v6 = min(v4, 2i);
         let v7 = min(v5, 3i);
         let v8 = b0[v6 * 4i + v7];
-        As[v3 * 32i + v2] = select(0.0f, v8, v4 < 3i && v5 < 4i);
+        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < 3i && v5 < 4i);
         let v9 = (lid + 0i) / 32i;
         let v10 = (lid + 0i) % 32i;
         let v11 = r1 + v9;
@@ -33,64 +33,56 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v15 = b1[v13 * 5i + v14];
         Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < 4i && v12 < 5i);
         workgroupBarrier();
-        let v16 = As[0i + ty * 2i + 0i];
-        let v17 = As[0i + ty * 2i + 1i];
-        let v18 = Bs[0i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v16), v18, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v17), v18, acc_1_0);
-        let v19 = As[32i + ty * 2i + 0i];
-        let v20 = As[32i + ty * 2i + 1i];
-        let v21 = Bs[16i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v19), v21, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v20), v21, acc_1_0);
-        let v22 = As[64i + ty * 2i + 0i];
-        let v23 = As[64i + ty * 2i + 1i];
-        let v24 = Bs[32i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v22), v24, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v23), v24, acc_1_0);
-        let v25 = As[96i + ty * 2i + 0i];
-        let v26 = As[96i + ty * 2i + 1i];
-        let v27 = Bs[48i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v25), v27, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v26), v27, acc_1_0);
-        let v28 = As[128i + ty * 2i + 0i];
-        let v29 = As[128i + ty * 2i + 1i];
-        let v30 = Bs[64i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v28), v30, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v29), v30, acc_1_0);
-        let v31 = As[160i + ty * 2i + 0i];
-        let v32 = As[160i + ty * 2i + 1i];
-        let v33 = Bs[80i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v31), v33, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v32), v33, acc_1_0);
-        let v34 = As[192i + ty * 2i + 0i];
-        let v35 = As[192i + ty * 2i + 1i];
-        let v36 = Bs[96i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v34), v36, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v35), v36, acc_1_0);
-        let v37 = As[224i + ty * 2i + 0i];
-        let v38 = As[224i + ty * 2i + 1i];
-        let v39 = Bs[112i + tx * 1i + 0i];
-        acc_0_0 = fma(vec2<f32>(v37), v39, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v38), v39, acc_1_0);
+        let v16 = As[0i + ty * 1i + 0i];
+        let v17 = Bs[0i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v16[0]), v17, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v16[1]), v17, acc_1_0);
+        let v18 = As[16i + ty * 1i + 0i];
+        let v19 = Bs[16i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v18[0]), v19, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v18[1]), v19, acc_1_0);
+        let v20 = As[32i + ty * 1i + 0i];
+        let v21 = Bs[32i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v20[0]), v21, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v20[1]), v21, acc_1_0);
+        let v22 = As[48i + ty * 1i + 0i];
+        let v23 = Bs[48i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
+        let v24 = As[64i + ty * 1i + 0i];
+        let v25 = Bs[64i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
+        let v26 = As[80i + ty * 1i + 0i];
+        let v27 = Bs[80i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
+        let v28 = As[96i + ty * 1i + 0i];
+        let v29 = Bs[96i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
+        let v30 = As[112i + ty * 1i + 0i];
+        let v31 = Bs[112i + tx * 1i + 0i];
+        acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
         workgroupBarrier();
     }
-    let v40 = m0 + ty * 2i + 0i;
-    let v41 = n0 + tx * 2i + 0i;
-    if (v40 < 3i && v41 < 5i) {
-        out[v40 * 5i + v41] = acc_0_0[0];
+    let v32 = m0 + ty * 2i + 0i;
+    let v33 = n0 + tx * 2i + 0i;
+    if (v32 < 3i && v33 < 5i) {
+        out[v32 * 5i + v33] = acc_0_0[0];
     }
-    let v42 = n0 + tx * 2i + 1i;
-    if (v40 < 3i && v42 < 5i) {
-        out[v40 * 5i + v42] = acc_0_0[1];
+    let v34 = n0 + tx * 2i + 1i;
+    if (v32 < 3i && v34 < 5i) {
+        out[v32 * 5i + v34] = acc_0_0[1];
     }
-    let v43 = m0 + ty * 2i + 1i;
-    let v44 = n0 + tx * 2i + 0i;
-    if (v43 < 3i && v44 < 5i) {
-        out[v43 * 5i + v44] = acc_1_0[0];
+    let v35 = m0 + ty * 2i + 1i;
+    let v36 = n0 + tx * 2i + 0i;
+    if (v35 < 3i && v36 < 5i) {
+        out[v35 * 5i + v36] = acc_1_0[0];
     }
-    let v45 = n0 + tx * 2i + 1i;
-    if (v43 < 3i && v45 < 5i) {
-        out[v43 * 5i + v45] = acc_1_0[1];
+    let v37 = n0 + tx * 2i + 1i;
+    if (v35 < 3i && v37 < 5i) {
+        out[v35 * 5i + v37] = acc_1_0[1];
     }
 }
