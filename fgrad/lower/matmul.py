@@ -43,10 +43,10 @@ def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
 
 
 def tile(m: int, n: int, batch: int, parallel: int) -> int:
-    """Outputs per invocation along each axis: the biggest tile that still gives the
-    adapter `parallel` workgroups to run at once."""
+    """Outputs per invocation along each axis: the biggest tile that fits the matrix and
+    still gives the adapter `parallel` workgroups to run at once."""
     for t in (8, 4):
-        if math.ceil(m / (THREADS * t)) * math.ceil(n / (THREADS * t)) * batch >= parallel:
+        if THREADS * t <= min(m, n) and math.ceil(m / (THREADS * t)) * math.ceil(n / (THREADS * t)) * batch >= parallel:
             return t
     return 2
 
