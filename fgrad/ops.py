@@ -701,8 +701,24 @@ def _take_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return w.value(x, list(coords[:axis]) + [row] + list(coords[axis + k:]))
 
 
-take_p = register(Op("take", rule=_take_rule, impl=_take_impl,
-                     vjp=lambda g, ans, x, idx, *, axis: (bind(scatter_add_p, g, idx, axis=axis, size=x.shape[axis]), None), wgsl=_take_wgsl, fusion="view"))
+# A small table's gradient (an embedding's) is one_hot(indices)^T @ g: a matmul,
+# far faster on a GPU than a scatter; a large one scatter-adds.
+ONE_HOT_GRADIENT_LIMIT = 1 << 24  # elements of the one-hot matrix
+
+
+def _take_vjp(g: Tensor, ans: Tensor, x: Tensor, idx: Tensor, *, axis: int) -> tuple[Tensor, None]:
+    n, count = x.shape[axis], idx.size
+    if n * count > ONE_HOT_GRADIENT_LIMIT:
+        return bind(scatter_add_p, g, idx, axis=axis, size=n), None
+    moved = transpose(g, tuple(range(axis, axis + idx.ndim)) + tuple(range(axis)) +
+                      tuple(range(axis + idx.ndim, g.ndim))) if axis else g
+    rest = moved.shape[idx.ndim:]
+    picked = one_hot(reshape(idx, (count,)), n)  # (count, n)
+    grad = reshape(transpose(picked) @ reshape(moved, (count, math.prod(rest))), (n, *rest))
+    return (transpose(grad, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, grad.ndim))) if axis else grad), None
+
+
+take_p = register(Op("take", rule=_take_rule, impl=_take_impl, vjp=_take_vjp, wgsl=_take_wgsl, fusion="view"))
 
 
 # scatter_add: the transpose of take: out has `size` entries along `axis`, and

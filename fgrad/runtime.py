@@ -28,6 +28,12 @@ from fgrad.lower import Limits, Program, lower
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
 
+try:  # wgpu-native's C entry points: recording through them skips ~4 µs of Python per dispatch
+    from wgpu.backends.wgpu_native._ffi import ffi as _ffi
+    from wgpu.backends.wgpu_native._ffi import lib as _native
+except ImportError:  # another wgpu backend: the public API does the same, a little slower
+    _native = None
+
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 I32 = np.iinfo(np.int32)
 
@@ -267,6 +273,7 @@ class Executable:
                 self.resident[b] = dev.create_buffer_with_data(data=buf.data, usage=STORAGE)
         self.uploads: dict[int, Any] = {}  # input buffer -> the buffer host values are written into
         self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
+        self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
         for k, kernel in enumerate(program.kernels):
             if all(b in self.resident for b in (*kernel.reads, *kernel.writes)):
                 self.group(k, self.resident)
@@ -348,22 +355,31 @@ class Executable:
         """Every dispatch, in one compute pass of one command buffer (submitted once by the caller)."""
         encoder = self.device.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
-        for k, kernel in enumerate(self.program.kernels):
-            compute.set_pipeline(self.pipelines[k])
-            compute.set_bind_group(0, self.group(k, buffers))
-            compute.dispatch_workgroups(*kernel.grid)
+        groups = [self.group(k, buffers) for k in range(len(self.program.kernels))]
+        if _native is not None and hasattr(compute, "_internal"):
+            # NOTE: errors recorded here surface at finish() and submit(), which check them.
+            handle = compute._internal
+            for pipeline, group, kernel in zip(self.pipelines, groups, self.program.kernels):
+                _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
+                _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
+                _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *kernel.grid)
+        else:
+            for pipeline, group, kernel in zip(self.pipelines, groups, self.program.kernels):
+                compute.set_pipeline(pipeline)
+                compute.set_bind_group(0, group)
+                compute.dispatch_workgroups(*kernel.grid)
         compute.end()
         return encoder.finish()
 
     def group(self, k: int, buffers: dict[int, Any]) -> Any:
         """Kernel k's bind group for these buffers, reused while they stay the same (donated
         parameters, upload buffers), rebuilt when one changes."""
-        kernel = self.program.kernels[k]
-        bound = tuple(buffers[b] for b in (*kernel.reads, *kernel.writes))
         cached = self.groups.get(k)
-        if cached is None or any(x is not y for x, y in zip(cached[0], bound)):
-            cached = self.groups[k] = (bound, self._bind_group(k, buffers))
-        return cached[1]
+        if cached is not None and all(buffers[b] is x for b, x in zip(self.bindings[k], cached[0])):
+            return cached[1]
+        bound = tuple(buffers[b] for b in self.bindings[k])
+        self.groups[k] = (bound, self._bind_group(k, buffers))
+        return self.groups[k][1]
 
 
 def device_put(tree: Any, device: Device | None = None) -> Any:

@@ -364,3 +364,20 @@ def test_check_grads_reports_the_worst_element():
 
     with pytest.raises(AssertionError, match=r"d/d x\[\d\]: reverse mode gives .* finite differences .* atol"):
         check_grads(wrong, (np.array([1.0, 2.0, -3.0], np.float32),))
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 24])
+def test_gather_gradient_by_scatter_and_by_one_hot_matmul(limit, monkeypatch):
+    """Small tables differentiate through a one-hot matmul, large ones through scatter_add."""
+    import fgrad.ops
+
+    monkeypatch.setattr(fgrad.ops, "ONE_HOT_GRADIENT_LIMIT", limit)
+    table, idx = normal(6, 3), np.array([[0, 5, 5], [2, 0, 1]], np.int32)
+
+    def f(t):
+        return fg.sum(fg.tanh(fg.take(t, idx, axis=0)) * np.arange(9.0).reshape(3, 3)[None])
+
+    graph = fg.grad(fg.trace(f, table))
+    assert ("scatter_add" in [n.op for n in graph.nodes]) == (limit == 0)
+    check_grads(f, (table,), order=2)
+    check_grads(lambda t: fg.sum(fg.take(t, idx, axis=1) ** 2), (normal(2, 6),), order=1)
