@@ -12,10 +12,10 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import group_inlined, plan_kernels, split_wide_concatenates
+from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton, split_long_reductions, split_wide_concatenates
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
-from fgrad.lower.wgsl import COOPERATE_FROM, cooperative_kernel, elementwise_kernel, folds, output_name
+from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
 from fgrad.ops import OPS
 from fgrad.passes import simplify
 
@@ -29,7 +29,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     """
     max_bindings = limits.max_storage_buffers_per_shader_stage
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
-    graph = simplify(split_wide_concatenates(dataclasses.replace(graph, captures=()), max_bindings - 1))
+    graph = dataclasses.replace(graph, captures=())
+    graph = simplify(split_long_reductions(split_wide_concatenates(graph, max_bindings - 1)))
     groups, reads = plan_kernels(graph, max_bindings)
     buffers, specs, where, in_place = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
@@ -74,13 +75,13 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     input the kernel reads from its own output buffers to that output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
-    root = group[0]
-    core = next((i for i in inside if tiles(graph, i)), None)
-    if core is not None:
-        return matmul_kernel(name, graph, root, core, reads, sources, limits.parallel_workgroups)
+    kind = skeleton(graph, group[0], inside)
     most = limits.max_compute_workgroups_per_dimension
-    if folds(graph, root) >= COOPERATE_FROM:
-        return cooperative_kernel(name, graph, root, reads, sources, most)
+    if kind == "matmul":
+        core = next(i for i in inside if tiles(graph, i))
+        return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)
+    if kind in ("cooperative", "rows"):
+        return cooperative_kernel(name, graph, group, reads, sources, most)
     return elementwise_kernel(name, graph, group, reads, sources, most)
 
 

@@ -17,39 +17,79 @@ storage buffers than the adapter allows materializes part of what it inlines.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from fgrad.ir import Graph, Node
 from fgrad.lower.matmul import tiles
+from fgrad.lower.wgsl import COOPERATE_FROM, folds
 from fgrad.ops import OPS, uniform_constant
 
 
-def split_wide_concatenates(graph: Graph, max_operands: int) -> Graph:
-    """Rewrite each concatenate of more than `max_operands` operands as a tree of narrower ones."""
-    if all(n.op != "concatenate" or len(n.inputs) <= max_operands for n in graph.nodes):
-        return graph
+Expand = Callable[[Node, list[int], Callable[..., int]], "int | None"]
+
+
+def _expand(graph: Graph, rewrite: Expand) -> Graph:
+    """Copy `graph`, letting `rewrite(node, new input ids, add)` replace a node by several:
+    `add(op, inputs, site, **params)` appends a node (its spec from the op's rule) and gives its id."""
     nodes: list[Node] = []
     new_id: dict[int, int] = {}
 
-    def join(ids: list[int], axis: int, site: str | None) -> int:
-        while len(ids) > max_operands:
-            groups = [ids[k: k + max_operands] for k in range(0, len(ids), max_operands)]
-            ids = [g[0] if len(g) == 1 else add_concat(g, axis, site) for g in groups]
-        return add_concat(ids, axis, site)
-
-    def add_concat(ids: list[int], axis: int, site: str | None) -> int:
-        specs = [nodes[j].spec for j in ids]
-        nodes.append(Node("concatenate", tuple(ids), (("axis", axis),),
-                          OPS["concatenate"].rule(*specs, axis=axis), site))
+    def add(op: str, inputs: Sequence[int], site: str | None, **params: Any) -> int:
+        spec = OPS[op].rule(*(nodes[j].spec for j in inputs), **params)
+        nodes.append(Node(op, tuple(inputs), tuple(sorted(params.items())), spec, site))
         return len(nodes) - 1
 
     for i, node in enumerate(graph.nodes):
         ins = [new_id[j] for j in node.inputs]
-        if node.op == "concatenate" and len(ins) > max_operands:
-            new_id[i] = join(ins, node.attrs["axis"], node.site)
-        else:
+        found = rewrite(node, ins, add)
+        if found is None:
             nodes.append(Node(node.op, tuple(ins), node.params, node.spec, node.site))
-            new_id[i] = len(nodes) - 1
+            found = len(nodes) - 1
+        new_id[i] = found
     return Graph(tuple(nodes), tuple(new_id[i] for i in graph.inputs), tuple(new_id[i] for i in graph.outputs),
                  graph.in_tree, graph.out_tree)
+
+
+def split_wide_concatenates(graph: Graph, max_operands: int) -> Graph:
+    """Rewrite each concatenate of more than `max_operands` operands as a tree of narrower ones."""
+
+    def rewrite(node: Node, ins: list[int], add: Callable[..., int]) -> int | None:
+        if node.op != "concatenate" or len(ins) <= max_operands:
+            return None
+        axis = node.attrs["axis"]
+        while len(ins) > max_operands:
+            groups = [ins[k: k + max_operands] for k in range(0, len(ins), max_operands)]
+            ins = [g[0] if len(g) == 1 else add("concatenate", g, node.site, axis=axis) for g in groups]
+        return add("concatenate", ins, node.site, axis=axis)
+
+    return _expand(graph, rewrite)
+
+
+def split_long_reductions(graph: Graph, longest: int = 1024) -> Graph:
+    """Reduce over leading axes in two passes when each result folds more than `longest`
+    values: (R, *rest) -> (R/c, c, *rest) summed over c, then over R/c. Each pass runs one
+    invocation per result, reading along the contiguous rest, with R/c times the parallelism."""
+
+    def rewrite(node: Node, ins: list[int], add: Callable[..., int]) -> int | None:
+        if OPS[node.op].fusion != "reduction" or OPS[node.op].folds is None:
+            return None
+        axes = node.attrs["axes"]
+        shape = graph.nodes[node.inputs[0]].spec.shape
+        count = math.prod(shape[a] for a in axes)
+        if axes != tuple(range(len(axes))) or len(shape) - 1 in axes or count <= longest:
+            return None
+        chunk = 1 << (int(math.log2(count)) // 2)
+        while count % chunk:
+            chunk //= 2
+        if chunk < 8:
+            return None
+        split = add("reshape", ins, node.site, shape=(count // chunk, chunk, *shape[len(axes):]))
+        partial = add(node.op, [split], node.site, axes=(1,))
+        return add(node.op, [partial], node.site, axes=(0,))
+
+    return _expand(graph, rewrite)
 
 
 def is_buffer_source(graph: Graph, i: int) -> bool:
@@ -96,32 +136,43 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     return groups, {g: group_reads(graph, g, roots) for g in groups}
 
 
-def elementwise_root(graph: Graph, root: int, roots: set[int]) -> bool:
-    """Whether a root's kernel is one invocation per element with nothing but elementwise
-    work and views inside (no reduction, no matmul core)."""
-    return all(OPS[graph.nodes[i].op].fusion in ("elementwise", "view", "source") for i in inlined(graph, root, roots))
+def skeleton(graph: Graph, root: int, inside: Sequence[int]) -> str:
+    """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
+    `cooperative` (a workgroup per result) or `rows` (per softmax row) where each result folds
+    many contiguous values, else `elementwise` (an invocation per result, loops inline)."""
+    if any(tiles(graph, i) for i in inside):
+        return "matmul"
+    node = graph.nodes[root]
+    kind = OPS[node.op].fusion
+    # A reduction over leading axes reads contiguously with an invocation per result.
+    leading = kind == "reduction" and graph.nodes[node.inputs[0]].spec.ndim - 1 not in node.attrs["axes"]
+    if folds(graph, root) < COOPERATE_FROM or leading:
+        return "elementwise"
+    return "rows" if kind == "normalization" else "cooperative"
 
 
 def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
-    """Merge elementwise roots of one shape into kernels with several outputs (an Adam update
-    writes the parameter and both moments in one pass). A root joins a recent kernel if
-    every root it reads is in that kernel or computed before it, and the bindings fit."""
+    """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
+    writes the parameter and both moments in one pass, a layer norm's backward sums share
+    theirs. A root joins a recent kernel if every root it reads is computed before that
+    kernel, or is an elementwise root of it (read inline, at the same coordinates), and
+    the bindings fit."""
     groups: list[list[int]] = []
+    kinds: list[str] = []
     for r in order:
-        joined = False
-        if elementwise_root(graph, r, roots):
-            needs = {j for j in _reads(graph, r, roots) if j in roots}
-            for g in reversed(groups[-8:]):
-                fits = (graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
-                        and all(elementwise_root(graph, m, roots) for m in g)
-                        and all(j in g or j < g[0] for j in needs)
-                        and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
-                if fits:
-                    g.append(r)
-                    joined = True
-                    break
-        if not joined:
+        kind = skeleton(graph, r, inlined(graph, r, roots))
+        needs = {j for j in _reads(graph, r, roots) if j in roots}
+        for g, g_kind in zip(reversed(groups[-8:]), reversed(kinds[-8:])):
+            fits = (kind == g_kind and kind in ("elementwise", "cooperative")
+                    and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
+                    and all(j < g[0] or (j in g and OPS[graph.nodes[j].op].fusion == "elementwise") for j in needs)
+                    and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
+            if fits:
+                g.append(r)
+                break
+        else:
             groups.append([r])
+            kinds.append(kind)
     return [tuple(g) for g in groups]
 
 

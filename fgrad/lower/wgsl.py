@@ -257,11 +257,13 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     return module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g
 
 
-def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                        max_groups: int) -> tuple[str, tuple[int, int, int]]:
-    """A workgroup per output element, or per row for a root that normalizes along an axis
-    (softmax): its reductions are computed once at the top (uniform control flow, as
-    barriers need), then the workgroup writes the row."""
+    """A workgroup per output element (for several roots of one shape, each folded in turn),
+    or per row for one root that normalizes along an axis (softmax): its reductions are
+    computed once at the top (uniform control flow, as barriers need), then the workgroup
+    writes the row."""
+    root = roots[0]
     node = graph.nodes[root]
     w = KernelWriter(graph, sources, cooperative=True)
     axis = node.attrs["axis"] if OPS[node.op].fusion == "normalization" else None
@@ -273,9 +275,12 @@ def cooperative_kernel(name: str, graph: Graph, root: int, reads: Sequence[int],
     prelude = [f"let o = i32(group.x + group.y * {g[0]}u);", f"if (o >= {count}i) {{", "    return;", "}",
                "let lid = i32(local.x);"]
     if axis is None:
-        out = w.value(root, coords)
-        tail = ["if (lid == 0i) {", "    " + store(node, w.ravel(coords, node.spec.shape), out), "}"]
-        return module(name, graph, root, reads, COOPERATIVE, prelude, w, tail), g
+        values = [w.value(r, coords) for r in roots]
+        index = w.ravel(coords, node.spec.shape)
+        tail = ["if (lid == 0i) {",
+                *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
+                  enumerate(zip(roots, values))), "}"]
+        return module(name, graph, roots, reads, COOPERATIVE, prelude, w, tail), g
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
     with w.loop(row, start="lid", step=COOPERATIVE) as e:
         at = [*coords[:axis], e, *coords[axis:]]
