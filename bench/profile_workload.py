@@ -17,17 +17,24 @@ def main() -> None:
     ap.add_argument("workload", choices=["mlp", "gpt"])
     ap.add_argument("--size", choices=["small", "full"], default="small")
     ap.add_argument("--top", type=int, default=25, help="rows to print")
+    ap.add_argument("--warmup", type=int, default=20, help="steps before profiling (GPU clocks rise)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore", message="fgrad: no GPU adapter found")
     work = getattr(workloads, args.workload)(args.size)
-    work.run(2, read_each=True)
+    work.run(args.warmup, read_each=False)
     profile = fg.profile(work.step, work.params, work.state, *work.data)
     print("\n".join(str(profile).splitlines()[: args.top + 2]))
-    by_kind: dict[str, float] = {}
-    for k in profile.kernels:
-        kind = "matmul" if k.flops else k.name.split("_")[-1]
-        by_kind[kind] = by_kind.get(kind, 0.0) + k.seconds
-    print("by kind:", ", ".join(f"{kind} {t * 1e3:.2f} ms" for kind, t in sorted(by_kind.items(), key=lambda x: -x[1])))
+    by_kind: dict[str, list[float]] = {}
+    for k, kernel in zip(profile.kernels, work.step.program.kernels):
+        shape = "x".join(map(str, work.step.program.graph.nodes[kernel.roots[0]].spec.shape))
+        kind = f"matmul {shape}" if k.flops else k.name.split("_")[-1]
+        entry = by_kind.setdefault(kind, [0.0, 0, 0])
+        entry[0] += k.seconds
+        entry[1] += 1
+        entry[2] += k.flops
+    print("by kind (time, kernels, TFLOP/s):")
+    for kind, (t, n, flops) in sorted(by_kind.items(), key=lambda x: -x[1][0]):
+        print(f"  {kind:<28} {t * 1e3:7.3f} ms {n:4d}  {flops / t / 1e12 if flops else 0:6.2f}")
 
 
 if __name__ == "__main__":
