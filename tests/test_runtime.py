@@ -197,6 +197,8 @@ MATMULS = {
     "t8-divisible": ((128, 96), (96, 256), lambda a, b: a @ b),
     "t8-ragged": ((130, 50), (50, 70), lambda a, b: a @ b),
     "t4-ragged": ((64, 40), (40, 100), lambda a, b: a @ b),
+    "t8x4": ((256, 40), (40, 64), lambda a, b: a @ b),
+    "t4x8": ((64, 40), (40, 256), lambda a, b: a @ b),
     "transposed-a": ((40, 64), (40, 100), lambda a, b: a.T @ b),
     "transposed-b": ((64, 40), (100, 40), lambda a, b: a @ b.T),
     "batched-broadcast": ((3, 64, 24), (24, 70), lambda a, b: a @ b),

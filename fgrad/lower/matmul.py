@@ -1,10 +1,10 @@
 """The tiled matmul kernel: register tiles, shared-memory staging, a fused epilogue.
 
-A workgroup of 16x16 invocations computes a (16 t)x(16 t) tile of the
-output, each invocation a t x t block held in named vector accumulators
+A workgroup of 16x16 invocations computes a (16 tm)x(16 tn) tile of the
+output, each invocation a tm x tn block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
 of 8 (16 for the largest tiles) along k stages A and B tiles in workgroup
-memory; the unrolled inner loop reads t/4 vec4s of each per k. Bounds
+memory; the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k. Bounds
 checks are emitted only along axes the tiles do not divide. Operands are read
 through the writer, so transposes, broadcast batch dims and reshapes of a
 buffer are read in place (with loads ordered along whichever axis is
@@ -42,13 +42,17 @@ def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
     return True
 
 
-def tile(m: int, n: int, batch: int, parallel: int) -> int:
-    """Outputs per invocation along each axis: the biggest tile that fits the matrix and
-    still gives the adapter `parallel` workgroups to run at once."""
-    for t in (8, 4):
-        if THREADS * t <= min(m, n) and math.ceil(m / (THREADS * t)) * math.ceil(n / (THREADS * t)) * batch >= parallel:
-            return t
-    return 2
+TILES = [(8, 8), (8, 4), (4, 8), (4, 4), (4, 2), (2, 4), (2, 2)]  # most work per invocation first
+
+
+def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
+    """Outputs per invocation along rows and columns: the biggest tile that fits the matrix
+    and still gives the adapter `parallel` workgroups to run at once."""
+    for tm, tn in TILES[:-1]:
+        if THREADS * tm <= m and THREADS * tn <= n and \
+                math.ceil(m / (THREADS * tm)) * math.ceil(n / (THREADS * tn)) * batch >= parallel:
+            return tm, tn
+    return TILES[-1]
 
 
 def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
@@ -58,11 +62,11 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
     M, N, K = out[-2], out[-1], sa[-1]
     batch = out[:-2]
-    t = tile(M, N, math.prod(batch), parallel)
-    v = min(t, 4)  # vector width of shared loads and accumulators
-    vec = f"vec{v}<f32>"
-    bm = bn = THREADS * t
-    bk = 2 * BK if t == 8 else BK
+    tm, tn = tile(M, N, math.prod(batch), parallel)
+    va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
+    veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
+    bm, bn = THREADS * tm, THREADS * tn
+    bk = 2 * BK if tm * tn == 64 else BK
     grid = (math.ceil(N / bn), math.ceil(M / bm), math.prod(batch))
     w = KernelWriter(graph, sources)
     prelude = ["let lid = i32(local.x);", f"let tx = lid % {THREADS}i;", f"let ty = lid / {THREADS}i;",
@@ -70,10 +74,10 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     bc = w.unravel("i32(group.z)", batch) if batch else []
     ba = [c if d != 1 else "0i" for c, d in zip(bc, sa[:-2])]
     bb = [c if d != 1 else "0i" for c, d in zip(bc, sb[:-2])]
-    accs = [[f"acc_{i}_{j}" for j in range(t // v)] for i in range(t)]
+    accs = [[f"acc_{i}_{j}" for j in range(tn // vb)] for i in range(tm)]
     for row in accs:
         for acc in row:
-            w.line(f"var {acc} = {vec}();")
+            w.line(f"var {acc} = {vecb}();")
 
     def guarded(value_of, pairs: list[tuple[str, int, int]]) -> str:
         """Load at indices clamped into range, zero outside; no checks where tiles divide the sizes."""
@@ -91,7 +95,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
             ml, kl = w.let(ml), w.let(kl)
             m, k = w.let(f"m0 + {ml}"), w.let(f"{k0} + {kl}")
             value = guarded(lambda mk: w.value(a, [*ba, *mk]), [(m, M, bm), (k, K, bk)])
-            w.line(f"As[{kl} * {bm // v}i + {ml} / {v}i][{ml} % {v}i] = {value};")
+            w.line(f"As[{kl} * {bm // va}i + {ml} / {va}i][{ml} % {va}i] = {value};")
         n_fast = inner_is_last(graph, b, sources)
         for q in range(bn * bk // threads):  # stage B[k0 : k0 + bk, n0 : n0 + bn] as Bs[k][n]
             e = f"(lid + {q * threads}i)"
@@ -99,22 +103,22 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
             kl, nl = w.let(kl), w.let(nl)
             k, n = w.let(f"{k0} + {kl}"), w.let(f"n0 + {nl}")
             value = guarded(lambda kn: w.value(b, [*bb, *kn]), [(k, K, bk), (n, N, bn)])
-            w.line(f"Bs[{kl} * {bn // v}i + {nl} / {v}i][{nl} % {v}i] = {value};")
+            w.line(f"Bs[{kl} * {bn // vb}i + {nl} / {vb}i][{nl} % {vb}i] = {value};")
         w.line("workgroupBarrier();")
         for kk in range(bk):
-            avecs = [w.let(f"As[{kk * bm // v}i + ty * {t // v}i + {q}i]") for q in range(t // v)]
-            bvecs = [w.let(f"Bs[{kk * bn // v}i + tx * {t // v}i + {j}i]") for j in range(t // v)]
-            for i in range(t):
-                a_i = f"{avecs[i // v]}[{i % v}]"
+            avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
+            bvecs = [w.let(f"Bs[{kk * bn // vb}i + tx * {tn // vb}i + {j}i]") for j in range(tn // vb)]
+            for i in range(tm):
+                a_i = f"{avecs[i // va]}[{i % va}]"
                 for j, bv in enumerate(bvecs):
-                    w.line(f"{accs[i][j]} = fma({vec}({a_i}), {bv}, {accs[i][j]});")
+                    w.line(f"{accs[i][j]} = fma({vecb}({a_i}), {bv}, {accs[i][j]});")
         w.line("workgroupBarrier();")
 
-    for i in range(t):
-        m = w.let(f"m0 + ty * {t}i + {i}i")
-        for j in range(t // v):
-            for c in range(v):
-                n = w.let(f"n0 + tx * {t}i + {j * v + c}i")
+    for i in range(tm):
+        m = w.let(f"m0 + ty * {tm}i + {i}i")
+        for j in range(tn // vb):
+            for c in range(vb):
+                n = w.let(f"n0 + tx * {tn}i + {j * vb + c}i")
                 conds = [f"{x} < {size}i" for x, size, step in ((m, M, bm), (n, N, bn)) if size % step]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
@@ -127,7 +131,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                 if conds:
                     w.depth -= 1
                     w.line("}")
-    shared = [f"var<workgroup> As: array<{vec}, {bm * bk // v}>;", f"var<workgroup> Bs: array<{vec}, {bn * bk // v}>;"]
+    shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;", f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
     return module(name, graph, root, reads, threads, prelude, w, [], shared), grid
 
 
