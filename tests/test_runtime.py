@@ -249,3 +249,15 @@ def test_long_column_sums_run_in_two_passes_and_siblings_share_a_kernel():
     assert any(len(roots) > 1 for roots in ops)  # the partial sums of x and x*x share a kernel
     assert sum(op == "max" for roots in ops for op in roots) == 2  # 2560 values: two passes
     assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, "column sums")
+
+
+def test_split_k_for_small_products_over_long_k():
+    """With a GPU's parallelism, a 64x64 product over k = 2048 runs as 8 partial products and a sum."""
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(2048, 64)).astype(np.float32), rng.normal(size=(2048, 64)).astype(np.float32)
+    graph = fg.trace(lambda x, y: x.T @ y, a, b)
+    program = lower(graph, dataclasses.replace(fg.default_device().limits, parallel_workgroups=8))
+    ops = [program.graph.nodes[i].op for k in program.kernels for i in k.roots]
+    assert ops == ["matmul", "sum"]
+    assert program.graph.nodes[program.kernels[0].roots[0]].spec.shape == (8, 64, 64)
+    assert_matches(Executable(program)(a, b), fg.interpret(graph, a, b), 1e-5, 1e-4, "split-k")

@@ -12,7 +12,14 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton, split_long_reductions, split_wide_concatenates
+from fgrad.lower.fusion import (
+    group_inlined,
+    plan_kernels,
+    skeleton,
+    split_long_matmuls,
+    split_long_reductions,
+    split_wide_concatenates,
+)
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
@@ -30,7 +37,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     max_bindings = limits.max_storage_buffers_per_shader_stage
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = dataclasses.replace(graph, captures=())
-    graph = simplify(split_long_reductions(split_wide_concatenates(graph, max_bindings - 1)))
+    graph = split_long_matmuls(split_wide_concatenates(graph, max_bindings - 1), limits.parallel_workgroups)
+    graph = simplify(split_long_reductions(graph))
     groups, reads = plan_kernels(graph, max_bindings)
     buffers, specs, where, in_place = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():

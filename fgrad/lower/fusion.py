@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fgrad.ir import Graph, Node
+from fgrad.ir import DType, Graph, Node
 from fgrad.lower.matmul import tiles
 from fgrad.lower.wgsl import COOPERATE_FROM, folds
 from fgrad.ops import OPS, uniform_constant
@@ -88,6 +88,28 @@ def split_long_reductions(graph: Graph, longest: int = 1024) -> Graph:
         split = add("reshape", ins, node.site, shape=(count // chunk, chunk, *shape[len(axes):]))
         partial = add(node.op, [split], node.site, axes=(1,))
         return add(node.op, [partial], node.site, axes=(0,))
+
+    return _expand(graph, rewrite)
+
+
+def split_long_matmuls(graph: Graph, parallel: int) -> Graph:
+    """Split the k axis of a matrix product too small in m and n to keep `parallel` workgroups
+    busy (a weight gradient: 256 x 256 outputs over k = 4096): S partial products run as a
+    batch, then sum (split-k)."""
+
+    def rewrite(node: Node, ins: list[int], add: Callable[..., int]) -> int | None:
+        if node.op != "matmul" or node.spec.ndim != 2 or node.spec.dtype is not DType.f32:
+            return None
+        (m, n), k = node.spec.shape, graph.nodes[node.inputs[0]].spec.shape[-1]
+        tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
+        split = 1
+        while tiles_now * split < parallel and k % (2 * split) == 0 and k // (2 * split) >= 256:
+            split *= 2
+        if split == 1:
+            return None
+        a = add("transpose", [add("reshape", [ins[0]], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
+        b = add("reshape", [ins[1]], node.site, shape=(split, k // split, n))
+        return add("sum", [add("matmul", [a, b], node.site)], node.site, axes=(0,))
 
     return _expand(graph, rewrite)
 
