@@ -261,3 +261,16 @@ def test_split_k_for_small_products_over_long_k():
     assert ops == ["matmul", "sum"]
     assert program.graph.nodes[program.kernels[0].roots[0]].spec.shape == (8, 64, 64)
     assert_matches(Executable(program)(a, b), fg.interpret(graph, a, b), 1e-5, 1e-4, "split-k")
+
+
+def test_layer_norm_runs_as_one_kernel_and_its_gradient_matches():
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(6, 200)).astype(np.float32)
+    p = {"g": (1 + 0.1 * rng.normal(size=200)).astype(np.float32), "b": rng.normal(size=200).astype(np.float32)}
+    forward = fg.trace(lambda p, x: fg.nn.layer_norm(p, x), p, x)
+    exe = fg.compile(forward)
+    assert len(exe.kernels) == 1 and "workgroupBarrier" in exe.kernels[0][1]
+    assert_matches(exe(p, x), fg.interpret(forward, p, x), 1e-5, 1e-5, "layer norm")
+    backward = fg.value_and_grad(fg.trace(lambda p, x: fg.sum(fg.tanh(fg.nn.layer_norm(p, x)) ** 2), p, x),
+                                 argnums=(0, 1))
+    assert_matches(fg.compile(backward)(p, x), fg.interpret(backward, p, x), 1e-4, 1e-5, "layer norm gradient")

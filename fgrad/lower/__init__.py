@@ -83,13 +83,17 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     input the kernel reads from its own output buffers to that output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
-    kind = skeleton(graph, group[0], inside)
+    kind = skeleton(graph, group, inside)
     most = limits.max_compute_workgroups_per_dimension
     if kind == "matmul":
         core = next(i for i in inside if tiles(graph, i))
         return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)
-    if kind in ("cooperative", "rows"):
+    if kind == "cooperative":
         return cooperative_kernel(name, graph, group, reads, sources, most)
+    if kind == "rows":
+        node = graph.nodes[group[0]]
+        axis = node.attrs["axis"] if OPS[node.op].fusion == "normalization" else node.spec.ndim - 1
+        return cooperative_kernel(name, graph, group, reads, sources, most, axis)
     return elementwise_kernel(name, graph, group, reads, sources, most)
 
 

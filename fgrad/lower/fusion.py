@@ -135,15 +135,11 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
             consumers[j].append(i)
     roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
     roots |= {i for i, k in enumerate(kind) if k in ("reduction", "normalization", "contraction")}
-    # kernels[i]: the kernels that would compute node i inline; contracted[i]: a contraction reads it.
-    kernels: list[set[int]] = [set() for _ in nodes]
-    contracted = [False] * len(nodes)
-    for i in reversed(range(len(nodes))):
-        for c in consumers[i]:
-            kernels[i] |= {c} if c in roots else kernels[c]
-            contracted[i] |= kind[c] == "contraction" or (kind[c] == "view" and c not in roots and contracted[c])
-        if kind[i] == "elementwise" and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
-            roots.add(i)
+    _materialize_shared(roots, consumers, kind)
+    _fuse_row_reductions(graph, roots, consumers)
+    # Decide again which elementwise values are shared, now that some reductions are inlined.
+    roots -= {i for i in roots if kind[i] == "elementwise" and i not in graph.outputs}
+    _materialize_shared(roots, consumers, kind)
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
@@ -158,12 +154,15 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     return groups, {g: group_reads(graph, g, roots) for g in groups}
 
 
-def skeleton(graph: Graph, root: int, inside: Sequence[int]) -> str:
+def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
     `cooperative` (a workgroup per result) or `rows` (per softmax row) where each result folds
     many contiguous values, else `elementwise` (an invocation per result, loops inline)."""
     if any(tiles(graph, i) for i in inside):
         return "matmul"
+    if any(OPS[graph.nodes[i].op].fusion == "reduction" for i in inside if i not in group):
+        return "rows"  # an elementwise root with its rows' reductions inside
+    root = group[0]
     node = graph.nodes[root]
     kind = OPS[node.op].fusion
     # A reduction over leading axes reads contiguously with an invocation per result.
@@ -182,7 +181,7 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
     groups: list[list[int]] = []
     kinds: list[str] = []
     for r in order:
-        kind = skeleton(graph, r, inlined(graph, r, roots))
+        kind = skeleton(graph, (r,), inlined(graph, r, roots))
         needs = {j for j in _reads(graph, r, roots) if j in roots}
         for g, g_kind in zip(reversed(groups[-8:]), reversed(kinds[-8:])):
             fits = (kind == g_kind and kind in ("elementwise", "cooperative")
@@ -210,6 +209,19 @@ def group_inlined(graph: Graph, group: Group, roots: set[int]) -> list[int]:
     return sorted({i for r in group for i in inlined(graph, r, others)})
 
 
+def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[str]) -> None:
+    """Add to `roots` the elementwise nodes that several kernels would compute inline, or that
+    a contraction reads (it would recompute them for every use)."""
+    kernels: list[set[int]] = [set() for _ in kind]  # the kernels that would compute node i inline
+    contracted = [False] * len(kind)  # whether a contraction reads node i
+    for i in reversed(range(len(kind))):
+        for c in consumers[i]:
+            kernels[i] |= {c} if c in roots else kernels[c]
+            contracted[i] |= kind[c] == "contraction" or (kind[c] == "view" and c not in roots and contracted[c])
+        if kind[i] == "elementwise" and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
+            roots.add(i)
+
+
 def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
     """A matmul read only by an elementwise chain of its own shape ending at a kernel's root
     joins that kernel (at most one per kernel): its bias, activation or residual add is
@@ -226,9 +238,56 @@ def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -
             if OPS[nodes[e].op].fusion != "elementwise" or nodes[e].spec.shape != nodes[c].spec.shape:
                 break
         else:
-            if e not in cored:
+            rows = any(OPS[nodes[i].op].fusion in ("reduction", "normalization") for i in inlined(graph, e, roots))
+            if e not in cored and not rows:  # a kernel with rows to reduce has no matmul tiles
                 roots.discard(c)
                 cored.add(e)
+
+
+def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
+    """A reduction along the last axis whose result is only broadcast back along that axis
+    into one elementwise kernel of its rows joins it: the kernel runs a workgroup per row,
+    reduces first, then writes the row (a layer norm, softmax's backward: one kernel)."""
+    nodes = graph.nodes
+    kind = [OPS[n.op].fusion for n in nodes]
+    for n in sorted(roots, reverse=True):
+        node = nodes[n]
+        if kind[n] != "reduction" or n in graph.outputs:
+            continue
+        x = nodes[node.inputs[0]].spec
+        if node.attrs["axes"] != (x.ndim - 1,):
+            continue
+        width, reached, stack, seen = x.shape[-1], set(), list(consumers[n]), set()
+        ok = True
+        while stack and ok:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            if c in roots:
+                reached.add(c)
+                continue
+            spec, view = nodes[c].spec, kind[c] == "view"
+            squeezed = [d for d in spec.shape if d != 1]
+            # Between the reduction and the root: elementwise work, and views that only add or
+            # drop size-1 axes or broadcast the last axis back to its width.
+            if view and nodes[c].op not in ("reshape", "broadcast_to"):
+                ok = False
+            elif view and nodes[c].op == "broadcast_to" and (
+                    not spec.shape or spec.shape[-1] != width
+                    or nodes[nodes[c].inputs[0]].spec.shape != (*spec.shape[:-1], 1)):
+                ok = False
+            elif not view and kind[c] != "elementwise":
+                ok = False
+            elif view and nodes[c].op == "reshape" and squeezed != [d for d in nodes[nodes[c].inputs[0]].spec.shape if d != 1]:
+                ok = False
+            stack.extend(consumers[c])
+        if not ok or len(reached) != 1:
+            continue
+        (e,) = reached
+        shape = nodes[e].spec.shape
+        if kind[e] == "elementwise" and shape and shape[-1] == width and nodes[e].spec.size == node.spec.size * width:
+            roots.discard(n)
 
 
 def inlined(graph: Graph, root: int, roots: set[int]) -> list[int]:

@@ -26,7 +26,7 @@ from fgrad.ir import DType, Graph, Node, Spec
 from fgrad.ops import OPS
 
 WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
-COOPERATIVE = 128  # invocations per workgroup in the cooperative skeleton
+COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
 WGSL_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "bool"}
 STORAGE_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "u32"}  # WGSL storage has no bool
@@ -52,17 +52,16 @@ class KernelWriter:
     name; every other node reached is computed inline.
     """
 
-    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: bool = False):
+    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0):
         self.graph = graph
         self.nodes = graph.nodes
         self.sources = sources
-        self.cooperative = cooperative  # a workgroup computes each value together
+        self.cooperative = cooperative  # the workgroup width computing each value together (0: one invocation)
         self.shared: set[DType] = set()  # dtypes of the shared reduction scratch the kernel uses
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
         self.count = 0
-        self.linear: dict[tuple[tuple[str, ...], tuple[int, ...]], str] = {}  # coords in a shape -> known index
 
     # -- statements ----------------------------------------------------------
 
@@ -114,18 +113,20 @@ class KernelWriter:
                init: str, dtype: DType) -> str:
         """Fold `value_at(r)` for r in [0, count): a loop in one invocation, or, in a
         cooperative kernel, strided over the workgroup and combined in shared memory."""
+        if self.cooperative:
+            value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
         acc = self.var(init, dtype)
         if not self.cooperative:
             with self.loop(count) as r:
                 self.line(f"{acc} = {combine(acc, value_at(r))};")
             return acc
-        with self.loop(count, start="lid", step=COOPERATIVE) as r:
+        with self.loop(count, start="lid", step=self.cooperative) as r:
             self.line(f"{acc} = {combine(acc, value_at(r))};")
         scratch = f"shared_{WGSL_TYPE[dtype]}"
         self.shared.add(dtype)
         self.line(f"{scratch}[lid] = {acc};")
         self.line("workgroupBarrier();")
-        half = COOPERATIVE // 2
+        half = self.cooperative // 2
         while half:
             self.line(f"if (lid < {half}i) {{ {scratch}[lid] = {combine(f'{scratch}[lid]', f'{scratch}[lid + {half}i]')}; }}")
             self.line("workgroupBarrier();")
@@ -171,9 +172,16 @@ class KernelWriter:
 
     # -- index arithmetic ------------------------------------------------------
 
+    def _recall(self, key: tuple) -> str | list[str] | None:
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        return None
+
     def ravel(self, coords: Sequence[str], shape: Sequence[int]) -> str:
-        """Row-major linear index of `coords` in `shape`."""
-        known = self.linear.get((tuple(coords), tuple(shape)))
+        """Row-major linear index of `coords` in `shape` (the index they came from, when they
+        were unraveled from one: size-1 axes do not matter)."""
+        known = self._recall(("ravel", tuple((c, d) for c, d in zip(coords, shape) if d != 1)))
         if known is not None:
             return known
         terms, stride = [], 1
@@ -184,8 +192,14 @@ class KernelWriter:
         return " + ".join(reversed(terms)) if terms else "0i"
 
     def unravel(self, linear: str, shape: Sequence[int]) -> list[str]:
-        """Coordinates in `shape` of a row-major linear index."""
+        """Coordinates in `shape` of a row-major linear index (the same names each time, so
+        that values computed at them are found again through reshapes)."""
         linear = self.let(linear)
+        squeezed = tuple(d for d in shape if d != 1)
+        known = self._recall(("unravel", linear, squeezed))
+        if known is not None:
+            it = iter(known)
+            return [next(it) if d != 1 else "0i" for d in shape]
         out, stride, outermost = [], math.prod(shape), True
         coords = out
         for d in shape:
@@ -196,7 +210,9 @@ class KernelWriter:
             q = linear if stride == 1 else f"{linear} / {stride}i"
             out.append(self.let(q if outermost else f"({q}) % {d}i"))
             outermost = False
-        self.linear[(tuple(coords), tuple(shape))] = linear  # raveling them back gives the index
+        kept = [c for c, d in zip(coords, shape) if d != 1]
+        self.scopes[-1][("unravel", linear, squeezed)] = kept
+        self.scopes[-1][("ravel", tuple(zip(kept, squeezed)))] = linear  # raveling them back gives the index
         return coords
 
 
@@ -215,7 +231,7 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
              for k, j in enumerate(reads)]
     decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
               f"array<{STORAGE_TYPE[graph.nodes[r].spec.dtype]}>;" for k, r in enumerate(roots)]
-    decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {COOPERATIVE}>;"
+    decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {workgroup}>;"
               for t in sorted(w.shared, key=str)]
     decls += list(shared)
     return "\n".join([
@@ -258,15 +274,16 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
 
 
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int) -> tuple[str, tuple[int, int, int]]:
+                       max_groups: int, axis: int | None = None) -> tuple[str, tuple[int, int, int]]:
     """A workgroup per output element (for several roots of one shape, each folded in turn),
     or per row for one root that normalizes along an axis (softmax): its reductions are
     computed once at the top (uniform control flow, as barriers need), then the workgroup
     writes the row."""
     root = roots[0]
     node = graph.nodes[root]
-    w = KernelWriter(graph, sources, cooperative=True)
-    axis = node.attrs["axis"] if OPS[node.op].fusion == "normalization" else None
+    span = node.spec.shape[axis] if axis is not None else max(folds(graph, r) for r in roots)
+    width = min(COOPERATIVE, max(32, 1 << (span - 1).bit_length()))  # a power of two, about the row
+    w = KernelWriter(graph, sources, cooperative=width)
     row = node.spec.shape[axis] if axis is not None else 1
     count = node.spec.size // row
     g = grid(count, max_groups)
@@ -280,12 +297,12 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         tail = ["if (lid == 0i) {",
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
                   enumerate(zip(roots, values))), "}"]
-        return module(name, graph, roots, reads, COOPERATIVE, prelude, w, tail), g
+        return module(name, graph, roots, reads, width, prelude, w, tail), g
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
-    with w.loop(row, start="lid", step=COOPERATIVE) as e:
+    with w.loop(row, start="lid", step=width) as e:
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
-    return module(name, graph, root, reads, COOPERATIVE, prelude, w, []), g
+    return module(name, graph, root, reads, width, prelude, w, []), g
 
 
 def folds(graph: Graph, i: int) -> int:
