@@ -661,8 +661,11 @@ def _sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    return (_sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape),
-            _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
+    # A weight b (batch dims all 1) against a batch of a: db = a^T g over all rows at once.
+    shared_b = b.ndim > 2 and all(d == 1 for d in b.shape[:-2])
+    db = (reshape(bind(matmul_p, _matrix_transpose(reshape(a, (-1, a.shape[-1]))), reshape(g, (-1, g.shape[-1]))),
+                  b.shape) if shared_b else _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
+    return _sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape), db
 
 
 def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
