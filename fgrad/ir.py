@@ -180,6 +180,10 @@ class Graph:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt through the constructor: the cached hash is only valid in the process that made it.
+        return Graph, (self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree, self.captures)
+
     @property
     def input_names(self) -> tuple[str, ...]:
         return tuple(self.nodes[i].attrs["name"] for i in self.inputs)

@@ -24,7 +24,7 @@ import wgpu
 
 from fgrad.errors import CompileError, InputError, TraceError
 from fgrad.ir import DType, Graph, Spec, check_args, expose_captures
-from fgrad.lower import Limits, Program, lower
+from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
 
@@ -107,7 +107,7 @@ def _open(wanted: str | None) -> Device:
     features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
     device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
     cpu = adapter.info.get("adapter_type", "") == "CPU"
-    return Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 96))
+    return Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192))
 
 
 # ---------------------------------------------------------------------------
@@ -416,7 +416,12 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     starts = np.cumsum([0] + [c.num_leaves for c in children]).tolist()
     donated = frozenset(k for a in nums for k in range(starts[a], starts[a + 1]))
     device = device or default_device()
-    return Executable(lower(graph, device.limits, donated), device, graph)
+    name = disk_cache.key(graph, device.limits, donated, device.name)
+    program = disk_cache.load(name)
+    if program is None:
+        program = lower(graph, device.limits, donated)
+        disk_cache.store(name, program)
+    return Executable(program, device, graph)
 
 
 def jit(fn: Callable[..., Any], donate_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:

@@ -43,3 +43,12 @@ def golden(request: pytest.FixtureRequest):
         obtained.unlink(missing_ok=True)
 
     return check
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_program_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Compiled programs are cached on disk; the tests use a folder of their own."""
+    import os
+
+    os.environ["FGRAD_CACHE_DIR"] = str(tmp_path_factory.mktemp("fgrad-cache"))
+    yield

@@ -274,3 +274,25 @@ def test_layer_norm_runs_as_one_kernel_and_its_gradient_matches():
     backward = fg.value_and_grad(fg.trace(lambda p, x: fg.sum(fg.tanh(fg.nn.layer_norm(p, x)) ** 2), p, x),
                                  argnums=(0, 1))
     assert_matches(fg.compile(backward)(p, x), fg.interpret(backward, p, x), 1e-4, 1e-5, "layer norm gradient")
+
+
+def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monkeypatch):
+    from fgrad.lower import disk_cache
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda a: fg.softmax(a @ a.T) * 2.0, fg.spec((5, 3)))
+    x = np.random.default_rng(10).normal(size=(5, 3)).astype(np.float32)
+    first = fg.compile(graph)
+    (entry,) = tmp_path.glob("*.program")
+    loads = []
+    monkeypatch.setattr(disk_cache, "load", lambda name, real=disk_cache.load: loads.append(real(name)) or loads[-1])
+    second = fg.compile(graph)
+    assert loads[-1] is not None and loads[-1] == first.program  # read back from disk, equal
+    assert_matches(second(x), fg.interpret(graph, x))
+    entry.write_bytes(entry.read_bytes()[:-7] + b"garbage")  # damaged: ignored, rebuilt, rewritten
+    third = fg.compile(graph)
+    assert loads[-1] is None and third.program == first.program
+    assert disk_cache.load(entry.stem) == first.program
+    monkeypatch.setenv("FGRAD_CACHE_DIR", "")  # an empty value turns the cache off
+    fg.compile(graph)
+    assert loads[-1] is None

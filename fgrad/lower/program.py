@@ -14,16 +14,17 @@ from fgrad.ir import Graph, Spec
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What shapes a Program on an adapter: its limits (WebGPU's names, in snake case),
-    and how many workgroups it runs at once (a GPU: about a hundred; a CPU: one per core),
+    and how many workgroups it should have at once (a GPU: a couple per multiprocessor, measured
+    best on an H200; a CPU: one per core),
     which sizes the matmul tiles."""
 
     max_storage_buffers_per_shader_stage: int = 8
     max_storage_buffer_binding_size: int = 1 << 27
     max_compute_workgroups_per_dimension: int = 65535
-    parallel_workgroups: int = 96
+    parallel_workgroups: int = 192
 
     @staticmethod
-    def of(adapter_limits: dict[str, int], parallel_workgroups: int = 96) -> Limits:
+    def of(adapter_limits: dict[str, int], parallel_workgroups: int = 192) -> Limits:
         """From a wgpu limits dict (`max-storage-buffers-per-shader-stage`, ...)."""
         names = [f for f in Limits.__dataclass_fields__ if f != "parallel_workgroups"]
         return Limits(**{f: int(adapter_limits[f.replace("_", "-")]) for f in names},
