@@ -6,7 +6,7 @@ import pytest
 
 import workloads
 
-STEPS = {"small": 10, "full": 20}
+STEPS = {"small": 10, "full": 50}  # steps per timed round
 
 
 @pytest.mark.parametrize("mode", ["sync-end", "read-each"])

@@ -175,18 +175,23 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
 def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
     """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
     writes the parameter and both moments in one pass, a layer norm's backward sums share
-    theirs. A root joins a recent kernel if every root it reads is computed before that
-    kernel, or is an elementwise root of it (read inline, at the same coordinates), and
-    the bindings fit."""
+    theirs. A kernel runs where its last root is due. A root joins a recent kernel if the
+    roots it reads of that kernel are elementwise (computed inline, at the same coordinates),
+    no kernel in between reads that kernel's roots, and the bindings fit."""
     groups: list[list[int]] = []
     kinds: list[str] = []
+    needs: dict[int, set[int]] = {}
     for r in order:
         kind = skeleton(graph, (r,), inlined(graph, r, roots))
-        needs = {j for j in _reads(graph, r, roots) if j in roots}
-        for g, g_kind in zip(reversed(groups[-8:]), reversed(kinds[-8:])):
-            fits = (kind == g_kind and kind in ("elementwise", "cooperative")
+        needs[r] = {j for j in _reads(graph, r, roots) if j in roots}
+        for back in range(1, min(8, len(groups)) + 1):
+            g = groups[-back]
+            # Moving g's kernel from its last root to r: nothing due in between may read g's roots.
+            between = (x for x in needs if max(g) < x < r and x not in g)
+            fits = (kind == kinds[-back] and kind in ("elementwise", "cooperative")
                     and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
-                    and all(j < g[0] or (j in g and OPS[graph.nodes[j].op].fusion == "elementwise") for j in needs)
+                    and all(j not in g or OPS[graph.nodes[j].op].fusion == "elementwise" for j in needs[r])
+                    and not any(needs[x] & set(g) for x in between)
                     and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
             if fits:
                 g.append(r)
@@ -194,7 +199,7 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
         else:
             groups.append([r])
             kinds.append(kind)
-    return [tuple(g) for g in groups]
+    return sorted((tuple(g) for g in groups), key=max)
 
 
 def group_reads(graph: Graph, group: Group, roots: set[int]) -> list[int]:
