@@ -4,8 +4,9 @@ The only module that touches the GPU. A Program from fgrad.lower becomes an
 Executable: pipelines (cached per device by their WGSL text), scratch and
 constant buffers, and bind groups for the kernels that use only those, all
 made at compile time. A call uploads NumPy arguments (fg.Array arguments
-are used in place), makes the output buffers, encodes every dispatch into
-one command buffer and submits once. Results stay on the device as
+are used in place), makes the output buffers, and records the dispatches
+into command buffers of CHUNK dispatches each, submitting each as soon as it
+is recorded (one for most programs). Results stay on the device as
 fg.Array until the host asks for a value.
 """
 
@@ -35,6 +36,7 @@ except ImportError:  # another wgpu backend: the public API does the same, a lit
     _native = None
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+CHUNK = 64  # dispatches per submitted command buffer: a long step starts on the GPU while it is recorded
 I32 = np.iinfo(np.int32)
 
 
@@ -305,7 +307,8 @@ class Executable:
                 self.capturing[names] = Executable(program, self.device, graph)
             return self.capturing[names](*args)
         buffers, leaves = self.bind(args, site)
-        self.device.device.queue.submit([self.record(buffers)])
+        for start in range(0, len(self.program.kernels), CHUNK):  # the GPU starts while the rest is recorded
+            self.device.device.queue.submit([self.record(buffers, start, start + CHUNK)])
         donated = set(self.program.donated)
         kept = {b: leaf for k, (b, leaf) in enumerate(zip(self.program.inputs, leaves))
                 if isinstance(leaf, Array) and k not in donated}
@@ -351,20 +354,22 @@ class Executable:
                 buffers[b] = dev.create_buffer(size=buf.size, usage=STORAGE)
         return buffers, leaves
 
-    def record(self, buffers: dict[int, Any]) -> Any:
-        """Every dispatch, in one compute pass of one command buffer (submitted once by the caller)."""
+    def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
+        """Dispatches start..stop (all by default) in one compute pass of one command buffer."""
         encoder = self.device.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
-        groups = [self.group(k, buffers) for k in range(len(self.program.kernels))]
+        stop = len(self.program.kernels) if stop is None else min(stop, len(self.program.kernels))
+        groups = [self.group(k, buffers) for k in range(start, stop)]
+        work = list(zip(self.pipelines[start:stop], groups, self.program.kernels[start:stop]))
         if _native is not None and hasattr(compute, "_internal"):
             # NOTE: errors recorded here surface at finish() and submit(), which check them.
             handle = compute._internal
-            for pipeline, group, kernel in zip(self.pipelines, groups, self.program.kernels):
+            for pipeline, group, kernel in work:
                 _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
                 _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
                 _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *kernel.grid)
         else:
-            for pipeline, group, kernel in zip(self.pipelines, groups, self.program.kernels):
+            for pipeline, group, kernel in work:
                 compute.set_pipeline(pipeline)
                 compute.set_bind_group(0, group)
                 compute.dispatch_workgroups(*kernel.grid)
