@@ -107,6 +107,29 @@ class Spec:
         return f"{self.dtype}[{','.join(map(str, self.shape))}]"
 
 
+class HasSpec:
+    """Shape properties read off `self.spec`, for values that carry one (Tensor, Array)."""
+
+    __slots__ = ()
+    spec: Spec
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.spec.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.ndim
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+
 def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
     """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
     return Spec(tuple(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),), DType.of(dtype))

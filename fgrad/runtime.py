@@ -24,7 +24,7 @@ import numpy as np
 import wgpu
 
 from fgrad.errors import CompileError, InputError, TraceError
-from fgrad.ir import DType, Graph, Spec, check_args, expose_captures
+from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, expose_captures
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
@@ -118,7 +118,7 @@ def _open(wanted: str | None) -> Device:
 
 
 @register_leaf
-class Array:
+class Array(HasSpec):
     """A value on the device: an immutable buffer with a Spec.
 
     `.numpy()`, `np.asarray(a)`, `float(a)` and `int(a)` read it back (once).
@@ -136,22 +136,6 @@ class Array:
         if self.donated is not None:
             raise InputError(f"{what} is an Array {self.spec} that was donated {self.donated}; its buffer now holds "
                              "that call's results: use the values it returned", site)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.spec.shape
-
-    @property
-    def dtype(self) -> DType:
-        return self.spec.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.spec.ndim
-
-    @property
-    def size(self) -> int:
-        return self.spec.size
 
     def numpy(self) -> np.ndarray:
         """The value on the host (read through a reusable staging buffer, then kept)."""

@@ -27,7 +27,7 @@ from fgrad.errors import (
     FgradError,
     TraceError,
 )
-from fgrad.ir import DType, Graph, Node, Spec
+from fgrad.ir import DType, Graph, HasSpec, Node, Spec
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -116,7 +116,7 @@ def current_trace() -> Trace | None:
 
 
 @register_leaf
-class Tensor:
+class Tensor(HasSpec):
     """A traced value: the output of node `id` in `trace`, with static `spec`.
 
     Operators, methods (`+`, `@`, `[]`, `.sum()`, ...) and NumPy ufunc
@@ -130,22 +130,6 @@ class Tensor:
         self.trace = trace
         self.id = id
         self.spec = spec
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.spec.shape
-
-    @property
-    def dtype(self) -> DType:
-        return self.spec.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.spec.ndim
-
-    @property
-    def size(self) -> int:
-        return self.spec.size
 
     def __len__(self) -> int:
         if not self.shape:

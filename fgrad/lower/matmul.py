@@ -87,23 +87,24 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         return f"select(0.0f, {value}, {' && '.join(conds)})" if conds else value
 
     threads = THREADS * THREADS
+
+    def stage(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
+              k_is_row: bool, shared: str, width: int) -> None:
+        """Stage the (tile) block of operand x at `start` into `shared`, laid out [k][other],
+        each invocation loading along x's contiguous axis."""
+        fast = inner_is_last(graph, x, sources)
+        for q in range(tile[0] * tile[1] // threads):
+            e = f"(lid + {q * threads}i)"
+            rl, cl = (f"{e} / {tile[1]}i", f"{e} % {tile[1]}i") if fast else (f"{e} % {tile[0]}i", f"{e} / {tile[0]}i")
+            rl, cl = w.let(rl), w.let(cl)
+            r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
+            value = guarded(lambda rc: w.value(x, [*batch_at, *rc]), [(r, size[0], tile[0]), (c, size[1], tile[1])])
+            kl, ol, other = (rl, cl, tile[1]) if k_is_row else (cl, rl, tile[0])
+            w.line(f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i] = {value};")
+
     with w.loop(K, step=bk) as k0:
-        k_fast = inner_is_last(graph, a, sources)
-        for q in range(bm * bk // threads):  # stage A[m0 : m0 + bm, k0 : k0 + bk] as As[k][m]
-            e = f"(lid + {q * threads}i)"
-            ml, kl = (f"{e} / {bk}i", f"{e} % {bk}i") if k_fast else (f"{e} % {bm}i", f"{e} / {bm}i")
-            ml, kl = w.let(ml), w.let(kl)
-            m, k = w.let(f"m0 + {ml}"), w.let(f"{k0} + {kl}")
-            value = guarded(lambda mk: w.value(a, [*ba, *mk]), [(m, M, bm), (k, K, bk)])
-            w.line(f"As[{kl} * {bm // va}i + {ml} / {va}i][{ml} % {va}i] = {value};")
-        n_fast = inner_is_last(graph, b, sources)
-        for q in range(bn * bk // threads):  # stage B[k0 : k0 + bk, n0 : n0 + bn] as Bs[k][n]
-            e = f"(lid + {q * threads}i)"
-            kl, nl = (f"{e} / {bn}i", f"{e} % {bn}i") if n_fast else (f"{e} % {bk}i", f"{e} / {bk}i")
-            kl, nl = w.let(kl), w.let(nl)
-            k, n = w.let(f"{k0} + {kl}"), w.let(f"n0 + {nl}")
-            value = guarded(lambda kn: w.value(b, [*bb, *kn]), [(k, K, bk), (n, N, bn)])
-            w.line(f"Bs[{kl} * {bn // vb}i + {nl} / {vb}i][{nl} % {vb}i] = {value};")
+        stage(a, ba, (M, K), (bm, bk), ("m0", k0), False, "As", va)  # A[m0 : m0 + bm, k0 : k0 + bk]
+        stage(b, bb, (K, N), (bk, bn), (k0, "n0"), True, "Bs", vb)  # B[k0 : k0 + bk, n0 : n0 + bn]
         w.line("workgroupBarrier();")
         for kk in range(bk):
             avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
