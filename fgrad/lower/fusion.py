@@ -67,10 +67,11 @@ def split_wide_concatenates(graph: Graph, max_operands: int) -> Graph:
     return _expand(graph, rewrite)
 
 
-def split_long_reductions(graph: Graph, longest: int = 1024) -> Graph:
+def split_long_reductions(graph: Graph, longest: int = 64, enough: int = 1 << 16) -> Graph:
     """Reduce over leading axes in two passes when each result folds more than `longest`
-    values: (R, *rest) -> (R/c, c, *rest) summed over c, then over R/c. Each pass runs one
-    invocation per result, reading along the contiguous rest, with R/c times the parallelism."""
+    values and there are fewer than `enough` results to keep the GPU busy: (R, *rest) ->
+    (R/c, c, *rest) summed over c, then over R/c. Each pass runs one invocation per result,
+    reading along the contiguous rest, with R/c times the parallelism."""
 
     def rewrite(node: Node, ins: list[int], add: Callable[..., int]) -> int | None:
         if OPS[node.op].fusion != "reduction" or OPS[node.op].folds is None:
@@ -78,7 +79,7 @@ def split_long_reductions(graph: Graph, longest: int = 1024) -> Graph:
         axes = node.attrs["axes"]
         shape = graph.nodes[node.inputs[0]].spec.shape
         count = math.prod(shape[a] for a in axes)
-        if axes != tuple(range(len(axes))) or len(shape) - 1 in axes or count <= longest:
+        if axes != tuple(range(len(axes))) or len(shape) - 1 in axes or count <= longest or node.spec.size >= enough:
             return None
         chunk = 1 << (int(math.log2(count)) // 2)
         while count % chunk:
@@ -103,7 +104,7 @@ def split_long_matmuls(graph: Graph, parallel: int) -> Graph:
         (m, n), k = node.spec.shape, graph.nodes[node.inputs[0]].spec.shape[-1]
         tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
         split = 1
-        while tiles_now * split < parallel and k % (2 * split) == 0 and k // (2 * split) >= 256:
+        while tiles_now * split < parallel and k % (2 * split) == 0 and k // (2 * split) >= 64:
             split *= 2
         if split == 1:
             return None

@@ -108,7 +108,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         w.line("workgroupBarrier();")
         for kk in range(bk):
             avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
-            bvecs = [w.let(f"Bs[{kk * bn // vb}i + tx * {tn // vb}i + {j}i]") for j in range(tn // vb)]
+            # Invocation tx takes B's vectors tx, tx + 16, ...: neighbours read neighbouring vectors.
+            bvecs = [w.let(f"Bs[{kk * bn // vb}i + tx + {j * THREADS}i]") for j in range(tn // vb)]
             for i in range(tm):
                 a_i = f"{avecs[i // va]}[{i % va}]"
                 for j, bv in enumerate(bvecs):
@@ -119,7 +120,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         m = w.let(f"m0 + ty * {tm}i + {i}i")
         for j in range(tn // vb):
             for c in range(vb):
-                n = w.let(f"n0 + tx * {tn}i + {j * vb + c}i")
+                n = w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c}i")
                 conds = [f"{x} < {size}i" for x, size, step in ((m, M, bm), (n, N, bn)) if size % step]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
