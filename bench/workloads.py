@@ -47,7 +47,7 @@ def mlp(size: str) -> Workload:
         return nn.cross_entropy(nn.mlp(p, xb), yb)
 
     step = fg.compile(fg.adam_step(fg.trace(loss, params, x, y), lr=1e-3), donate_argnums=(0, 1))
-    return Workload(step, params, fg.adam_init(params), (x, y), batch)
+    return Workload(step, params, fg.adam_init(params), fg.device_put((x, y)), batch)  # data on the device, as PyTorch's
 
 
 def gpt(size: str) -> Workload:
@@ -62,7 +62,7 @@ def gpt(size: str) -> Workload:
         return nn.cross_entropy(nn.gpt(p, tok, config), tgt)
 
     step = fg.compile(fg.adam_step(fg.trace(loss, params, tokens, targets), lr=3e-4), donate_argnums=(0, 1))
-    return Workload(step, params, fg.adam_init(params), (tokens, targets), c["B"] * c["T"])
+    return Workload(step, params, fg.adam_init(params), fg.device_put((tokens, targets)), c["B"] * c["T"])
 
 
 def measure(benchmark: Any, fn: Any, *args: Any, rounds: int) -> tuple[Any, float]:
