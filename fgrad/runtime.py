@@ -260,6 +260,9 @@ class Executable:
         self.uploads: dict[int, Any] = {}  # input buffer -> the buffer host values are written into
         self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
+        self.bound_sets = [frozenset(b) for b in self.bindings]
+        self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
+        self.last: tuple[dict[int, Any], list[Any]] = ({}, [])  # the previous call's buffers and groups
         for k, kernel in enumerate(program.kernels):
             if all(b in self.resident for b in (*kernel.reads, *kernel.writes)):
                 self.group(k, self.resident)
@@ -343,7 +346,7 @@ class Executable:
         encoder = self.device.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
         stop = len(self.program.kernels) if stop is None else min(stop, len(self.program.kernels))
-        groups = [self.group(k, buffers) for k in range(start, stop)]
+        groups = self.groups_for(buffers)[start:stop]
         work = list(zip(self.pipelines[start:stop], groups, self.program.kernels[start:stop]))
         if _native is not None and hasattr(compute, "_internal"):
             # NOTE: errors recorded here surface at finish() and submit(), which check them.
@@ -359,6 +362,18 @@ class Executable:
                 compute.dispatch_workgroups(*kernel.grid)
         compute.end()
         return encoder.finish()
+
+    def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
+        """Every kernel's bind group for these buffers. Only kernels bound to a buffer that
+        differs from the previous call's (a fresh output, another input Array) are looked at:
+        a training loop's donated parameters keep theirs, so a step rebuilds one or two."""
+        if buffers is self.last[0]:
+            return self.last[1]
+        changed = {b for b in self.dynamic if buffers[b] is not self.last[0].get(b)}
+        groups = [self.groups[k][1] if k in self.groups and bound.isdisjoint(changed) else self.group(k, buffers)
+                  for k, bound in enumerate(self.bound_sets)]
+        self.last = (buffers, groups)
+        return groups
 
     def group(self, k: int, buffers: dict[int, Any]) -> Any:
         """Kernel k's bind group for these buffers, reused while they stay the same (donated
