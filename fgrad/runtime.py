@@ -59,10 +59,6 @@ class Device:
     def name(self) -> str:
         return self.adapter.summary
 
-    @property
-    def is_cpu(self) -> bool:
-        return self.adapter.info.get("adapter_type", "") == "CPU"
-
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
 
