@@ -194,11 +194,14 @@ class Graph:
     out_tree: TreeDef
     captures: tuple[tuple[str, int], ...] = ()
     _hash: int = field(init=False, repr=False, compare=False)
+    _input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Graphs are cache keys; hash the node tuple once, not on every lookup.
+        # Graphs are cache keys; hash the node tuple once, not on every lookup. The input
+        # names are read on every call of a compiled graph: found once too.
         object.__setattr__(self, "_hash", hash((self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree,
                                                 self.captures)))
+        object.__setattr__(self, "_input_names", tuple(dict(self.nodes[i].params).get("name", "") for i in self.inputs))
 
     def __hash__(self) -> int:
         return self._hash
@@ -209,7 +212,7 @@ class Graph:
 
     @property
     def input_names(self) -> tuple[str, ...]:
-        return tuple(self.nodes[i].attrs["name"] for i in self.inputs)
+        return self._input_names
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -333,6 +336,8 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) 
         path, what = first_difference(graph.in_tree, tree)
         raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
+        if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
+            continue
         if type(leaf) in (bool, int, float):
             ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype]
             got = f"a Python {type(leaf).__name__}"
