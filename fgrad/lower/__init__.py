@@ -1,8 +1,9 @@
 """Lowering: Graph -> Program (kernels of WGSL text and a buffer plan). No wgpu here.
 
-`lower(graph, limits)` simplifies the graph, splits concatenates wider than
-a kernel may bind, decides which nodes get kernels (fusion.py), plans buffers
-by liveness (buffers.py) and writes one WGSL module per kernel (wgsl.py).
+`lower(graph, limits)` simplifies the graph and rewrites what maps badly onto
+kernels (rewrites.py: wide concatenates, long reductions, thin long matmuls),
+decides which nodes get kernels (fusion.py), plans buffers by liveness
+(buffers.py) and writes one WGSL module per kernel (wgsl.py, matmul.py).
 """
 
 from __future__ import annotations
@@ -12,14 +13,8 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import (
-    group_inlined,
-    plan_kernels,
-    skeleton,
-    split_long_matmuls,
-    split_long_reductions,
-    split_wide_concatenates,
-)
+from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
+from fgrad.lower.rewrites import split_long_matmuls, split_long_reductions, split_wide_concatenates
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
