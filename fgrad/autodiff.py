@@ -99,11 +99,7 @@ def _zeros(spec: Spec) -> Tensor | np.ndarray:
 
 def _arg_leaf_ids(graph: Graph) -> list[list[int]]:
     """Input node ids of each top-level argument."""
-    out, k = [], 0
-    for child in graph.in_tree.children:
-        out.append(list(graph.inputs[k: k + child.num_leaves]))
-        k += child.num_leaves
-    return out
+    return [[graph.inputs[k] for k in positions] for positions in graph.arg_positions]
 
 
 def _grads_of(graph: Graph, env: list[Any], argnums: Sequence[int], cts: dict[int, Tensor]) -> list[Any]:

@@ -215,13 +215,19 @@ class Graph:
         return self._input_names
 
     @property
+    def arg_positions(self) -> tuple[range, ...]:
+        """For each top-level argument, the positions of its leaves among the inputs."""
+        out, k = [], 0
+        for child in self.in_tree.children:
+            out.append(range(k, k + child.num_leaves))
+            k += child.num_leaves
+        return tuple(out)
+
+    @property
     def arg_names(self) -> tuple[str, ...]:
         """Top-level argument names, read off the input names (`params.w` -> `params`)."""
-        names, k = [], 0
-        for i, child in enumerate(self.in_tree.children):
-            names.append(self.input_names[k].split(".")[0] if child.num_leaves else f"arg{i}")
-            k += child.num_leaves
-        return tuple(names)
+        return tuple(self.input_names[r.start].split(".")[0] if r else f"arg{i}"
+                     for i, r in enumerate(self.arg_positions))
 
     @property
     def in_specs(self) -> tuple[Spec, ...]:
@@ -318,6 +324,7 @@ def _arg_label(graph: Graph, path: str) -> str:
     return f"{name}.{rest}" if rest else name
 
 
+_I32 = np.iinfo(np.int32)
 # Python numbers are weakly typed: an int may feed an f32 input, as in JAX.
 _WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
 
@@ -352,4 +359,13 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) 
             got = f"{dtype}{list(shape)}".replace(" ", "")
         if not ok:
             raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
+        check_i32_range(leaf, want, f"{who}: argument {name}", site)
     return leaves
+
+
+def check_i32_range(value: Any, spec: Spec, what: str, site: str | None) -> None:
+    """Refuse host integers (int64, say) that do not fit the i32 they are for."""
+    if spec.dtype is DType.i32:
+        values = np.asarray(value)
+        if values.size and (values.min() < _I32.min or values.max() > _I32.max):
+            raise InputError(f"{what} has values outside the i32 range", site)

@@ -24,7 +24,7 @@ import numpy as np
 import wgpu
 
 from fgrad.errors import CompileError, InputError, TraceError
-from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, expose_captures
+from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
@@ -37,7 +37,6 @@ except ImportError:  # another wgpu backend: the public API does the same, a lit
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 CHUNK = 64  # dispatches per submitted command buffer: a long step starts on the GPU while it is recorded
-I32 = np.iinfo(np.int32)
 
 
 # ---------------------------------------------------------------------------
@@ -193,13 +192,10 @@ def _read(device: Device, buffer: Any, nbytes: int) -> bytes:
         staging.unmap()
 
 
-def _host_bytes(value: Any, spec: Spec, name: str, who: str, site: str | None) -> bytes:
-    """Bytes of a host value for an input of `spec` (bools as u32)."""
-    arr = np.asarray(value)
-    if spec.dtype is DType.i32 and arr.size and (arr.min() < I32.min or arr.max() > I32.max):
-        raise InputError(f"{who}: argument {name} has values outside the i32 range", site)
+def _host_bytes(value: Any, spec: Spec) -> bytes:
+    """Bytes of a host value (already checked against `spec`) for its buffer (bools as u32)."""
     storage = np.uint32 if spec.dtype is DType.bool else spec.dtype.np
-    return arr.astype(storage).tobytes()
+    return np.asarray(value).astype(storage).tobytes()
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +320,7 @@ class Executable:
                     raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
                 buffers[b] = leaf.buffer
                 continue
-            data = _host_bytes(leaf, spec, name, who, site)
+            data = _host_bytes(leaf, spec)
             if b in returned:  # the caller keeps what is returned: no shared upload buffer
                 buffers[b] = dev.create_buffer_with_data(data=data, usage=STORAGE)
                 continue
@@ -391,7 +387,8 @@ def device_put(tree: Any, device: Device | None = None) -> Any:
         if isinstance(x, Array):
             return x
         spec = spec_of(x)
-        data = _host_bytes(x, spec, "value", "device_put", site)
+        check_i32_range(x, spec, "device_put: a value", site)
+        data = _host_bytes(x, spec)
         return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
 
     leaves, tree_def = flatten(tree)
@@ -413,8 +410,7 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     if any(not isinstance(a, int) or not 0 <= a < len(children) for a in nums):
         raise InputError(f"compile: donate_argnums={donate_argnums!r} is out of range for {len(children)} arguments",
                          site)
-    starts = np.cumsum([0] + [c.num_leaves for c in children]).tolist()
-    donated = frozenset(k for a in nums for k in range(starts[a], starts[a + 1]))
+    donated = frozenset(k for a in nums for k in graph.arg_positions[a])
     device = device or default_device()
     name = disk_cache.key(graph, device.limits, donated, device.name)
     program = disk_cache.load(name)

@@ -296,3 +296,12 @@ def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monke
     monkeypatch.setenv("FGRAD_CACHE_DIR", "")  # an empty value turns the cache off
     fg.compile(graph)
     assert loads[-1] is None
+
+
+def test_integers_outside_i32_are_refused_before_anything_runs():
+    graph = fg.trace(lambda n: n * 2, fg.spec(2, "i32"))
+    fits, too_big = np.array([-(2**31), 5], np.int64), np.array([1, 2**40], np.int64)
+    np.testing.assert_array_equal(fg.interpret(graph, fits), fits.astype(np.int32) * 2)
+    for run in (lambda v: fg.interpret(graph, v), fg.compile(graph), fg.device_put):
+        with pytest.raises(fg.InputError, match=r"has values outside the i32 range"):
+            run(too_big)
