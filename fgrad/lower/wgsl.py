@@ -103,9 +103,9 @@ class KernelWriter:
 
     def once(self, key: tuple, compute: Callable[[], str]) -> str:
         """The value computed by `compute()` under `key`, computed once per scope."""
-        for scope in reversed(self.scopes):
-            if key in scope:
-                return scope[key]
+        known = self.recall(key)
+        if known is not None:
+            return known
         self.scopes[-1][key] = name = self.let(compute())
         return name
 
@@ -141,9 +141,9 @@ class KernelWriter:
         """The value of node `i` at `coords` (one WGSL i32 expression per axis)."""
         coords = tuple(coords)
         key = (i, coords)
-        for scope in reversed(self.scopes):
-            if key in scope:
-                return scope[key]
+        known = self.recall(key)
+        if known is not None:
+            return known
         node = self.nodes[i]
         if i in self.sources:
             expr = f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]"
@@ -170,18 +170,19 @@ class KernelWriter:
     def literal(self, value: float | int | bool, dtype: DType) -> str:
         return literal(value, dtype)
 
-    # -- index arithmetic ------------------------------------------------------
-
-    def _recall(self, key: tuple) -> str | list[str] | None:
+    def recall(self, key: tuple) -> str | list[str] | None:
+        """What the innermost enclosing scope holds under `key` (values, coordinates), or None."""
         for scope in reversed(self.scopes):
             if key in scope:
                 return scope[key]
         return None
 
+    # -- index arithmetic ------------------------------------------------------
+
     def ravel(self, coords: Sequence[str], shape: Sequence[int]) -> str:
         """Row-major linear index of `coords` in `shape` (the index they came from, when they
         were unraveled from one: size-1 axes do not matter)."""
-        known = self._recall(("ravel", tuple((c, d) for c, d in zip(coords, shape) if d != 1)))
+        known = self.recall(("ravel", tuple((c, d) for c, d in zip(coords, shape) if d != 1)))
         if known is not None:
             return known
         terms, stride = [], 1
@@ -196,7 +197,7 @@ class KernelWriter:
         that values computed at them are found again through reshapes)."""
         linear = self.let(linear)
         squeezed = tuple(d for d in shape if d != 1)
-        known = self._recall(("unravel", linear, squeezed))
+        known = self.recall(("unravel", linear, squeezed))
         if known is not None:
             it = iter(known)
             return [next(it) if d != 1 else "0i" for d in shape]
