@@ -47,7 +47,7 @@ def main() -> None:
     step = phase("adam_step", lambda: fg.adam_step(loss, lr=3e-4))
     donated = frozenset(range(len(step.inputs) - 2))
     name = disk_cache.key(step, device.limits, donated, device.name)
-    cached = disk_cache.load(name)
+    cached = disk_cache.load(name, step)
     program = phase("lower", lambda: cached or lower(step, device.limits, donated))
     if cached is None:
         disk_cache.store(name, program)

@@ -2,7 +2,7 @@
 
 from fgrad import nn, optim
 from fgrad.autodiff import check_grads, grad, value_and_grad, vjp
-from fgrad.checkpoint import CheckpointError, load, save
+from fgrad.io import CheckpointError, load, save
 from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.optim import adam_init, adam_step, sgd_init, sgd_step
@@ -12,6 +12,7 @@ from fgrad.ops import (
     add,
     arange,
     argmax,
+    argmin,
     asarray,
     astype,
     broadcast_to,
@@ -21,6 +22,7 @@ from fgrad.ops import (
     cos,
     divide,
     equal,
+    erf,
     exp,
     expand_dims,
     gelu,
@@ -86,4 +88,5 @@ __all__ = [
     "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "sin", "softmax",
     "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
     "transpose", "tree_map", "simplify", "typecheck", "value_and_grad", "vjp", "where",
+    "argmin", "erf",
 ]

@@ -9,6 +9,8 @@ A transform applied to a Graph traces its body into a new, simplified
 Graph. Applied to a Python function it returns a function that, inside a
 trace, runs the body in place (so transforms nest, as in JAX) and, on
 arrays, traces once per argument signature and evaluates with `interpret`.
+`vjp` on a function is `jax.vjp`: it runs the forward pass at once and
+returns the outputs with a pullback.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, InputError, ShapeError
+from fgrad.errors import DTypeError, FgradError, InputError, ShapeError
 from fgrad.interpret import interpret
 from fgrad.ir import DType, Graph, Spec
 from fgrad.ops import OPS, add, asarray, broadcast_to
 from fgrad.passes import simplify
-from fgrad.pytree import flatten, unflatten
+from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import Tensor, bind, current_trace, recapture, sites_from, spec_of, trace_function, user_site
 
 Body = Callable[..., Any]
@@ -83,7 +85,8 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
             for j, ct in zip(node.inputs, in_cts, strict=True):
                 if ct is None or not active[j]:
                     continue
-                assert ct.spec == graph.nodes[j].spec, f"{op.name}: vjp gave {ct.spec} for {graph.nodes[j].spec}"
+                want = graph.nodes[j].spec
+                assert spec_of(ct) == want, f"{op.name}: vjp gave {spec_of(ct)} for {want}"
                 cts[j] = add(cts[j], ct) if j in cts else ct
     return {i: cts[i] for i in wrt if i in cts}
 
@@ -116,20 +119,45 @@ def _grads_of(graph: Graph, env: list[Any], argnums: Sequence[int], cts: dict[in
     ]
 
 
+def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: Any,
+                    site: str | None) -> dict[int, Tensor]:
+    """Check `cotangent` against the outputs it is for and give each float output node its cotangent.
+
+    As in `jax.vjp`: the structure and every shape must match; a float output
+    takes any float cotangent; an integer or bool output takes one of its own
+    dtype (JAX asks for float0 there), which is ignored.
+    """
+    ct_leaves, ct_tree = flatten(cotangent)
+    if ct_tree != tree:
+        raise InputError(f"vjp: the cotangent has structure {ct_tree}, the output {tree}", site)
+    cts: dict[int, Tensor] = {}
+    paths = zip(leaf_paths(tree, prefix="cotangent"), leaf_paths(tree, prefix="output"))
+    for (path, out_path), i, c in zip(paths, outputs, ct_leaves):
+        want = graph.nodes[i].spec
+        need = "a float32 or float64 array" if want.dtype.is_float else f"{want} (the value is ignored)"
+        try:
+            got = spec_of(c, path)
+        except FgradError:  # not an array, or a dtype fgrad lacks (float16)
+            what = f"{c.dtype}{list(np.shape(c))}" if hasattr(c, "dtype") else f"a {type(c).__name__}"
+            raise InputError(f"vjp: {path} is {what}, expected {need} for {out_path} {want}", site) from None
+        if got.shape != want.shape:
+            raise InputError(f"vjp: {path} has shape {got.shape}, expected {want.shape}, the shape of {out_path} "
+                             f"{want}", site)
+        if want.dtype.is_float != got.dtype.is_float or not (want.dtype.is_float or got.dtype is want.dtype):
+            raise InputError(f"vjp: {path} is {got}, expected {need} for {out_path} {want}", site)
+        if want.dtype.is_float:
+            c = asarray(c, DType.f32)
+            cts[i] = add(cts[i], c) if i in cts else c
+    return cts
+
+
 def vjp_body(graph: Graph, argnums: Sequence[int]) -> Body:
     """`(*args, cotangent) -> (outputs, grads)`; grads is a tuple over `argnums`."""
 
     def body(*args_and_ct: Any) -> Any:
         *args, ct = args_and_ct
         env = replay(graph, flatten(tuple(args))[0])
-        ct_leaves, ct_tree = flatten(ct)
-        if ct_tree != graph.out_tree:
-            raise InputError(f"vjp: the cotangent has structure {ct_tree}, the outputs {graph.out_tree}", user_site())
-        cts: dict[int, Tensor] = {}
-        for i, c in zip(graph.outputs, ct_leaves):
-            if graph.nodes[i].spec.dtype.is_float:
-                c = asarray(c, DType.f32)
-                cts[i] = add(cts[i], c) if i in cts else c
+        cts = seed_cotangents(graph, graph.outputs, graph.out_tree, ct, user_site())
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
         return outs, tuple(_grads_of(graph, env, argnums, cts))
 
@@ -154,8 +182,8 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
 def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux: bool, name: str,
                 site: str | None) -> None:
     """The errors `grad` owes its user before any work: output kind, argnums, input dtypes."""
-    if has_aux and not (graph.out_tree.kind in ("tuple", "list") and len(graph.out_tree.children) == 2):
-        raise ShapeError(f"{name}: has_aux=True needs the function to return a pair (loss, aux), got {graph.out_tree}", site)
+    if has_aux:
+        _check_aux(graph, name, site)
     first = graph.out_tree.children[0] if has_aux else graph.out_tree
     if first.kind != "leaf":
         raise ShapeError(f"{name}: the function must return a scalar, got a pytree {first}", site)
@@ -178,6 +206,12 @@ def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux:
                     f"(argnums={argnums!r})", site)
 
 
+def _check_aux(graph: Graph, name: str, site: str | None) -> None:
+    if not (graph.out_tree.kind in ("tuple", "list") and len(graph.out_tree.children) == 2):
+        raise ShapeError(f"{name}: has_aux=True needs the function to return a pair (out, aux), got {graph.out_tree}",
+                         site)
+
+
 # ---------------------------------------------------------------------------
 # Public transforms: Graph -> Graph, or function -> function
 # ---------------------------------------------------------------------------
@@ -193,16 +227,15 @@ def _trace_body(body: Body, args: Sequence[Any], names: Sequence[str]) -> Graph:
 class Transformed:
     """A transform applied to a Python function, as `fg.grad(f)` returns.
 
-    Its last `n_extra` call arguments feed the transform (vjp's cotangent),
-    the others `fn`. Inside a trace it traces `fn` (closures over outer
-    Tensors become extra inputs) and runs the transform's body in place;
-    on arrays it builds the transformed graph once per argument signature
-    and evaluates it with `interpret`.
+    Inside a trace it traces `fn` (closures over outer Tensors become extra
+    inputs) and runs the transform's body in place; on arrays it builds the
+    transformed graph once per argument signature and evaluates it with
+    `interpret`.
     """
 
-    def __init__(self, fn: Callable[..., Any], name: str, make_body: MakeBody, check: Check, extra: Sequence[str] = ()):
+    def __init__(self, fn: Callable[..., Any], name: str, make_body: MakeBody, check: Check):
         functools.update_wrapper(self, fn)
-        self.fn, self.name, self.make_body, self.check, self.extra = fn, name, make_body, check, tuple(extra)
+        self.fn, self.name, self.make_body, self.check = fn, name, make_body, check
         self.cache: dict[Any, Graph] = {}
 
     def __repr__(self) -> str:
@@ -210,43 +243,64 @@ class Transformed:
 
     def __call__(self, *args: Any) -> Any:
         site = user_site()
-        split = len(args) - len(self.extra)
-        primal, extra = args[:split], args[split:]
         leaves, tree = flatten(tuple(args))
         if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
-            graph, closed_over = trace_function(self.fn, primal, closures=True)
-            self.check(graph, len(primal), site)
-            return self.make_body(graph, len(primal))(*primal, tuple(closed_over), *extra)
+            graph, closed_over = trace_function(self.fn, args, closures=True)
+            self.check(graph, len(args), site)
+            return self.make_body(graph, len(args))(*args, tuple(closed_over))
         key = (tree, tuple(spec_of(x) for x in leaves))
         if key not in self.cache:
-            graph = trace_function(self.fn, primal)[0]
-            self.check(graph, len(primal), site)
-            names = [*graph.arg_names, *self.extra]
-            self.cache[key] = _trace_body(self.make_body(graph, len(primal)), args, names)
+            graph = trace_function(self.fn, args)[0]
+            self.check(graph, len(args), site)
+            self.cache[key] = _trace_body(self.make_body(graph, len(args)), args, graph.arg_names)
         return interpret(self.cache[key], *args)
 
 
 def _apply(f: Graph | Callable[..., Any], name: str, make_body: MakeBody, check: Check,
            extra: Sequence[str] = (), extra_specs: Sequence[Any] = ()) -> Any:
     if not isinstance(f, Graph):
-        return Transformed(f, name, make_body, check, extra)
+        return Transformed(f, name, make_body, check)
     nargs = len(f.in_tree.children)
     check(f, nargs, user_site())
     arg_specs = list(unflatten(f.in_tree, list(f.in_specs)))
     return _trace_body(make_body(f, nargs), [*arg_specs, *extra_specs], [*f.arg_names, *extra])
 
 
-def vjp(f: Graph | Callable[..., Any]) -> Graph | Callable[..., Any]:
-    """Reverse mode with respect to every argument.
+def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+    """Reverse mode with respect to every argument, as `jax.vjp`.
 
-    Given a Graph `(*args) -> out`, returns the Graph `(*args, cotangent) ->
-    (out, grads)`, where `cotangent` has the structure of `out` and `grads`
-    is a tuple with one pytree per argument (None at non-float leaves).
-    Given a function, returns the function `(*args, cotangent) -> (out, grads)`.
+    `fg.vjp(fn, *primals)` returns `(primals_out, vjp_fn)`, where
+    `primals_out = fn(*primals)` and `vjp_fn(cotangent)` takes one cotangent
+    with the structure and shapes of `primals_out` and returns a tuple with
+    one cotangent pytree per primal (None at non-float leaves). With
+    `has_aux`, `fn` returns `(out, aux)` and `vjp` returns
+    `(out, vjp_fn, aux)`. On arrays the forward pass runs once, eagerly;
+    inside a trace it binds Tensors, so `vjp` nests in other transforms.
+
+    `fg.vjp(graph)` on a Graph `(*args) -> out` returns the Graph
+    `(*args, cotangent) -> (out, grads)`, `grads` as above.
     """
-    out_specs = [unflatten(f.out_tree, list(f.out_specs))] if isinstance(f, Graph) else []
-    return _apply(f, "vjp", lambda graph, n: vjp_body(graph, range(n)), lambda graph, n, site: None,
-                  ["cotangent"], out_specs)
+    site = user_site()
+    if isinstance(f, Graph):
+        if primals or has_aux:
+            raise InputError("vjp: fg.vjp(graph) takes only the Graph and returns the Graph (*args, cotangent) -> "
+                             "(out, grads); for values, use fg.vjp(fn, *primals) with a function", site)
+        out_specs = [unflatten(f.out_tree, list(f.out_specs))]
+        return _apply(f, "vjp", lambda graph, n: vjp_body(graph, range(n)), lambda graph, n, site: None,
+                      ["cotangent"], out_specs)
+    graph, closed_over = trace_function(f, primals, closures=True)
+    if has_aux:
+        _check_aux(graph, "vjp", site)
+    env = replay(graph, [*flatten(tuple(primals))[0], *closed_over])
+    outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
+    tree = graph.out_tree.children[0] if has_aux else graph.out_tree
+    differentiated = graph.outputs[:tree.num_leaves]
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        cts = seed_cotangents(graph, differentiated, tree, cotangent, user_site())
+        return tuple(_grads_of(graph, env, range(len(primals)), cts))
+
+    return (outs[0], vjp_fn, outs[1]) if has_aux else (outs, vjp_fn)
 
 
 def grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Graph | Callable[..., Any]:

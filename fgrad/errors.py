@@ -60,3 +60,17 @@ TRACER_FOREIGN = (
     "{op}: got a Tensor {spec} that belongs to another, enclosing trace. Pass "
     "it to the inner function as an argument"
 )
+
+TRACER_INDEX = (
+    "{what} is a traced Tensor {spec}, whose value is unknown while tracing: fgrad "
+    "traces a function once, so Python indices and slice bounds must be static. To read "
+    "at a traced position i, gather: fg.take(x, i, axis=...) for single entries, "
+    "fg.take(x, i + fg.arange(k), axis=...) for a window of k entries starting at i "
+    "(on a traced x also x[i] and x[i + fg.arange(k)])"
+)
+
+NUMPY_FUNCTION = (
+    "{function} is not supported on traced values (got a Tensor {spec}): NumPy "
+    "functions need concrete arrays, and a traced value has none until the "
+    "compiled function runs. {instead}"
+)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
-from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf, unflatten
+from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf, split_path, unflatten
 
 
 class DType(str, enum.Enum):
@@ -132,7 +132,17 @@ class HasSpec:
 
 def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
     """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
-    return Spec(tuple(shape) if not isinstance(shape, (int, np.integer)) else (int(shape),), DType.of(dtype))
+    try:
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+            return Spec((int(shape),), DType.of(dtype))
+        if isinstance(shape, str) or not isinstance(shape, Iterable):
+            raise ShapeError(f"invalid shape {shape!r}: expected an integer or a tuple of integers")
+        return Spec(tuple(shape), DType.of(dtype))
+    except (ShapeError, DTypeError) as e:
+        # NOTE: imported here because trace.py builds on this module.
+        from fgrad.trace import user_site
+
+        raise type(e)(f"spec: {e}", user_site()) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +236,7 @@ class Graph:
     @property
     def arg_names(self) -> tuple[str, ...]:
         """Top-level argument names, read off the input names (`params.w` -> `params`)."""
-        return tuple(self.input_names[r.start].split(".")[0] if r else f"arg{i}"
+        return tuple(split_path(self.input_names[r.start])[0] if r else f"arg{i}"
                      for i, r in enumerate(self.arg_positions))
 
     @property
@@ -317,11 +327,10 @@ def expose_captures(graph: Graph, names: Sequence[str] | None = None, site: str 
 
 def _arg_label(graph: Graph, path: str) -> str:
     """Turn a structure path `1.layers.0` into `params.layers.0` using the input names."""
-    head, _, rest = path.partition(".")
+    head, rest = split_path(path)
     if not head.isdigit():
         return path
-    name = graph.arg_names[int(head)]
-    return f"{name}.{rest}" if rest else name
+    return graph.arg_names[int(head)] + rest
 
 
 _I32 = np.iinfo(np.int32)

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.errors import NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
 from fgrad.ir import Const, DType, Node, Spec
-from fgrad.trace import Tensor, bind, spec_of, user_site
+from fgrad.trace import Tensor, bind, spec_of, user_call, user_site
 
 ArrayLike = Any  # Tensor, NumPy array, or Python number
 
@@ -39,6 +39,7 @@ class Op:
     fusion: str = "elementwise"  # how lowering groups it: source, view, elementwise, reduction, normalization,
     #                              contraction (fgrad/lower/fusion.py)
     folds: Callable[..., int] | None = None  # (node, input specs) -> values combined into each output
+    selects: bool = False  # a reduction whose result is one of the values it folds, bit for bit (max, min)
 
 
 OPS: dict[str, Op] = {}
@@ -125,6 +126,25 @@ _CAST = {
     (DType.i32, DType.f32): "f32({0})", (DType.i32, DType.bool): "({0} != 0i)",
     (DType.bool, DType.f32): "select(0.0f, 1.0f, {0})", (DType.bool, DType.i32): "select(0i, 1i, {0})",
 }
+
+
+# WGSL's max and min return the other operand where one is NaN, and a shader compiler
+# may fold `x != x` to false; NumPy's maximum and max return NaN. The NaN test reads the
+# bits, which no float rewrite touches; where either operand is NaN their sum is NaN.
+_IS_NAN = "fn is_nan(x: f32) -> bool {\n    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;\n}"
+
+
+def _pick(w: Any, which: str, dtype: DType) -> Callable[[str, str], str]:
+    """WGSL for the larger (`which` = "max") or smaller ("min") of two values of `dtype`, as
+    NumPy's maximum / minimum: NaN wins on f32; on bool they are `or` / `and`."""
+    if dtype is DType.bool:
+        return lambda a, b: f"({a} {'||' if which == 'max' else '&&'} {b})"
+    if dtype is DType.i32:
+        return lambda a, b: f"{which}({a}, {b})"
+    w.function("is_nan", _IS_NAN)
+    name = w.function(f"{which}_f32", f"fn {which}_f32(a: f32, b: f32) -> f32 {{\n"
+                                      f"    return select({which}(a, b), a + b, is_nan(a) | is_nan(b));\n}}")
+    return lambda a, b: f"{name}({a}, {b})"
 
 
 def _stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -239,9 +259,10 @@ tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda
 sigmoid_p = register(Op("sigmoid", rule=unary("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1),
                         vjp=lambda g, ans, x: (g * ans * (1.0 - ans),), wgsl="(1.0f / (1.0f + exp(-{0})))"))
 
-# relu: max(x, 0); derivative 1 where x > 0, else 0.
+# relu: max(x, 0) (NaN stays NaN); derivative 1 where x > 0, else 0.
 relu_p = register(Op("relu", rule=unary("relu", NUMERIC), impl=lambda x: np.maximum(x, 0),
-                     vjp=lambda g, ans, x: (where(x > 0, g, 0.0),), wgsl=lambda w, i, c: f"max({w.operand(i, 0, c)}, {w.literal(0, w.spec(i).dtype)})"))
+                     vjp=lambda g, ans, x: (where(x > 0, g, 0.0),),
+                     wgsl=lambda w, i, c: _pick(w, "max", w.spec(i).dtype)(w.operand(i, 0, c), w.literal(0, w.spec(i).dtype))))
 
 # silu: x s(x); d = s (1 + x (1 - s)) dx.
 def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -264,6 +285,41 @@ def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
 
 gelu_p = register(Op("gelu", rule=unary("gelu", FLOAT),
                      impl=lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))), vjp=_gelu_vjp, wgsl=f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))"))
+
+# erf: (2/sqrt(pi)) times the integral of exp(-t^2) over [0, x]; d erf = 2/sqrt(pi) exp(-x^2) dx.
+# WGSL has no erf: for |x| < 1, erf(x) = x + x R(x^2); for 1 <= |x| <= 4,
+# erf(x) = 1 - exp(-x^2) Q(1/|x|); beyond 4 it is +-1 in f32. R and Q are
+# least-squares fits (relative error, Chebyshev nodes, float64) of erf(x)/x - 1
+# and erfc(x) exp(x^2); evaluated in f32 they stay within 1.5 ulp of erf.
+ERF_R = (0.12837917, -0.37612626, 0.112835854, -0.026853811, 0.0051883273, -0.000801019, 7.8538505e-05)
+ERF_Q = (0.00025308836, 0.5593159, 0.04015903, -0.46466464, 0.4809338, -0.21906129, 0.004019979, 0.03800315,
+         -0.0113754645)
+
+
+def _erf_impl(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _horner(w: Any, coefficients: Sequence[float], u: str) -> str:
+    acc = w.literal(coefficients[-1], DType.f32)
+    for c in reversed(coefficients[:-1]):
+        acc = w.let(f"{acc} * {u} + {w.literal(c, DType.f32)}")
+    return acc
+
+
+def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    w.function("is_nan", _IS_NAN)
+    x = w.let(w.operand(i, 0, coords))
+    a = w.let(f"min(abs({x}), 4.0f)")
+    u = w.let(f"{a} * {a}")
+    small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
+    large = f"1.0f - exp(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
+    r = w.let(f"select({large}, {small}, {a} < 1.0f)")
+    return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
+
+
+erf_p = register(Op("erf", rule=unary("erf", FLOAT), impl=_erf_impl,
+                    vjp=lambda g, ans, x: (g * exp(neg(x * x)) * (2 / math.sqrt(math.pi)),), wgsl=_erf_wgsl))
 
 # logical_not: bool -> bool, no derivative.
 logical_not_p = register(Op("logical_not", rule=unary("logical_not", BOOL), impl=np.logical_not, vjp=_nondiff, wgsl="(!{0})"))
@@ -317,15 +373,39 @@ div_p = register(Op("div", rule=binary("div", FLOAT), impl=np.divide,
                     vjp=lambda g, ans, x, y: (g / y, neg(g * ans / y)), simplify=_identity_if(1, 1), wgsl="({0} / {1})"))
 
 
-# pow: x^y for x > 0; d = y x^(y-1) dx + log(x) x^y dy (log taken as 0 where x = 0).
+# pow: x^y as C's pow (NumPy's, JAX's): x^0 and 1^y are 1 even for NaN; a negative base
+# takes integral exponents (odd ones keep its sign, -0 included) and gives NaN for others;
+# 0 and inf follow the limits (0^-0.7 = inf, (-inf)^0.3 = inf, (-1)^inf = 1).
+# d = y x^(y-1) dx + log(x) x^y dy, as JAX: log taken as 0 at x = 0, and dx = 0 where y = 0.
 def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    return g * y * pow(x, y - 1.0), g * ans * where(x > 0, log(where(x > 0, x, 1.0)), 0.0)
+    return g * where(y == 0.0, 0.0, y * pow(x, y - 1.0)), g * ans * log(where(x == 0.0, 1.0, x))
 
 
-pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp, wgsl="pow({0}, {1})"))
+# WGSL's pow is exp2(y log2(x)), undefined for x < 0 and at 0 (llvmpipe gives 0^-1 = 0):
+# it serves |x| in (0, inf), and selects give every special case.
+_POWER_F32 = """fn power_f32(x: f32, y: f32) -> f32 {
+    let ax = abs(x);
+    let inf = bitcast<f32>(0x7f800000u);
+    let integral = floor(y) == y;
+    let odd = integral & (floor(y * 0.5f) != y * 0.5f);
+    let edge = select(0.0f, inf, (ax == 0.0f) == (y < 0.0f));
+    var r = select(pow(ax, y), edge, (ax == 0.0f) | (ax == inf));
+    r = select(r, -r, odd & (bitcast<u32>(x) >= 0x80000000u));
+    r = select(r, bitcast<f32>(0x7fc00000u), is_nan(x) | is_nan(y) | ((x < 0.0f) & (ax != inf) & !integral));
+    return select(r, 1.0f, (y == 0.0f) | (x == 1.0f) | ((ax == 1.0f) & (abs(y) == inf)));
+}"""
 
 
-# maximum / minimum: the gradient goes to the larger (smaller) operand; on a tie it splits evenly.
+def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    w.function("is_nan", _IS_NAN)
+    return f"{w.function('power_f32', _POWER_F32)}({w.operand(i, 0, coords)}, {w.operand(i, 1, coords)})"
+
+
+pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp, wgsl=_pow_wgsl))
+
+
+# maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. The gradient goes
+# to the larger (smaller) operand; on a tie it splits evenly.
 def _choose_vjp(pick: Callable[[Any, Any], Any]) -> Callable[..., tuple[Tensor, Tensor]]:
     def vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
         share = where(pick(x, y), 1.0, where(equal(x, y), 0.5, 0.0))
@@ -334,8 +414,12 @@ def _choose_vjp(pick: Callable[[Any, Any], Any]) -> Callable[..., tuple[Tensor, 
     return vjp
 
 
-maximum_p = register(Op("maximum", rule=binary("maximum", NUMERIC), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y), wgsl="max({0}, {1})"))
-minimum_p = register(Op("minimum", rule=binary("minimum", NUMERIC), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y), wgsl="min({0}, {1})"))
+def _pick_wgsl(which: str) -> Callable[..., str]:
+    return lambda w, i, c: _pick(w, which, w.spec(i).dtype)(w.operand(i, 0, c), w.operand(i, 1, c))
+
+
+maximum_p = register(Op("maximum", rule=binary("maximum", ANY), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y), wgsl=_pick_wgsl("max")))
+minimum_p = register(Op("minimum", rule=binary("minimum", ANY), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y), wgsl=_pick_wgsl("min")))
 
 # Comparisons and logic: bool results, no derivative.
 eq_p = register(Op("eq", rule=binary("eq", ANY, DType.bool), impl=np.equal, vjp=_nondiff, wgsl="({0} == {1})"))
@@ -380,8 +464,10 @@ def _folds_axis(node: Node, x: Spec) -> int:
     return x.shape[node.attrs["axis"]]
 
 
-def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..., str]:
-    """A fold over the reduced axes (a loop, or a workgroup's shared effort: w.reduce decides)."""
+def _reduce_wgsl(combine: Callable[[Any, DType], Callable[[str, str], str]],
+                 init: Callable[[DType], float | int | bool]) -> Callable[..., str]:
+    """A fold over the reduced axes (a loop, or a workgroup's shared effort: w.reduce decides),
+    combining two values of the dtype by `combine(w, dtype)`, from `init(dtype)`."""
 
     def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         node = w.nodes[i]
@@ -392,23 +478,33 @@ def _reduce_wgsl(combine: Callable[[str, str], str], init: float) -> Callable[..
             inner, outer = iter(w.unravel(r, reduced)), iter(coords)
             return w.value(node.inputs[0], [next(inner) if d in axes else next(outer) for d in range(x.ndim)])
 
-        return w.reduce(math.prod(reduced), at, combine, w.literal(init, x.dtype), x.dtype)
+        return w.reduce(math.prod(reduced), at, combine(w, x.dtype), w.literal(init(x.dtype), x.dtype), x.dtype)
 
     return wgsl
 
 
 sum_p = register(Op("sum", rule=reduction("sum", NUMERIC), impl=lambda x, *, axes: np.sum(x, axis=axes),
-                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),), wgsl=_reduce_wgsl(lambda acc, v: f"{acc} + {v}", 0), fusion="reduction", folds=_folds_axes))
+                    vjp=lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),), wgsl=_reduce_wgsl(lambda w, dtype: lambda acc, v: f"{acc} + {v}", lambda dtype: 0), fusion="reduction", folds=_folds_axes))
 
 
-# max over axes: the cotangent goes to the maxima; tied maxima share it evenly.
-def _max_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
+# max / min over axes: NaN wins, as in NumPy; on bools they are any / all. The cotangent
+# goes to the elements equal to the result; ties share it evenly. That equality needs the
+# very values the reduction folded (`selects`: fgrad/lower/fusion.py keeps one computation).
+def _pick_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
     hit = astype(equal(x, _unreduce(ans, x.shape, axes)), DType.f32)
     count = sum(hit, axes)
     return (hit * _unreduce(g / count, x.shape, axes),)
 
 
-max_p = register(Op("max", rule=reduction("max", NUMERIC), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_max_vjp, wgsl=_reduce_wgsl(lambda acc, v: f"max({acc}, {v})", -math.inf), fusion="reduction", folds=_folds_axes))
+def _pick_reduce_wgsl(which: str) -> Callable[..., str]:
+    start = -math.inf if which == "max" else math.inf  # a literal clamps it to the i32 range
+    return _reduce_wgsl(lambda w, dtype: _pick(w, which, dtype), lambda dtype: which == "min" if dtype is DType.bool else start)
+
+
+max_p = register(Op("max", rule=reduction("max", ANY), impl=lambda x, *, axes: np.max(x, axis=axes), vjp=_pick_vjp,
+                    wgsl=_pick_reduce_wgsl("max"), fusion="reduction", folds=_folds_axes, selects=True))
+min_p = register(Op("min", rule=reduction("min", ANY), impl=lambda x, *, axes: np.min(x, axis=axes), vjp=_pick_vjp,
+                    wgsl=_pick_reduce_wgsl("min"), fusion="reduction", folds=_folds_axes, selects=True))
 
 # softmax along one axis, computed stably; d = s (g - sum(g s)).
 def _softmax_wgsl(log: bool) -> Callable[..., str]:
@@ -685,23 +781,41 @@ matmul_p = register(Op("matmul", rule=_matmul_rule, impl=np.matmul, vjp=_matmul_
 
 
 # take: gather along `axis`; out = x.shape[:axis] + indices.shape + x.shape[axis+1:].
-# Indices outside [0, n) are clamped into range, as a GPU cannot raise. The
-# VJP scatter-adds the cotangent back to the rows it came from.
-def _take_rule(x: Spec, indices: Spec, *, axis: int) -> Spec:
+# Indices are used as they are (the public functions wrap negative ones), and
+# one outside [0, n) follows `mode`, as in jax.lax.gather: "clip" clamps it into
+# range, "fill" reads `fill_value` (a 0-d Const). The VJP is the transposed
+# scatter-add: with "clip" the cotangent goes to the row that was read; with
+# "fill" a filled entry read no row and its cotangent is dropped.
+def _take_rule(x: Spec, indices: Spec, *, axis: int, mode: str, fill_value: Const | None) -> Spec:
     _check_dtypes("take", (DType.i32,), indices)
     _check_axes("take", x, (axis,))
+    fill = None if fill_value is None else Spec(fill_value.shape, fill_value.dtype)
+    if (mode, fill) not in (("clip", None), ("fill", Spec((), x.dtype))):
+        raise ShapeError(f"take: mode {mode!r} with fill_value {fill} for {x}: use 'clip' with none or 'fill' "
+                         f"with a {x.dtype} scalar")
     return Spec(x.shape[:axis] + indices.shape + x.shape[axis + 1:], x.dtype)
 
 
-def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
-    return np.take(x, np.clip(indices, 0, x.shape[axis] - 1), axis=axis)
+def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int, mode: str, fill_value: Const | None) -> np.ndarray:
+    n = x.shape[axis]
+    out = np.take(x, np.clip(indices, 0, n - 1), axis=axis)
+    if mode == "clip":
+        return out
+    inside = ((indices >= 0) & (indices < n)).reshape(indices.shape + (1,) * (x.ndim - axis - 1))
+    return np.where(inside, out, fill_value.array)
 
 
 def _take_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    x, idx = w.nodes[i].inputs
-    axis, k = w.nodes[i].attrs["axis"], w.spec(idx).ndim
-    row = w.let(f"clamp({w.value(idx, coords[axis: axis + k])}, 0i, {w.spec(x).shape[axis] - 1}i)")
-    return w.value(x, list(coords[:axis]) + [row] + list(coords[axis + k:]))
+    """The entry at the clamped index (loads stay in range); with "fill", the fill value unless in range."""
+    node = w.nodes[i]
+    x, idx = node.inputs
+    axis, k, n = node.attrs["axis"], w.spec(idx).ndim, w.spec(x).shape[node.attrs["axis"]]
+    at = w.let(w.value(idx, coords[axis: axis + k]))
+    v = w.value(x, list(coords[:axis]) + [w.let(f"clamp({at}, 0i, {n - 1}i)")] + list(coords[axis + k:]))
+    if node.attrs["mode"] == "clip":
+        return v
+    fill = w.literal(node.attrs["fill_value"].array.item(), node.spec.dtype)
+    return f"select({fill}, {v}, {at} >= 0i && {at} < {n}i)"
 
 
 # A small table's gradient (an embedding's) is one_hot(indices)^T @ g: a matmul,
@@ -709,10 +823,16 @@ def _take_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 ONE_HOT_GRADIENT_LIMIT = 1 << 24  # elements of the one-hot matrix
 
 
-def _take_vjp(g: Tensor, ans: Tensor, x: Tensor, idx: Tensor, *, axis: int) -> tuple[Tensor, None]:
+def _take_vjp(g: Tensor, ans: Tensor, x: Tensor, idx: Tensor, *, axis: int, mode: str,
+              fill_value: Const | None) -> tuple[Tensor, None]:
     n, count = x.shape[axis], idx.size
     if n * count > ONE_HOT_GRADIENT_LIMIT:
-        return bind(scatter_add_p, g, idx, axis=axis, size=n), None
+        return bind(scatter_add_p, g, idx, axis=axis, size=n, mode="clip" if mode == "clip" else "drop"), None
+    if mode == "clip":
+        idx = clip(idx, 0, n - 1)
+    else:  # one_hot rows of filled entries are zero; their cotangent (NaN, say) must not reach 0 * g either
+        inside = logical_and(idx >= 0, idx < n)
+        g = where(reshape(inside, (1,) * axis + idx.shape + (1,) * (g.ndim - axis - idx.ndim)), g, 0.0)
     moved = transpose(g, tuple(range(axis, axis + idx.ndim)) + tuple(range(axis)) +
                       tuple(range(axis + idx.ndim, g.ndim))) if axis else g
     rest = moved.shape[idx.ndim:]
@@ -725,40 +845,57 @@ take_p = register(Op("take", rule=_take_rule, impl=_take_impl, vjp=_take_vjp, wg
 
 
 # scatter_add: the transpose of take: out has `size` entries along `axis`, and
-# update slice j is added at row indices[j] (clamped, like take). Its VJP is take.
-def _scatter_add_rule(updates: Spec, indices: Spec, *, axis: int, size: int) -> Spec:
+# update slice j is added at row indices[j]. An index outside [0, size) follows
+# `mode`, as in jax.lax.scatter_add: "clip" clamps it into range, "drop" drops
+# its update. The VJP is the matching take (a dropped update's cotangent is 0).
+def _scatter_add_rule(updates: Spec, indices: Spec, *, axis: int, size: int, mode: str) -> Spec:
     _check_dtypes("scatter_add", (DType.i32,), indices)
     _check_dtypes("scatter_add", NUMERIC, updates)
     if not (0 <= axis <= updates.ndim - indices.ndim and updates.shape[axis: axis + indices.ndim] == indices.shape
             and size >= 1):
         raise ShapeError(f"scatter_add: updates {updates.shape} do not hold indices {indices.shape} at axis {axis}")
+    if mode not in ("clip", "drop"):
+        raise ShapeError(f"scatter_add: mode {mode!r} is not 'clip' or 'drop'")
     return Spec(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
 
 
-def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, size: int) -> np.ndarray:
+def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, size: int, mode: str) -> np.ndarray:
     out = np.zeros(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
-    np.add.at(out, (builtins.slice(None),) * axis + (np.clip(indices, 0, size - 1),), updates)
+    lead = (builtins.slice(None),) * axis
+    if mode == "clip":
+        np.add.at(out, lead + (np.clip(indices, 0, size - 1),), updates)
+    else:
+        inside = (indices >= 0) & (indices < size)
+        np.add.at(out, lead + (indices[inside],), updates[lead + (inside,)])
     return out
 
 
 def _scatter_add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    """The sum of the update slices whose (clamped) index is this row: a fold over all indices."""
+    """The sum of the update slices whose index is this row: a fold over all indices
+    (an index out of range matches no row, so "drop" needs no test of its own)."""
     u, idx = w.nodes[i].inputs
-    axis, size, dtype = w.nodes[i].attrs["axis"], w.nodes[i].attrs["size"], w.spec(i).dtype
+    attrs, dtype = w.nodes[i].attrs, w.spec(i).dtype
+    axis, size, mode = attrs["axis"], attrs["size"], attrs["mode"]
     ishape = w.spec(idx).shape
     zero = w.literal(0, dtype)
 
     def at(r: str) -> str:
         where = w.unravel(r, ishape)
         row, v = w.value(idx, where), w.value(u, list(coords[:axis]) + where + list(coords[axis + 1:]))
-        return f"select({zero}, {v}, clamp({row}, 0i, {size - 1}i) == {coords[axis]})"
+        return f"select({zero}, {v}, {f'clamp({row}, 0i, {size - 1}i)' if mode == 'clip' else row} == {coords[axis]})"
 
     return w.reduce(math.prod(ishape), at, lambda acc, v: f"{acc} + {v}", zero, dtype)
 
 
-scatter_add_p = register(Op("scatter_add", rule=_scatter_add_rule, impl=_scatter_add_impl,
-                            vjp=lambda g, ans, u, idx, *, axis, size: (bind(take_p, g, idx, axis=axis), None), wgsl=_scatter_add_wgsl, fusion="contraction",
-                            folds=lambda node, u, idx: idx.size))
+def _scatter_add_vjp(g: Tensor, ans: Tensor, u: Tensor, idx: Tensor, *, axis: int, size: int,
+                     mode: str) -> tuple[Tensor, None]:
+    if mode == "clip":
+        return bind(take_p, g, idx, axis=axis, mode="clip", fill_value=None), None
+    return bind(take_p, g, idx, axis=axis, mode="fill", fill_value=Const.of(0, g.dtype)), None
+
+
+scatter_add_p = register(Op("scatter_add", rule=_scatter_add_rule, impl=_scatter_add_impl, vjp=_scatter_add_vjp,
+                            wgsl=_scatter_add_wgsl, fusion="contraction", folds=lambda node, u, idx: idx.size))
 
 
 # ---------------------------------------------------------------------------
@@ -793,10 +930,28 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
     if isinstance(x, Tensor):
         return x if x.dtype is want else bind(astype_p, x, dtype=want)
     try:
-        value = Const.of(x, want)
+        value = _host_constant(x, want)
+    except OverflowError as e:
+        raise DTypeError(f"{user_call()}: {e}, fgrad's integer type; use a float, or values that fit",
+                         user_site()) from None
     except (TypeError, ValueError) as e:
         raise TraceError(f"asarray: cannot make an fgrad value from a {type(x).__name__}: {e}", user_site()) from None
     return bind(constant_p, value=value)
+
+
+_I32 = np.iinfo(np.int32)
+
+
+def _host_constant(x: Any, dtype: DType) -> Const:
+    """A number or array of the user's as a Const of `dtype`. Integers that do not fit an
+    i32 raise OverflowError, as JAX does for Python ints, instead of wrapping."""
+    arr = np.asarray(x)
+    if dtype is DType.i32 and arr.dtype.kind in "iuO" and arr.size:
+        low, high = arr.min(), arr.max()
+        if low < _I32.min or high > _I32.max:
+            bad = high if high > _I32.max else low
+            raise OverflowError(f"the integer {bad} does not fit i32 ({_I32.min}..{_I32.max})")
+    return Const.of(arr, dtype)
 
 
 def _as_dtype(dtype: str | DType, name: str = "asarray") -> DType:
@@ -831,22 +986,31 @@ def _arith_dtype(*args: ArrayLike) -> DType:
     return DType.i32 if dt is DType.bool else dt
 
 
-def _float_unary(op: Op) -> Callable[[ArrayLike], Tensor | np.ndarray]:
-    def fn(x: ArrayLike) -> Tensor | np.ndarray:
-        return bind(op, asarray(x, DType.f32))
+def _no_keywords(name: str, keywords: dict[str, Any], takes: str = "only the value x") -> None:
+    if keywords:
+        raise TraceError(f"{name}: unexpected keyword argument {next(iter(keywords))!r}; "
+                         f"fg.{name} takes {takes}", user_site())
 
-    fn.__name__ = op.name
-    fn.__doc__ = f"Elementwise {op.name}; integer and bool inputs are converted to f32."
+
+def _unary(op: Op, dtype: Callable[[ArrayLike], DType], doc: str) -> Callable[..., Tensor | np.ndarray]:
+    """The public function of an elementwise primitive: `op` on x converted to `dtype(x)`."""
+
+    def fn(x: ArrayLike, **keywords: Any) -> Tensor | np.ndarray:
+        _no_keywords(op.name, keywords)
+        return bind(op, asarray(x, dtype(x)))
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__code__ = fn.__code__.replace(co_name=op.name)  # tracebacks and user_call() say `exp`, not `fn`
+    fn.__doc__ = doc.format(op.name)
     return fn
 
 
-def _numeric_unary(op: Op) -> Callable[[ArrayLike], Tensor | np.ndarray]:
-    def fn(x: ArrayLike) -> Tensor | np.ndarray:
-        return bind(op, asarray(x, _arith_dtype(x)))
+def _float_unary(op: Op) -> Callable[..., Tensor | np.ndarray]:
+    return _unary(op, lambda x: DType.f32, "Elementwise {}; integer and bool inputs are converted to f32.")
 
-    fn.__name__ = op.name
-    fn.__doc__ = f"Elementwise {op.name} of an f32 or i32 value (bools count as i32)."
-    return fn
+
+def _numeric_unary(op: Op) -> Callable[..., Tensor | np.ndarray]:
+    return _unary(op, _arith_dtype, "Elementwise {} of an f32 or i32 value (bools count as i32).")
 
 
 exp = _float_unary(exp_p)
@@ -857,11 +1021,21 @@ tanh = _float_unary(tanh_p)
 sin = _float_unary(sin_p)
 cos = _float_unary(cos_p)
 sigmoid = _float_unary(sigmoid_p)
-gelu = _float_unary(gelu_p)
 silu = _float_unary(silu_p)
+erf = _float_unary(erf_p)
 neg = _numeric_unary(neg_p)
 abs = _numeric_unary(abs_p)
 relu = _numeric_unary(relu_p)
+
+
+def gelu(x: ArrayLike, approximate: bool = True, **keywords: Any) -> Tensor | np.ndarray:
+    """GELU, x P(X <= x) for a standard normal X, as `jax.nn.gelu`: with `approximate`
+    (the default) the tanh form, else the exact x/2 (1 + erf(x / sqrt(2)))."""
+    _no_keywords("gelu", keywords, takes="x and approximate")
+    if not isinstance(approximate, (bool, np.bool_)):
+        raise TraceError(f"gelu: approximate must be True or False, got {approximate!r}", user_site())
+    x = asarray(x, DType.f32)
+    return bind(gelu_p, x) if approximate else multiply(multiply(x, 0.5), add(erf(multiply(x, 1 / math.sqrt(2))), 1.0))
 
 
 def logical_not(x: ArrayLike) -> Tensor | np.ndarray:
@@ -890,13 +1064,13 @@ def divide(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
 
 
 def maximum(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """Elementwise maximum with broadcasting and promotion."""
-    return _elementwise(maximum_p, x, y, dtype=_arith_dtype(x, y))
+    """Elementwise maximum with broadcasting and promotion; NaN wins, bools give bool (or)."""
+    return _elementwise(maximum_p, x, y)
 
 
 def minimum(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """Elementwise minimum with broadcasting and promotion."""
-    return _elementwise(minimum_p, x, y, dtype=_arith_dtype(x, y))
+    """Elementwise minimum with broadcasting and promotion; NaN wins, bools give bool (and)."""
+    return _elementwise(minimum_p, x, y)
 
 
 def _static_int(y: Any) -> int | None:
@@ -911,8 +1085,9 @@ def _static_int(y: Any) -> int | None:
 
 
 def pow(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x ** y. A static integral exponent becomes `integer_pow` (exact for x < 0);
-    otherwise both operands are f32 and `pow` needs x > 0 (or x == 0 with y > 0)."""
+    """x ** y. A static integral exponent becomes `integer_pow` (repeated multiplication);
+    otherwise both operands are f32 and the result is C's (NumPy's, JAX's) pow for every
+    x and y: a negative base takes integral exponents, NaN for others."""
     n = _static_int(y)
     if n is not None:
         dt = DType.f32 if isinstance(y, (float, np.floating)) else _arith_dtype(x)
@@ -966,9 +1141,13 @@ def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
     return bind(where_p, *_broadcast("where", asarray(cond, DType.bool), asarray(x, dt), asarray(y, dt)))
 
 
-def clip(x: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> Tensor | np.ndarray:
-    """min(max(x, lo), hi)."""
-    return minimum(maximum(x, lo), hi)
+def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """minimum(maximum(x, min), max), as `jnp.clip`: a None bound is no bound; NaN stays NaN."""
+    if min is not None:
+        x = maximum(x, min)
+    if max is not None:
+        x = minimum(x, max)
+    return asarray(x)
 
 
 def astype(x: ArrayLike, dtype: str | DType) -> Tensor | np.ndarray:
@@ -990,7 +1169,7 @@ def _axes(name: str, shape: tuple[int, ...], axis: int | Sequence[int] | None, n
     ndim = len(shape) if ndim is None else ndim
     if axis is None:
         return tuple(range(ndim))
-    given = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    given = _axis_tuple(name, axis)
     out = []
     for a in given:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
@@ -1001,6 +1180,14 @@ def _axes(name: str, shape: tuple[int, ...], axis: int | Sequence[int] | None, n
     if len(set(out)) != len(out):
         raise ShapeError(f"{name}: repeated axis in {given} for {shape}", user_site())
     return tuple(sorted(out))
+
+
+def _axis_tuple(name: str, axis: Any) -> tuple[Any, ...]:
+    if isinstance(axis, (int, np.integer)):
+        return (axis,)
+    if isinstance(axis, (tuple, list)):
+        return tuple(axis)
+    raise ShapeError(f"{name}: axis {axis!r} must be an integer or a tuple of integers", user_site())
 
 
 def _keepdims(out: Tensor | np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor | np.ndarray:
@@ -1024,25 +1211,47 @@ def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool =
 
 
 def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Maximum over `axis` (all axes if None)."""
-    x = asarray(x)
-    axes = _axes("max", _shape(x), axis)
-    out = bind(max_p, x, axes=axes) if axes else x
-    return _keepdims(out, _shape(x), axes) if keepdims else out
+    """Maximum over `axis` (all axes if None); NaN wins; bools give bool (any)."""
+    return _pick_reduce(max_p, x, axis, keepdims)
 
 
 def min(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Minimum over `axis` (all axes if None), as -max(-x)."""
-    return neg(max(neg(x), axis, keepdims))
+    """Minimum over `axis` (all axes if None); NaN wins; bools give bool (all)."""
+    return _pick_reduce(min_p, x, axis, keepdims)
 
 
-def argmax(x: ArrayLike, axis: int = -1, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Index of the largest value along `axis` (the first one on ties), as i32."""
+def _pick_reduce(op: Op, x: ArrayLike, axis: int | Sequence[int] | None, keepdims: bool) -> Tensor | np.ndarray:
     x = asarray(x)
-    axis = _one_axis("argmax", x, axis)
-    n = _shape(x)[axis]
-    index = bind(iota_p, shape=_shape(x), axis=axis, dtype=DType.i32)
-    return min(where(equal(x, max(x, axis, keepdims=True)), index, n), axis, keepdims)
+    axes = _axes(op.name, _shape(x), axis)
+    out = bind(op, x, axes=axes) if axes else x
+    return _keepdims(out, _shape(x), axes) if keepdims else out
+
+
+def argmax(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Index of the largest value along `axis` (of the flattened x if None), as i32:
+    the first one on ties, the first NaN if there is one, as in NumPy."""
+    return _arg_extreme("argmax", max, x, axis, keepdims)
+
+
+def argmin(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Index of the smallest value along `axis` (of the flattened x if None), as i32:
+    the first one on ties, the first NaN if there is one, as in NumPy."""
+    return _arg_extreme("argmin", min, x, axis, keepdims)
+
+
+def _arg_extreme(name: str, extreme: Callable[..., Any], x: ArrayLike, axis: int | None,
+                 keepdims: bool) -> Tensor | np.ndarray:
+    x = asarray(x, _arith_dtype(x))  # bools count as 0 and 1
+    shape = _shape(x)
+    if axis is None:
+        flat = _arg_extreme(name, extreme, reshape(x, (-1,)), 0, False)
+        return reshape(flat, (1,) * len(shape)) if keepdims else flat
+    axis = _one_axis(name, x, axis)
+    hit = equal(x, extreme(x, axis, keepdims=True))
+    if _dtype(x) is DType.f32:
+        hit = logical_or(hit, not_equal(x, x))  # NaN: x != x
+    index = bind(iota_p, shape=shape, axis=axis, dtype=DType.i32)
+    return min(where(hit, index, shape[axis]), axis, keepdims)
 
 
 def _one_axis(name: str, x: Tensor | np.ndarray, axis: int) -> int:
@@ -1064,11 +1273,16 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
 
 
 def logsumexp(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """log(sum(exp(x))) over `axis`, shifted by the (gradient-free) max for stability."""
+    """log(sum(exp(x))) over `axis`, shifted by the (gradient-free) max for stability, as
+    `jax.nn.logsumexp`: -inf where every value is -inf (a fully masked row), +inf where one is
+    +inf. Where every value is -inf the gradient is 0, not NaN (no value moves the result)."""
     x = asarray(x, DType.f32)
     axes = _axes("logsumexp", _shape(x), axis)
-    m = stop_gradient(max(x, axes, keepdims=True))
-    out = add(log(sum(exp(subtract(x, m)), axes, keepdims=True)), m)
+    m = max(x, axes, keepdims=True)
+    m = stop_gradient(where(less(abs(m), math.inf), m, 0.0))  # a shift by -inf or inf would give inf - inf
+    total = sum(exp(subtract(x, m)), axes, keepdims=True)
+    empty = equal(total, 0.0)  # log(0) = -inf, but its derivative 1/0 times exp(-inf) = 0 is NaN
+    out = add(where(empty, -math.inf, log(where(empty, 1.0, total))), m)
     return out if keepdims else reshape(out, tuple(d for i, d in enumerate(_shape(x)) if i not in axes))
 
 
@@ -1120,7 +1334,7 @@ def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Tensor | np.ndarray:
     """Insert size-1 axes at the positions `axis` of the result."""
     x = asarray(x)
     old = _shape(x)
-    given = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    given = _axis_tuple("expand_dims", axis)
     ndim = len(old) + len(given)
     axes = _axes("expand_dims", old, given, ndim)
     it = iter(old)
@@ -1207,24 +1421,61 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
     return reshape(out, shape)
 
 
-def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None) -> Tensor | np.ndarray:
-    """Gather entries along `axis` (of the flattened x if None).
+def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
+         fill_value: float | int | bool | None = None) -> Tensor | np.ndarray:
+    """Gather entries along `axis` (of the flattened x if None), as `jnp.take`.
 
-    Constant indices are checked and may be negative. Traced indices outside
-    [0, n) are clamped into range, since a GPU cannot raise.
+    Indices known while tracing (ints, lists, NumPy arrays) are checked: they
+    must lie in [-n, n), negative ones counting from the end. Traced indices
+    cannot be checked (a GPU cannot raise) and follow `mode`, as in JAX:
+
+    - "fill" (the default): an index in [-n, 0) counts from the end; any other
+      index outside [0, n) gives `fill_value`, by default NaN for f32, the
+      least i32 for i32 and True for bool. Those entries get no gradient.
+    - "clip": indices are clamped into [0, n - 1] (a negative one reads entry
+      0, as NumPy's mode="clip"), constants too; the gradient goes to the entry read.
     """
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _one_axis("take", x, axis)
-    return bind(take_p, x, _indices("take", indices, axis, _shape(x)), axis=axis)
+    mode = "fill" if mode is None else mode
+    if mode not in ("fill", "clip"):
+        raise TraceError(f"take: mode {mode!r} is not supported; use 'fill' (the default) or 'clip'", user_site())
+    fill = _fill_value("take", fill_value, _dtype(x)) if mode == "fill" else None
+    traced = isinstance(indices, Tensor)
+    indices = _indices("take", indices, axis, _shape(x), normalize=mode == "fill")
+    if not traced:  # constants were checked to lie in range: nothing to fill
+        mode, fill = "clip", None
+    return bind(take_p, x, indices, axis=axis, mode=mode, fill_value=fill)
 
 
-def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0) -> Tensor | np.ndarray:
-    """The transpose of `take`: an array with `size` entries along `axis`, where
-    each update slice is added at its index (like `jax.ops.segment_sum`).
+# What out-of-range traced indices read in take's "fill" mode, as in JAX.
+_DEFAULT_FILL = {DType.f32: math.nan, DType.i32: -(2**31), DType.bool: True}
+
+
+def _fill_value(name: str, value: Any, dtype: DType) -> Const:
+    if value is None:
+        value = _DEFAULT_FILL[dtype]
+    if isinstance(value, Tensor) or np.ndim(value) != 0:
+        raise TraceError(f"{name}: fill_value must be a static number, got {value!r}", user_site())
+    try:
+        return _host_constant(value, dtype)
+    except OverflowError as e:
+        raise DTypeError(f"{name}: fill_value: {e}", user_site()) from None
+
+
+def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0,
+                mode: str | None = None) -> Tensor | np.ndarray:
+    """The transpose of `take`: an array with `size` entries along `axis`, zero but
+    for each update slice added at its index; repeated indices accumulate. In the
+    default mode, `jnp.zeros(shape).at[(slice(None),) * axis + (indices,)].add(updates)`.
 
     `updates` has shape `out.shape[:axis] + indices.shape + out.shape[axis+1:]`.
+    Indices known while tracing are checked as in `take`. Traced indices follow
+    `mode`: "drop" (the default) lets an index in [-size, 0) count from the end
+    and drops the updates of any other index outside [0, size); "clip" clamps
+    indices into [0, size - 1], constants too.
     """
     updates = asarray(updates, _arith_dtype(updates))
     shape = _shape(updates)
@@ -1233,24 +1484,33 @@ def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0
     nd = len(_shape(indices))
     if not 0 <= axis <= len(shape) - nd:
         raise ShapeError(f"scatter_add: axis {axis} does not fit indices {_shape(indices)} in updates {shape}", user_site())
+    mode = "drop" if mode is None else mode
+    if mode not in ("drop", "clip"):
+        raise TraceError(f"scatter_add: mode {mode!r} is not supported; use 'drop' (the default) or 'clip'",
+                         user_site())
     out_shape = shape[:axis] + (int(size),) + shape[axis + nd:]
-    return bind(scatter_add_p, updates, _indices("scatter_add", indices, axis, out_shape), axis=axis, size=int(size))
+    indices = _indices("scatter_add", indices, axis, out_shape, normalize=mode == "drop")
+    return bind(scatter_add_p, updates, indices, axis=axis, size=int(size), mode=mode)
 
 
-def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...]) -> Tensor | np.ndarray:
-    """Gather indices as i32: constants checked against the axis and wrapped if negative."""
+def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], normalize: bool) -> Tensor | np.ndarray:
+    """Indices into axis `axis` of `shape`, as i32. With `normalize`, constants are checked
+    against the axis, and negative indices (constant or traced) count from the end."""
+    n = shape[axis]
     if isinstance(indices, Tensor):
         if indices.dtype is not DType.i32:
             raise DTypeError(f"{name}: indices must be i32, got {indices.spec}", user_site())
-        return indices
+        return where(less(indices, 0), add(indices, n), indices) if normalize else indices
     arr = np.asarray(indices)
     if arr.dtype.kind not in "iu":
         raise DTypeError(f"{name}: indices must be integers, got {arr.dtype}", user_site())
-    n = shape[axis]
-    bad = arr[(arr < -n) | (arr >= n)]
-    if bad.size:
-        raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} with size {n} of {shape}", user_site())
-    return asarray(np.where(arr < 0, arr + n, arr), DType.i32)
+    if normalize:
+        bad = arr[(arr < -n) | (arr >= n)]
+        if bad.size:
+            raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} with size {n} of {shape}",
+                             user_site())
+        arr = np.where(arr < 0, arr + n, arr)
+    return asarray(arr, DType.i32)
 
 
 def arange(start: int | float, stop: int | float | None = None, step: int | float = 1, dtype: str | DType | None = None) -> Tensor | np.ndarray:
@@ -1268,7 +1528,8 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
 
 
 def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tensor | np.ndarray:
-    """One-hot encoding of integer labels along a new last axis; out-of-range labels give zeros."""
+    """One-hot encoding of integer labels along a new last axis, as `jax.nn.one_hot`:
+    a label outside [0, num_classes), a negative one included, gives a row of zeros."""
     if _dtype(x) is not DType.i32:
         raise DTypeError(f"one_hot: labels must be integers, got {spec_of(asarray(x))}", user_site())
     return asarray(equal(expand_dims(x, -1), arange(num_classes)), _as_dtype(dtype, "one_hot"))
@@ -1285,7 +1546,14 @@ def causal_mask(n: int) -> Tensor | np.ndarray:
 
 
 def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
-    """x[key] for ints, slices (step >= 1), None, ... and one integer-array index."""
+    """x[key] for ints, slices (step >= 1), None, ... and one integer-array index.
+
+    Static ints and index arrays are checked against the axis (negative ones
+    count from the end), as in NumPy. A traced index array cannot be checked:
+    as in JAX, an index in [-n, 0) counts from the end and any other index
+    outside [0, n) is clamped into range; the gradient goes to the entry read.
+    Slice bounds must be static: a window at a traced start i is x[i + fg.arange(k)].
+    """
     x = asarray(x)
     shape = _shape(x)
     key = list(key) if isinstance(key, tuple) else [key]
@@ -1306,6 +1574,10 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
             continue
         n = shape[dim]
         if isinstance(k, builtins.slice):
+            traced = [b for b in (k.start, k.stop, k.step) if isinstance(b, Tensor)]
+            if traced:
+                raise TraceError(TRACER_INDEX.format(what=f"getitem: a slice bound on axis {dim} of {shape}",
+                                                     spec=traced[0].spec), user_site())
             if k.step is not None and k.step < 1:
                 raise ShapeError(f"getitem: slice step must be >= 1, got {k.step} on axis {dim} of {shape}", user_site())
             a, b, s = k.indices(n)
@@ -1320,7 +1592,7 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
         elif isinstance(k, (Tensor, list, np.ndarray)) and _dtype(k) is not DType.bool:
             if gather is not None:
                 raise ShapeError(f"getitem: only one integer-array index is supported, in an index of {shape}", user_site())
-            gather = (len(out_shape), _indices("getitem", k, dim, shape))
+            gather = (len(out_shape), _indices("getitem", k, dim, shape, normalize=True))
             starts.append(0), stops.append(n), steps.append(1), out_shape.append(n)
             advanced.append(position)
         else:
@@ -1334,7 +1606,7 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
     if gather is None:
         return x
     axis, indices = gather
-    x = bind(take_p, x, indices, axis=axis)
+    x = bind(take_p, x, indices, axis=axis, mode="clip", fill_value=None)
     if advanced[-1] - advanced[0] == len(advanced) - 1:
         return x
     # NumPy puts the indexed axes first when a slice or None separates the
@@ -1379,6 +1651,7 @@ Tensor.T = property(lambda x: transpose(x))
 Tensor.reshape = lambda x, *shape: reshape(x, _varargs_shape(shape))
 Tensor.transpose = lambda x, *axes: transpose(x, _varargs_shape(axes) if axes else None)
 Tensor.sum, Tensor.mean, Tensor.max, Tensor.min = sum, mean, max, min
+Tensor.argmax, Tensor.argmin = argmax, argmin
 Tensor.astype, Tensor.squeeze = astype, squeeze
 
 # NumPy ufuncs on Tensors (`np.exp(t)`, `ndarray + t`) map to the same functions.
@@ -1399,4 +1672,29 @@ def _array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwa
     return fn(*inputs)
 
 
+# Other NumPy functions (`np.sum(t)`, `np.linalg.norm(t)`) need concrete arrays:
+# on a traced value they raise, naming the fgrad function to use where there is one.
+_NUMPY_FUNCTIONS = {
+    np.sum: "fg.sum", np.mean: "fg.mean", np.max: "fg.max", np.amax: "fg.max", np.min: "fg.min", np.amin: "fg.min",
+    np.argmax: "fg.argmax", np.argmin: "fg.argmin", np.reshape: "fg.reshape", np.transpose: "fg.transpose",
+    np.expand_dims: "fg.expand_dims", np.squeeze: "fg.squeeze", np.broadcast_to: "fg.broadcast_to",
+    np.concatenate: "fg.concatenate", np.stack: "fg.stack", np.pad: "fg.pad", np.where: "fg.where",
+    np.take: "fg.take", np.dot: "fg.matmul", np.clip: "fg.clip", np.linalg.norm: "fg.sqrt(fg.sum(x * x))",
+    np.var: "fg.mean((x - fg.mean(x)) ** 2)", np.std: "fg.sqrt(fg.mean((x - fg.mean(x)) ** 2))",
+}
+# Shape queries read the static shape, as on a NumPy array.
+_SHAPE_QUERIES = (np.shape, np.ndim, np.size)
+
+
+def _array_function(self: Tensor, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
+    if func in _SHAPE_QUERIES:
+        return func._implementation(*args, **kwargs)
+    name = f"{func.__module__.replace('numpy', 'np', 1)}.{func.__name__}"
+    fg_name = _NUMPY_FUNCTIONS.get(func)
+    instead = (f"Use {fg_name} instead." if fg_name else f"fgrad has no {func.__name__}: write it with fg.* "
+               "functions, or compute it outside the traced function.")
+    raise TraceError(NUMPY_FUNCTION.format(function=name, spec=self.spec, instead=instead), user_site())
+
+
 Tensor.__array_ufunc__ = _array_ufunc
+Tensor.__array_function__ = _array_function

@@ -3,12 +3,16 @@
 Containers are dict (keys sorted), list, tuple, namedtuple, None and
 dataclass instances; anything else is a leaf, as are classes registered
 with `register_leaf` (fgrad's own frozen dataclasses such as `Spec`). Leaf
-paths are dotted names (`layers.0.w`) and name a graph's inputs.
+paths are dotted names (`layers.0.w`) and name a graph's inputs; a dict key
+that would read ambiguously there is written as its repr in brackets
+(`params['a.b']`, `x['1']` beside the integer key `x.1`), so that
+different leaves have different paths.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +32,8 @@ class TreeDef:
 
     `kind` is one of leaf, none, tuple, list, dict, namedtuple, dataclass;
     `meta` holds what rebuilding needs (dict keys, the class and its field
-    names); `children` the sub-structures in leaf order.
+    names; a structure read from a file names the class instead); `children`
+    the sub-structures in leaf order.
     """
 
     kind: str
@@ -40,10 +45,11 @@ class TreeDef:
         return 1 if self.kind == "leaf" else sum(c.num_leaves for c in self.children)
 
     def keys(self) -> tuple[str, ...]:
-        """The path component of each child: dict key, index or field name."""
-        if self.kind in ("dict", "namedtuple", "dataclass"):
-            names = self.meta if self.kind == "dict" else self.meta[1]
-            return tuple(str(k) for k in names)
+        """The path component of each child: index, field name or dict key (see `_key_text`)."""
+        if self.kind == "dict":
+            return tuple(_key_text(k) for k in self.meta)
+        if self.kind in ("namedtuple", "dataclass"):
+            return self.meta[1]
         return tuple(str(i) for i in range(len(self.children)))
 
     def __str__(self) -> str:
@@ -59,10 +65,35 @@ class TreeDef:
         if self.kind == "dict":
             return "{" + ", ".join(f"{k!r}: {s}" for k, s in zip(self.meta, inner)) + "}"
         fields = ", ".join(f"{k}={s}" for k, s in zip(self.meta[1], inner))
-        return f"{self.meta[0].__name__}({fields})"
+        cls = self.meta[0]
+        return f"{cls if isinstance(cls, str) else cls.__name__}({fields})"
 
 
 LEAF = TreeDef("leaf")
+
+# A string key reads as itself in a path unless it could be mistaken for a path's
+# punctuation, for an integer key or index, or be empty.
+_PLAIN_KEY = re.compile(r"(?!-?[0-9]+$)[\w-]+")
+
+
+def _key_text(key: Any) -> str:
+    """A dict key as a path component: `w`, `0` for the integer 0, else the repr in brackets: `['a.b']`, `['1']`."""
+    if type(key) is int or (type(key) is str and _PLAIN_KEY.fullmatch(key)):
+        return str(key)
+    return f"[{key!r}]"
+
+
+def join_path(path: str, key: str) -> str:
+    """`path` extended by the component `key`: `layers.0`, `params['a.b']`."""
+    if not path:
+        return key
+    return path + key if key.startswith("[") else f"{path}.{key}"
+
+
+def split_path(path: str) -> tuple[str, str]:
+    """The first component of `path` and the rest: `params.w` -> (`params`, `.w`), `x['a.b']` -> (`x`, `['a.b']`)."""
+    head = re.match(r"[^.\[]*", path).group()
+    return head, path[len(head):]
 
 
 def _children(tree: Any) -> tuple[str, Hashable, list[Any]] | None:
@@ -140,7 +171,7 @@ def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
             yield path
             return
         for key, child in zip(td.keys(), td.children):
-            yield from walk(child, f"{path}.{key}" if path else key)
+            yield from walk(child, join_path(path, key))
 
     return list(walk(treedef, prefix))
 
@@ -165,7 +196,7 @@ def first_difference(expected: TreeDef, got: TreeDef, path: str = "") -> tuple[s
     if len(expected.children) != len(got.children):
         return path, f"expected {len(expected.children)} entries, got {len(got.children)}"
     for key, a, b in zip(expected.keys(), expected.children, got.children):
-        found = first_difference(a, b, f"{path}.{key}" if path else key)
+        found = first_difference(a, b, join_path(path, key))
         if found:
             return found
     return None

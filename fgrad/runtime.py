@@ -7,27 +7,33 @@ made at compile time. A call uploads NumPy arguments (fg.Array arguments
 are used in place), makes the output buffers, and records the dispatches
 into command buffers of CHUNK dispatches each, submitting each as soon as it
 is recorded (one for most programs). Results stay on the device as
-fg.Array until the host asks for a value.
+fg.Array until the host asks for a value; an Array's operators run there
+too, each through a small program compiled once per signature.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
+import operator
 import os
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import wgpu
 
-from fgrad.errors import CompileError, InputError, TraceError
+from fgrad import ops
+from fgrad.errors import CompileError, DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures
 from fgrad.lower import Limits, Program, disk_cache, lower
-from fgrad.pytree import flatten, register_leaf, unflatten
-from fgrad.trace import Tensor, current_trace, spec_of, trace_function, user_site
+from fgrad.lower.program import buffer_bytes
+from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
+from fgrad.trace import Tensor, _arg_names, current_trace, spec_of, trace_function, user_site
 
 try:  # wgpu-native's C entry points: recording through them skips ~4 µs of Python per dispatch
     from wgpu.backends.wgpu_native._ffi import ffi as _ffi
@@ -64,7 +70,27 @@ class Device:
 
 def devices() -> list[str]:
     """Every WebGPU adapter wgpu can see, as `name (type) via backend`."""
-    return [a.summary for a in wgpu.gpu.enumerate_adapters_sync()]
+    return [a.summary for a in _adapters()]
+
+
+# NOTE: wgpu's OpenGL backend gives every adapter object a lock of its own around one EGL
+# context that all of them share, and EGL lets a context be current on one thread at a time.
+# Enumerating adapters again (request_adapter does too) or releasing one makes that context
+# current outside the lock of the device in use, which wgpu-py's poll thread may hold for a
+# readback: eglMakeCurrent fails (BadAccess) and wgpu-native aborts the process. So adapters
+# are enumerated once, kept for good, and each opens one device: every use of a context, from
+# any thread, goes through the one lock that serializes it.
+_ADAPTERS: tuple[Any, ...] | None = None
+_OPENED: dict[int, Device] = {}  # index in _ADAPTERS -> its device
+# wgpu's high-performance order of adapter types (others, e.g. "Unknown", rank between)
+_PREFERENCE = {"DiscreteGPU": 0, "IntegratedGPU": 1, "CPU": 3}
+
+
+def _adapters() -> tuple[Any, ...]:
+    global _ADAPTERS
+    if _ADAPTERS is None:
+        _ADAPTERS = tuple(wgpu.gpu.enumerate_adapters_sync())
+    return _ADAPTERS
 
 
 _DEVICE: Device | None = None
@@ -81,30 +107,30 @@ def default_device() -> Device:
 
 
 def _open(wanted: str | None) -> Device:
-    adapters = wgpu.gpu.enumerate_adapters_sync()
-    names = [a.summary for a in adapters]
+    """The device of the first adapter whose name contains `wanted`, else of the adapter wgpu
+    picks for high performance (the first of the most preferred type), opened once."""
+    adapters = _adapters()
     if wanted:
-        matches = [a for a in adapters if wanted.lower() in a.summary.lower()]
+        matches = [k for k, a in enumerate(adapters) if wanted.lower() in a.summary.lower()]
         if not matches:
             raise CompileError(f"runtime: no WebGPU adapter matches FGRAD_ADAPTER={wanted!r}; adapters found: "
-                               f"{names or 'none'}")
-        adapter = matches[0]
+                               f"{[a.summary for a in adapters] or 'none'}")
+        k = matches[0]
+    elif adapters:
+        k = min(range(len(adapters)), key=lambda k: _PREFERENCE.get(adapters[k].info.get("adapter_type", ""), 2))
     else:
-        reason = "wgpu returned none"
-        try:
-            adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-        except Exception as e:  # noqa: BLE001 - wgpu reports a missing adapter in several ways
-            adapter, reason = None, str(e)
-        if adapter is None:
-            raise CompileError("runtime: no WebGPU adapter found (looked for Vulkan, Metal, D3D12 and OpenGL "
-                               f"adapters, including Mesa's llvmpipe on the CPU): {reason}")
-    if adapter.info.get("adapter_type", "") == "CPU" and not wanted:
-        warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}", RuntimeWarning,
-                      stacklevel=3)
-    features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
-    device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
-    cpu = adapter.info.get("adapter_type", "") == "CPU"
-    return Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192))
+        raise CompileError("runtime: no WebGPU adapter found (looked for Vulkan, Metal, D3D12 and OpenGL "
+                           "adapters, including Mesa's llvmpipe on the CPU)")
+    if k not in _OPENED:
+        adapter = adapters[k]
+        cpu = adapter.info.get("adapter_type", "") == "CPU"
+        if cpu and not wanted:
+            warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}",
+                          RuntimeWarning, stacklevel=3)
+        features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
+        device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
+        _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192))
+    return _OPENED[k]
 
 
 # ---------------------------------------------------------------------------
@@ -114,14 +140,37 @@ def _open(wanted: str | None) -> Device:
 
 @register_leaf
 class Array(HasSpec):
-    """A value on the device: an immutable buffer with a Spec.
+    """A value on the device: an immutable buffer with a Spec, used as a JAX array is.
 
-    `.numpy()`, `np.asarray(a)`, `float(a)` and `int(a)` read it back (once).
+    `.numpy()`, `np.asarray(a)`, `float(a)`, `int(a)`, `.item()` and
+    `.tolist()` read it back (once). Operators (`+ - * / ** @ & | ~`,
+    comparisons, unary `- + abs`), indexing `a[...]`, `.T`, `.reshape`,
+    `.transpose`, `.astype`, `.squeeze`, `.sum`, `.mean`, `.max` and `.min`
+    run on the device and return new Arrays, as a JAX array's do: each is the
+    public fgrad function a traced Tensor's operator calls, compiled once per
+    function, static arguments and operand specs. NumPy arrays and Python
+    numbers beside an Array are operands of that program (a number counts as
+    its own dtype, f32, i32 or bool, as in a trace); an integral exponent
+    (`a ** 2`) stays static, exact for negative bases. A traced Tensor among
+    the operands, or any use inside a trace, goes to the trace, which records
+    the Array as a constant.
+
+    With NumPy it behaves as a JAX array does: operators with an ndarray on
+    either side (`ndarray + a`, `ndarray += a` too) run on the device and
+    return an Array; NumPy functions and ufuncs called on it (`np.exp(a)`,
+    `np.add(x, a)`) read it back and return NumPy arrays.
+
+    `bool(a)` is the value of a one-element Array (an error for more); `len`
+    and iteration (over host copies of the rows, each put back on the
+    device) need at least one axis; Arrays are unhashable, as ndarrays are.
+
     An Array passed as a donated argument is used up: its buffer may now hold
     the call's results, and any later use is an error.
     """
 
     __slots__ = ("buffer", "spec", "device", "_host", "donated")
+    __hash__ = None  # type: ignore[assignment]  # `==` is elementwise, as in NumPy
+    __array_priority__ = 100  # an ndarray's operators defer to ours, as they do to a JAX array's
 
     def __init__(self, buffer: Any, spec: Spec, device: Device):
         self.buffer, self.spec, self.device, self._host = buffer, spec, device, None
@@ -136,13 +185,20 @@ class Array(HasSpec):
         """The value on the host (read through a reusable staging buffer, then kept)."""
         self.check_live("numpy()", user_site())
         if self._host is None:
-            raw = _read(self.device, self.buffer, self.spec.nbytes)
-            if self.spec.dtype is DType.bool:
-                self._host = np.frombuffer(raw, np.uint32).reshape(self.shape) != 0
-            else:
-                self._host = np.frombuffer(raw, self.spec.dtype.np).reshape(self.shape).copy()
+            stored = np.frombuffer(_read(self.device, self.buffer, self.spec.nbytes),
+                                   np.uint32 if self.dtype is DType.bool else self.dtype.np)
+            # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
+            self._host = (stored != 0 if self.dtype is DType.bool else stored.copy()).reshape(self.shape)
             self._host.flags.writeable = False
         return self._host
+
+    def item(self) -> bool | int | float:
+        """The value of a one-element Array as a Python number."""
+        return self.numpy().item()
+
+    def tolist(self) -> Any:
+        """The value as nested Python lists of numbers."""
+        return self.numpy().tolist()
 
     def block_until_ready(self) -> Array:
         """Wait until the device has computed this value (a 4-byte readback), and return it."""
@@ -160,9 +216,11 @@ class Array(HasSpec):
         dev.queue.submit([encoder.finish()])
         return Array(buffer, self.spec, self.device)
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         out = self.numpy()
-        return out if dtype is None else out.astype(dtype)
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            return out.astype(dtype)
+        return out.copy() if copy else out
 
     def __float__(self) -> float:
         return float(self.numpy())
@@ -170,11 +228,36 @@ class Array(HasSpec):
     def __int__(self) -> int:
         return int(self.numpy())
 
+    def __index__(self) -> int:
+        return self.numpy().__index__()
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ShapeError(f"bool() of an Array {self.spec}: the truth value of an array with more than one element "
+                             "is ambiguous; reduce it first, e.g. bool((a > 0).max())", user_site())
+        return bool(self.numpy())
+
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError(f"len() of unsized object: a 0-d Array {self.spec} has no length")
         return self.shape[0]
 
+    def __iter__(self) -> Iterator[Array]:
+        if not self.shape:
+            raise TypeError(f"iteration over a 0-d Array {self.spec}")
+        return (device_put(row, self.device) for row in self.numpy())
+
     def __repr__(self) -> str:
-        return f"Array({np.array2string(self.numpy(), threshold=20)}, {self.spec})"
+        if self.donated is not None:
+            return f"Array(<donated>, {self.spec})"
+        return f"Array({np.array2string(self.numpy(), threshold=20, separator=', ', prefix='Array(')}, {self.spec})"
+
+    def __str__(self) -> str:
+        return str(self.numpy())
+
+    def __format__(self, format_spec: str) -> str:
+        # A 0-d Array formats as its number (f"{loss:.3f}"); others as NumPy formats an ndarray.
+        return format(self.numpy()[()] if not self.shape else self.numpy(), format_spec)
 
 
 def _read(device: Device, buffer: Any, nbytes: int) -> bytes:
@@ -192,10 +275,122 @@ def _read(device: Device, buffer: Any, nbytes: int) -> bytes:
         staging.unmap()
 
 
-def _host_bytes(value: Any, spec: Spec) -> bytes:
-    """Bytes of a host value (already checked against `spec`) for its buffer (bools as u32)."""
-    storage = np.uint32 if spec.dtype is DType.bool else spec.dtype.np
-    return np.asarray(value).astype(storage).tobytes()
+# ---------------------------------------------------------------------------
+# Array operators: eager, on the device
+# ---------------------------------------------------------------------------
+
+_OPERAND = (Array, Tensor, np.ndarray, np.generic, bool, int, float)  # what an operator takes beside an Array
+# (function, static arguments, operand specs, device) -> its program. The device is keyed by
+# id: each Executable holds its device, so the id is not reused while the entry lives.
+_EAGER: dict[Hashable, Executable] = {}
+
+
+def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> Any:
+    """`fn(*operands, **static)` computed on the device of the Arrays among `operands`, as a JAX
+    array's operator is: traced with the operands as arguments and compiled once per signature.
+    Inside a trace, or beside a traced Tensor, `fn` is called as it is, so the trace records it."""
+    if current_trace() is not None or any(isinstance(x, Tensor) for x in operands):
+        return fn(*operands, **static)
+    device = next(x.device for x in operands if isinstance(x, Array))
+    key = (fn, tuple(sorted(static.items())), tuple(spec_of(x) for x in operands), id(device))
+    exe = _EAGER.get(key)
+    if exe is None:
+        exe = _EAGER[key] = compile(trace_function(functools.partial(fn, **static), operands)[0], device)
+    return exe(*operands)
+
+
+def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[Array, Any], Any]:
+    def method(self: Array, other: Any) -> Any:
+        if not isinstance(other, _OPERAND):
+            return NotImplemented  # Python then tries the other side, or names both types
+        return _on_device(fn, other, self) if reflected else _on_device(fn, self, other)
+
+    return method
+
+
+def _power(self: Array, other: Any) -> Any:
+    """a ** y; a number exponent stays static as on a Tensor (an integral one is exact)."""
+    if isinstance(other, (bool, int, float, np.generic)):
+        return _on_device(ops.pow, self, y=other)
+    return _binary(ops.pow)(self, other)
+
+
+def _invert(self: Array) -> Any:
+    if self.dtype is not DType.bool:
+        raise DTypeError(f"invert: ~ is logical not and needs a bool value, got {self.spec}", user_site())
+    return _on_device(ops.logical_not, self)
+
+
+def _static(value: Any) -> Hashable:
+    """A static argument as a cache key can hold it: lists become tuples."""
+    return tuple(_static(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _shape_args(args: tuple[Any, ...]) -> Hashable:
+    """`reshape(2, 3)` and `reshape((2, 3))` alike, as NumPy takes them."""
+    return _static(args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args)
+
+
+def _reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def method(self: Array, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:
+        return _on_device(fn, self, axis=_static(axis), keepdims=keepdims)
+
+    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    return method
+
+
+class _Slot:
+    """Where an index array stands in a static index."""
+
+
+_SLOT = _Slot()
+
+
+def _getitem(self: Array, key: Any) -> Any:
+    """a[key]: index arrays (Arrays, ndarrays, lists) are operands; ints, slices, None and ... are static.
+    Slice bounds that are Arrays are read back, as concrete JAX arrays are."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if current_trace() is not None or any(isinstance(k, Tensor) for k in parts):
+        return ops.getitem(self, key)
+    arrays = [np.asarray(k) if isinstance(k, list) else k for k in parts if isinstance(k, (Array, np.ndarray, list))]
+    layout = tuple(
+        _SLOT if isinstance(k, (Array, np.ndarray, list))
+        else (slice, *(None if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
+        if isinstance(k, slice) else k
+        for k in parts)
+    return _on_device(_index, self, *arrays, layout=layout, whole=isinstance(key, tuple))
+
+
+def _index(x: Any, *arrays: Any, layout: tuple[Any, ...], whole: bool) -> Any:
+    """getitem with the key that `_getitem` took apart."""
+    found = iter(arrays)
+    parts = tuple(next(found) if k is _SLOT else slice(*k[1:]) if isinstance(k, tuple) and k[:1] == (slice,) else k
+                  for k in layout)
+    return ops.getitem(x, parts if whole else parts[0])
+
+
+for _name_, _fn in {"add": ops.add, "sub": ops.subtract, "mul": ops.multiply, "truediv": ops.divide,
+                    "matmul": ops.matmul, "and": ops.logical_and, "or": ops.logical_or}.items():
+    setattr(Array, f"__{_name_}__", _binary(_fn))
+    setattr(Array, f"__r{_name_}__", _binary(_fn, reflected=True))
+for _name_, _fn in {"eq": ops.equal, "ne": ops.not_equal, "lt": ops.less, "le": ops.less_equal,
+                    "gt": ops.greater, "ge": ops.greater_equal}.items():
+    setattr(Array, f"__{_name_}__", _binary(_fn))  # Python reflects these itself: `1 < a` is `a > 1`
+Array.__pow__, Array.__rpow__ = _power, _binary(ops.pow, reflected=True)  # type: ignore[method-assign]
+Array.__neg__ = lambda x: _on_device(ops.neg, x)  # type: ignore[method-assign]
+Array.__pos__ = Array.copy  # type: ignore[method-assign]  # a new Array, so donating it leaves `a` alone
+Array.__abs__ = lambda x: _on_device(ops.abs, x)  # type: ignore[method-assign]
+Array.__invert__ = _invert  # type: ignore[method-assign]
+Array.__getitem__ = _getitem  # type: ignore[method-assign]
+Array.T = property(lambda x: _on_device(ops.transpose, x))  # type: ignore[attr-defined]
+Array.reshape = lambda x, *shape: _on_device(ops.reshape, x, shape=_shape_args(shape))  # type: ignore[attr-defined]
+Array.transpose = lambda x, *axes: _on_device(  # type: ignore[attr-defined]
+    ops.transpose, x, axes=_shape_args(axes) if axes else None)
+Array.astype = lambda x, dtype: _on_device(ops.astype, x, dtype=dtype)  # type: ignore[attr-defined]
+Array.squeeze = lambda x, axis=None: _on_device(ops.squeeze, x, axis=_static(axis))  # type: ignore[attr-defined]
+for _fn in (ops.sum, ops.mean, ops.max, ops.min):
+    setattr(Array, _fn.__name__, _reduction(_fn))
+del _name_, _fn
 
 
 # ---------------------------------------------------------------------------
@@ -233,6 +428,9 @@ class Executable:
 
     Arguments in `program.donated` are used up by a call: outputs may be
     written into their buffers, so a training step allocates nothing for them.
+    Every result is a new Array with a buffer of its own (the plan copies a
+    result that repeats another, or is a constant or an argument not donated),
+    so no later call writes what an earlier one returned.
     """
 
     def __init__(self, program: Program, device: Device | None = None, source: Graph | None = None):
@@ -286,16 +484,14 @@ class Executable:
                 self.capturing[names] = Executable(program, self.device, graph)
             return self.capturing[names](*args)
         buffers, leaves = self.bind(args, site)
-        for start in range(0, len(self.program.kernels), CHUNK):  # the GPU starts while the rest is recorded
+        # The GPU starts while the rest is recorded; a program of copies alone still records them.
+        for start in range(0, len(self.program.kernels), CHUNK) or [0]:
             self.device.device.queue.submit([self.record(buffers, start, start + CHUNK)])
-        donated = set(self.program.donated)
-        kept = {b: leaf for k, (b, leaf) in enumerate(zip(self.program.inputs, leaves))
-                if isinstance(leaf, Array) and k not in donated}
-        for k, leaf in enumerate(leaves):
-            if k in donated and isinstance(leaf, Array):
-                leaf.donated = f"to a compiled call at {site}"
-        outs = [kept[b] if b in kept else Array(buffers[b], self.program.specs[b], self.device)
-                for b in self.program.outputs]
+        for k in self.program.donated:
+            if isinstance(leaves[k], Array):
+                leaves[k].donated = f"to a compiled call at {site}"
+        # The plan gives every result a buffer of its own: each is a new Array.
+        outs = [Array(buffers[b], self.program.specs[b], self.device) for b in self.program.outputs]
         return unflatten(self.graph.out_tree, outs)
 
     def bind(self, args: tuple[Any, ...], site: str | None = None) -> tuple[dict[int, Any], list[Any]]:
@@ -320,7 +516,7 @@ class Executable:
                     raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
                 buffers[b] = leaf.buffer
                 continue
-            data = _host_bytes(leaf, spec)
+            data = buffer_bytes(leaf, spec.dtype)
             if b in returned:  # the caller keeps what is returned: no shared upload buffer
                 buffers[b] = dev.create_buffer_with_data(data=data, usage=STORAGE)
                 continue
@@ -334,7 +530,8 @@ class Executable:
         return buffers, leaves
 
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
-        """Dispatches start..stop (all by default) in one compute pass of one command buffer."""
+        """Dispatches start..stop (all by default) in one compute pass of one command buffer,
+        and after the last one the plan's copies."""
         encoder = self.device.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
         stop = len(self.program.kernels) if stop is None else min(stop, len(self.program.kernels))
@@ -353,6 +550,9 @@ class Executable:
                 compute.set_bind_group(0, group)
                 compute.dispatch_workgroups(*kernel.grid)
         compute.end()
+        if stop == len(self.program.kernels):
+            for source, target in self.program.copies:
+                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, self.program.buffers[target].size)
         return encoder.finish()
 
     def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
@@ -388,7 +588,7 @@ def device_put(tree: Any, device: Device | None = None) -> Any:
             return x
         spec = spec_of(x)
         check_i32_range(x, spec, "device_put: a value", site)
-        data = _host_bytes(x, spec)
+        data = buffer_bytes(x, spec.dtype)
         return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
 
     leaves, tree_def = flatten(tree)
@@ -413,30 +613,126 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     donated = frozenset(k for a in nums for k in graph.arg_positions[a])
     device = device or default_device()
     name = disk_cache.key(graph, device.limits, donated, device.name)
-    program = disk_cache.load(name)
+    program = disk_cache.load(name, graph)
     if program is None:
         program = lower(graph, device.limits, donated)
         disk_cache.store(name, program)
     return Executable(program, device, graph)
 
 
-def jit(fn: Callable[..., Any], donate_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:
-    """Trace `fn` on the first call per argument signature, compile it, and run it on the device.
+def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None, donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Sequence[str] | None = None) -> Callable[..., Any]:
+    """Trace `fn` on the first call per argument signature, compile it, and run it on the device, as `jax.jit`.
 
-    `donate_argnums` as in `compile`. Inside another trace, the function is simply traced in place.
+    Arguments, positional or keyword, are pytrees of arrays and numbers, traced, except the static ones:
+    `static_argnums` (positions) and `static_argnames` (keywords) are passed to `fn` as Python values
+    (configs, flags, sizes); they must be hashable, and each new value traces and compiles again.
+    `donate_argnums` and `donate_argnames` donate arguments as `compile` does. As in JAX, when only the
+    numbers or only the names are given, the other is found through `fn`'s signature. Inside another
+    trace, `fn` is simply traced in place.
     """
+    site = user_site()
+    static = _argnums_and_argnames(fn, static_argnums, static_argnames, "static", site)
+    donate = _argnums_and_argnames(fn, donate_argnums, donate_argnames, "donate", site)
+    both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
+    if both:
+        raise InputError(f"jit: arguments {both} are both static and donated; a static argument has no buffer", site)
     cache: dict[Any, Executable] = {}
 
-    def run(*args: Any) -> Any:
-        leaves, tree = flatten(tuple(args))
-        if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
-            return fn(*args)
-        key = (tree, tuple(spec_of(x) for x in leaves))
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if current_trace() is not None or any(isinstance(x, Tensor) for x in flatten((args, kwargs))[0]):
+            return fn(*args, **kwargs)
+        call_site = user_site()
+        static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
+        donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
+        positions = [i for i in range(len(args)) if i not in static_at]
+        keywords = sorted(k for k in kwargs if k not in static[1])
+        fixed = tuple((i, args[i]) for i in sorted(static_at)) + tuple(
+            (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
+        values = [args[i] for i in positions] + [kwargs[k] for k in keywords]
+        leaves, tree = flatten(tuple(values))
+        try:
+            key = (tuple(positions), tuple(keywords), fixed, tree, tuple(spec_of(x) for x in leaves))
+            hash(key)
+        except (FgradError, TypeError):  # an unhashable static value, or a leaf that is not an array
+            raise _refused(fn, len(args), positions, keywords, fixed, tree, leaves, call_site) from None
         if key not in cache:
-            cache[key] = compile(trace_function(fn, args)[0], donate_argnums=donate_argnums)
-        return cache[key](*args)
+            names = [_arg_names(fn, len(args))[i] for i in positions] + keywords
+
+            def traced(*dynamic: Any) -> Any:
+                full, named = list(args), dict(kwargs)
+                for i, value in zip(positions, dynamic):
+                    full[i] = value
+                named.update(zip(keywords, dynamic[len(positions):]))
+                return fn(*full, **named)
+
+            donated = [k for k, i in enumerate(positions) if i in donated_at]
+            donated += [len(positions) + k for k, name in enumerate(keywords) if name in donate[1]]
+            cache[key] = compile(trace_function(traced, values, names)[0], donate_argnums=tuple(donated))
+        return cache[key](*values)
 
     run.__wrapped__ = fn  # type: ignore[attr-defined]
-    run.__name__ = getattr(fn, "__name__", "jitted")
+    run.__name__ = _name(fn)
     run.__doc__ = fn.__doc__
     return run
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__name__", "fn")
+
+
+def _refused(fn: Callable[..., Any], nargs: int, positions: list[int], keywords: list[str],
+             fixed: tuple[tuple[Any, Any], ...], tree: Any, leaves: list[Any], site: str | None) -> Exception:
+    """The error for a `jit` call whose static arguments cannot be hashed or whose traced leaves are not arrays
+    (the argument names are read off the signature only here and on a cache miss: calls stay cheap)."""
+    positional_names = _arg_names(fn, nargs)
+    names = [positional_names[i] for i in positions] + keywords
+    for where, value in fixed:
+        try:
+            hash(value)
+        except TypeError:
+            name = positional_names[where] if isinstance(where, int) else where
+            return InputError(f"jit: static argument {name} is a {type(value).__name__}, which is not hashable; "
+                              "static values are part of the compile cache key: pass a hashable value (a tuple, "
+                              "a frozen dataclass)", site)
+    paths = [(k, path) for k, sub in enumerate(tree.children) for path in leaf_paths(sub, prefix=names[k])]
+    for (k, path), leaf in zip(paths, leaves):
+        try:
+            spec_of(leaf, path)
+        except TraceError:  # not an array or a number
+            where = f"static_argnums={positions[k]}" if k < len(positions) else f"static_argnames={names[k]!r}"
+            return InputError(f"jit: argument {path} is a {type(leaf).__name__}, not an array; a Python value such "
+                              f"as a config or a flag must be static: fg.jit({_name(fn)}, {where})", site)
+        except FgradError as e:  # an array of a dtype fgrad lacks
+            return type(e)(f"jit: {e}", site)
+    raise AssertionError("jit: a call was refused for no reason found")
+
+
+def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] | None,
+                          argnames: str | Sequence[str] | None, what: str,
+                          site: str | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """`jit`'s {what}_argnums and {what}_argnames, checked against `fn`'s signature; when only one is given,
+    the other names the same positional-or-keyword parameters, as in JAX."""
+    nums = () if argnums is None else (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    names = () if argnames is None else (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    if not all(isinstance(n, int) for n in nums) or not all(isinstance(n, str) for n in names):
+        raise InputError(f"jit: {what}_argnums must be ints and {what}_argnames strings, got {argnums!r} and "
+                         f"{argnames!r}", site)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: take the numbers and names as given
+        return nums, names
+    kinds = {p.kind for p in params}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    shown = f"{_name(fn)}{inspect.signature(fn)}"
+    if inspect.Parameter.VAR_POSITIONAL not in kinds and any(not -len(positional) <= n < len(positional) for n in nums):
+        raise InputError(f"jit: {what}_argnums={argnums!r} is out of range for {shown}", site)
+    if inspect.Parameter.VAR_KEYWORD not in kinds and any(n not in keyword for n in names):
+        raise InputError(f"jit: {what}_argnames={argnames!r} names no keyword parameter of {shown}", site)
+    if argnames is None:
+        names = tuple(p.name for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and i in nums)
+    elif argnums is None:
+        nums = tuple(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
+    return nums, names

@@ -23,6 +23,7 @@ import numpy as np
 from fgrad.errors import (
     TRACER_CONVERSION,
     TRACER_FOREIGN,
+    TRACER_INDEX,
     TRACER_LEAKED,
     FgradError,
     TraceError,
@@ -39,8 +40,9 @@ def _package_dir(name: str) -> str:
     return os.path.dirname(os.path.abspath(spec.origin)) + os.sep if spec and spec.origin else _PACKAGE_DIR
 
 
-# Frames that are not the user's: fgrad itself, and the shape checkers that wrap fgrad.nn.
-_NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"))
+# Frames that are not the user's: fgrad itself, the shape checkers that wrap fgrad.nn, and
+# NumPy (a NumPy function handed a Tensor fails inside NumPy; the user's line called it).
+_NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"), _package_dir("numpy"))
 
 
 _state = threading.local()
@@ -56,12 +58,27 @@ def user_site() -> str | None:
         return override
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename
-        path = os.path.abspath(name)
-        if path.startswith(_EXAMPLES_DIR) or not (path.startswith(_NOT_USER) or name.startswith("<@beartype")):
-            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        if _is_user(frame):
+            return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+def user_call() -> str:
+    """The name of the public fgrad function that the user's line called (`add` for `x + 1`),
+    for errors raised deep inside it; private helpers and lambdas on the way are skipped."""
+    frame, name = sys._getframe(1), "asarray"
+    while frame is not None and not _is_user(frame):
+        if not frame.f_code.co_name.startswith(("_", "<")):
+            name = frame.f_code.co_name
+        frame = frame.f_back
+    return name
+
+
+def _is_user(frame: Any) -> bool:
+    name = frame.f_code.co_filename
+    path = os.path.abspath(name)
+    return path.startswith(_EXAMPLES_DIR) or not (path.startswith(_NOT_USER) or name.startswith("<@beartype"))
 
 
 @contextlib.contextmanager
@@ -119,8 +136,8 @@ def current_trace() -> Trace | None:
 class Tensor(HasSpec):
     """A traced value: the output of node `id` in `trace`, with static `spec`.
 
-    Operators, methods (`+`, `@`, `[]`, `.sum()`, ...) and NumPy ufunc
-    dispatch are attached by fgrad/ops.py, next to the ops they call.
+    Operators, methods (`+`, `@`, `[]`, `.sum()`, ...) and NumPy ufunc and
+    function dispatch are attached by fgrad/ops.py, next to the ops they call.
     """
 
     __slots__ = ("trace", "id", "spec")
@@ -155,7 +172,8 @@ class Tensor(HasSpec):
         raise self._concrete("int()")
 
     def __index__(self) -> int:
-        raise self._concrete("the index value")
+        what = "An integer Python needs (an index, a slice bound, a size)"
+        raise TraceError(TRACER_INDEX.format(what=what, spec=self.spec), user_site())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise self._concrete("the NumPy value")
@@ -311,5 +329,28 @@ def trace_function(
     if closures:
         arg_tree = flatten((*args, tuple(c.spec for c in t.closed_over)))[1]
         input_ids += [t.lift(c).id for c in t.closed_over]
-    graph = Graph(tuple(t.nodes), tuple(input_ids), tuple(outputs), arg_tree, out_tree, tuple(t.captures.items()))
+    nodes = _with_unique_names(t.nodes, input_ids)
+    graph = Graph(nodes, tuple(input_ids), tuple(outputs), arg_tree, out_tree, tuple(t.captures.items()))
     return graph, t.closed_over
+
+
+def _with_unique_names(nodes: list[Node], inputs: list[int]) -> tuple[Node, ...]:
+    """`nodes` with each input name that repeats an earlier one suffixed (`closure.0~2`).
+
+    Names identify the arguments of calls and errors. Leaf paths differ already
+    (see fgrad.pytree); a repeat is left only where an argument and a closed-over
+    value, or two dict keys with one repr, print alike.
+    """
+    names = [nodes[i].attrs["name"] for i in inputs]
+    taken, seen = set(names), set()
+    out = list(nodes)
+    for i, name in zip(inputs, names):
+        if name in seen:
+            n = 2
+            while f"{name}~{n}" in taken:
+                n += 1
+            taken.add(f"{name}~{n}")
+            out[i] = Node("input", (), tuple(sorted({**nodes[i].attrs, "name": f"{name}~{n}"}.items())),
+                          nodes[i].spec, nodes[i].site)
+        seen.add(name)
+    return tuple(out)

@@ -12,6 +12,7 @@ mapped to fgrad's types (float -> f32, int -> i32, bool -> bool).
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,6 +122,9 @@ def gelu_ref(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
+erf_ref = np.vectorize(math.erf)
+
+
 def softmax_ref(x, axis=-1):
     e = np.exp(x)  # float64: no overflow for the inputs below, and no shift to share with fgrad
     return e / e.sum(axis=axis, keepdims=True)
@@ -135,12 +139,22 @@ def logsumexp_ref(x, axis=None, keepdims=False):
 
 
 def scatter_add_ref(updates, indices, size, axis=0):
+    """Indices in [-size, 0) count from the end; updates at any other index outside [0, size) are dropped."""
     indices = np.where(indices < 0, indices + size, indices)
     out = np.zeros(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
     for j in np.ndindex(*indices.shape):
         lead = (slice(None),) * axis
-        out[lead + (indices[j],)] += updates[lead + j]
+        if 0 <= indices[j] < size:
+            out[lead + (indices[j],)] += updates[lead + j]
     return out
+
+
+def take_fill_ref(x, indices, fill):
+    """jnp.take's default mode along axis 0: indices in [-n, 0) count from the end, others give `fill`."""
+    n = x.shape[0]
+    indices = np.where(indices < 0, indices + n, indices)
+    inside = ((indices >= 0) & (indices < n)).reshape(indices.shape + (1,) * (x.ndim - 1))
+    return np.where(inside, np.take(x, np.clip(indices, 0, n - 1), axis=0), fill).astype(x.dtype)
 
 
 def truncate_ref(x):
@@ -157,6 +171,13 @@ C_I32 = np.array([3, -1, 0], dtype=np.int32)
 C_BOOL = np.array([True, False, True])
 TRUNC = np.array([-2.7, -1.5, -0.5, -0.0, 0.0, 0.4, 1.5, 2.9], dtype=np.float32)
 LABELS = np.array([0, 3, 4, -1, 5, 2], dtype=np.int32)  # -1 and 5 are out of range for 5 classes
+# erf: near 0 (relative accuracy), both sides of the switch at |x| = 1, the tails, and past 4 (where it is +-1).
+ERF_GRID = np.concatenate([np.linspace(-4.5, 4.5, 181), np.geomspace(1e-30, 1.0, 31), [-1e-6, 0.99999994, 1.0000001]])
+ERF_GRID = ERF_GRID.astype(np.float32)
+ERF_SPECIAL = np.array([np.inf, np.nan, 0.0, 1e-20, 0.75, 10.0], np.float32)
+WITH_NAN = np.array([[1, np.nan, 3, np.nan], [5, 2, 9, 1], [-1, 4, -1, np.nan]], np.float32)
+# Traced indices of a 4-row table: in range, negative in [-4, 0), and out of range both ways.
+ROWS = np.array([-1, 0, 5, -5, 3, -4, 4], dtype=np.int32)
 
 
 OP_CASES: tuple[Case, ...] = (
@@ -200,6 +221,12 @@ OP_CASES: tuple[Case, ...] = (
     Case("relu", "i32", fg.relu, (I(6),), lambda x: np.maximum(x, 0)),
     Case("silu", "f32", fg.silu, (F(2, 5, lo=-8, hi=8),), lambda x: x * sigmoid_ref(x)),
     Case("gelu", "f32", fg.gelu, (F(2, 5, lo=-4, hi=4),), gelu_ref),
+    Case("erf", "f32", fg.erf, (F(3, 4, lo=-3, hi=3),), erf_ref),
+    Case("erf", "grid", fg.erf, (ERF_GRID,), erf_ref, rtol=3e-7, atol=0.0),
+    # A bool input keeps inf and NaN out of the finite-difference checks; the kernel still computes erf.
+    Case("erf", "inf-nan", lambda m: fg.erf(fg.where(m, ERF_SPECIAL, -ERF_SPECIAL)), (B(6),),
+         lambda m: erf_ref(np.where(m, ERF_SPECIAL, -ERF_SPECIAL)), rtol=3e-7, atol=0.0),
+    Case("erf", "i32", fg.erf, (I(5),), erf_ref),
     Case("logical_not", "bool", fg.logical_not, (B(2, 3),), np.logical_not),
     Case("logical_not", "operator", lambda x: ~x, (B(4),), np.logical_not, eager=False),
     # integer_pow: a static integral exponent, exact for negative bases
@@ -294,14 +321,22 @@ OP_CASES: tuple[Case, ...] = (
     Case("sum", "method", lambda x: x.sum(axis=0), (F(3, 2),), lambda x: x.sum(axis=0), eager=False),
     Case("max", "all", fg.max, (F(2, 3, 4),), np.max),
     Case("max", "argmax", lambda x: fg.argmax(x, axis=1), (F(2, 5, 3),), lambda x: np.argmax(x, 1)),
-    Case("max", "argmax-ties-first", lambda x: fg.argmax(x, keepdims=True), (Fi(4, 6, lo=0, hi=2),),
+    Case("max", "argmax-ties-first", lambda x: fg.argmax(x, axis=-1, keepdims=True), (Fi(4, 6, lo=0, hi=2),),
          lambda x: np.argmax(x, -1)[:, None]),
+    Case("max", "argmax-flattened", fg.argmax, (Fi(3, 4, lo=0, hi=3),), np.argmax),
+    Case("max", "argmax-flattened-keepdims", lambda x: fg.argmax(x, keepdims=True), (F(2, 3),),
+         lambda x: np.argmax(x, keepdims=True)),
+    Case("max", "argmax-bool", lambda x: fg.argmax(x, axis=0), (B(5, 3),), lambda x: np.argmax(x, 0)),
+    Case("max", "argmax-nan-first", lambda x: fg.argmax(x, axis=-1), (WITH_NAN,), lambda x: np.argmax(x, -1)),
+    Case("iota", "argmin", lambda x: fg.argmin(x, axis=1), (Fi(3, 5, lo=0, hi=2),), lambda x: np.argmin(x, 1)),
+    Case("iota", "argmin-flattened-i32", fg.argmin, (I(2, 3, 2),), np.argmin),
+    Case("iota", "argmin-nan-first", lambda x: fg.argmin(x, axis=0), (WITH_NAN.T,), lambda x: np.argmin(x, 0)),
     Case("max", "axis", lambda x: fg.max(x, 0), (Fi(3, 4),), lambda x: np.max(x, 0)),
     Case("max", "tuple-keepdims", lambda x: fg.max(x, (0, -1), keepdims=True), (F(2, 3, 4),),
          lambda x: np.max(x, (0, -1), keepdims=True)),
     Case("max", "i32", lambda x: fg.max(x, -1), (I(3, 4),), lambda x: np.max(x, -1)),
-    Case("max", "min", lambda x: fg.min(x, 1), (F(3, 4),), lambda x: np.min(x, 1)),
-    Case("max", "min-i32-all", fg.min, (I(2, 3),), np.min),
+    Case("min", "axis", lambda x: fg.min(x, 1), (F(3, 4),), lambda x: np.min(x, 1)),
+    Case("min", "i32-all", fg.min, (I(2, 3),), np.min),
     Case("max", "method", lambda x: x.max(axis=1, keepdims=True), (F(2, 3),), lambda x: x.max(1, keepdims=True),
          eager=False),
     # softmax / log_softmax
@@ -372,6 +407,16 @@ OP_CASES: tuple[Case, ...] = (
          lambda x, i: np.take(x, i, axis=-1)),
     Case("take", "bool-values", lambda x, i: fg.take(x, i, axis=0), (B(4, 2), I(3, lo=0, hi=3)),
          lambda x, i: np.take(x, i, axis=0)),
+    # Out-of-range traced indices (eagerly they are known, and so checked, but for mode="clip").
+    # Fi: the NaN fill would make finite differences NaN; fill-value below checks the gradient.
+    Case("take", "traced-out-of-range-fill", lambda x, i: fg.take(x, i, axis=0), (Fi(4, 2), ROWS),
+         lambda x, i: take_fill_ref(x, i, np.nan), eager=False),
+    Case("take", "traced-out-of-range-fill-i32", lambda x, i: fg.take(x, i, axis=1), (I(2, 4), ROWS),
+         lambda x, i: take_fill_ref(x.T, i, -2**31).T, eager=False),
+    Case("take", "traced-out-of-range-fill-value", lambda x, i: fg.take(x, i, axis=0, fill_value=-7.5), (F(4), ROWS),
+         lambda x, i: take_fill_ref(x, i, -7.5), eager=False),
+    Case("take", "traced-out-of-range-clip", lambda x, i: fg.take(x, i, axis=0, mode="clip"), (F(4, 3), ROWS),
+         lambda x, i: np.take(x, i, axis=0, mode="clip")),
     # scatter_add: the transpose of take; repeated indices accumulate
     Case("scatter_add", "rows", lambda u, i: fg.scatter_add(u, i, 3), (F(5, 2), I(5, lo=0, hi=2)),
          lambda u, i: scatter_add_ref(u, i, 3)),
@@ -381,6 +426,10 @@ OP_CASES: tuple[Case, ...] = (
          lambda u, i: scatter_add_ref(u, i, 3)),
     Case("scatter_add", "i32-const-negative", lambda u: fg.scatter_add(u, [0, -1, 0, 2], 4), (I(4, 2),),
          lambda u: scatter_add_ref(u, np.array([0, -1, 0, 2]), 4)),
+    Case("scatter_add", "traced-out-of-range-drop", lambda u, i: fg.scatter_add(u, i, 4), (F(7, 2), ROWS),
+         lambda u, i: scatter_add_ref(u, i, 4), eager=False),
+    Case("scatter_add", "traced-out-of-range-clip", lambda u, i: fg.scatter_add(u, i, 4, axis=1, mode="clip"),
+         (F(2, 7), ROWS), lambda u, i: scatter_add_ref(u, np.clip(i, 0, 3), 4, axis=1)),
 )
 
 
@@ -407,6 +456,13 @@ API_CASES: tuple[Case, ...] = (
          eager=False),
     Case("take", "getitem-traced-index-with-slice", lambda x, i: x[1:, i], (F(3, 4), I(2, 2, lo=0, hi=3)),
          lambda x, i: x[1:, i], eager=False),
+    # JAX: a traced index in [-n, 0) counts from the end, others are clamped into range.
+    Case("take", "getitem-traced-out-of-range", lambda x, i: x[i], (F(4, 3), ROWS),
+         lambda x, i: x[np.clip(np.where(i < 0, i + 4, i), 0, 3)], eager=False),
+    Case("take", "getitem-traced-out-of-range-axis-1", lambda x, i: x[:, i[2:]], (F(2, 4), ROWS),
+         lambda x, i: x[:, np.clip(np.where(i[2:] < 0, i[2:] + 4, i[2:]), 0, 3)], eager=False),
+    Case("erf", "gelu-exact", lambda x: fg.gelu(x, approximate=False), (F(3, 4, lo=-4, hi=4),),
+         lambda x: x * (1 + erf_ref(x / np.sqrt(2))) / 2),
     # expand_dims / squeeze
     Case("reshape", "expand_dims", lambda x: fg.expand_dims(x, 1), (F(2, 3),), lambda x: np.expand_dims(x, 1)),
     Case("reshape", "expand_dims-tuple", lambda x: fg.expand_dims(x, (0, -1)), (F(2, 3),),
@@ -420,9 +476,9 @@ API_CASES: tuple[Case, ...] = (
     Case("sum", "mean-tuple-keepdims", lambda x: fg.mean(x, (0, 2), keepdims=True), (F(2, 3, 4),),
          lambda x: np.mean(x, (0, 2), keepdims=True)),
     Case("sum", "mean-i32", lambda x: fg.mean(x, 0), (I(4, 3),), lambda x: np.mean(x, 0)),
-    Case("max", "min-tuple-keepdims", lambda x: fg.min(x, (1, 2), keepdims=True), (F(2, 3, 4),),
+    Case("min", "tuple-keepdims", lambda x: fg.min(x, (1, 2), keepdims=True), (F(2, 3, 4),),
          lambda x: np.min(x, (1, 2), keepdims=True)),
-    Case("max", "min-method", lambda x: x.min(-1), (Fi(3, 4),), lambda x: x.min(-1), eager=False),
+    Case("min", "method", lambda x: x.min(-1), (Fi(3, 4),), lambda x: x.min(-1), eager=False),
     Case("max", "logsumexp-all", fg.logsumexp, (F(2, 3),), logsumexp_ref),
     Case("max", "logsumexp-axis", lambda x: fg.logsumexp(x, -1), (F(2, 3, 4, lo=80, hi=120),),
          lambda x: logsumexp_ref(x, -1)),

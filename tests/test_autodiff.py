@@ -199,16 +199,87 @@ def test_vjp_graph_and_function():
 
     x, w = normal(2, 3), normal(3, 4)
     ct = {"y": normal(2, 4), "n": np.float32(0.5)}
-    out, (gx, gw) = fg.vjp(f)(x, w, ct)
+    out, vjp_fn = fg.vjp(f, x, w)
     y = np.tanh(x @ w)
     np.testing.assert_allclose(out["y"], y, rtol=1e-6)
+    gx, gw = vjp_fn(ct)
     dy = ct["y"] * (1 - y**2)
     np.testing.assert_allclose(gw, x.T @ dy, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gx, dy @ w.T + 0.5, rtol=1e-5, atol=1e-6)
+    twice = vjp_fn({"y": 2 * ct["y"], "n": 1.0})  # the pullback can be called again
+    np.testing.assert_allclose(twice[1], 2 * gw, rtol=1e-5, atol=1e-6)
     graph = fg.vjp(fg.trace(f, x, w))
     assert graph.input_names == ("x", "w", "cotangent.n", "cotangent.y")
     out2, grads2 = fg.interpret(graph, x, w, ct)
     np.testing.assert_allclose(grads2[1], gw, rtol=1e-6)
+
+
+def test_vjp_function_form_is_jaxs():
+    """`vjp(fn, *primals, has_aux)` -> `(out, vjp_fn[, aux])`; one cotangent per primal, None at integer leaves."""
+
+    def f(p, n):
+        y = p["w"] * n.astype("f32")
+        return (y, fg.sum(y)), {"n2": n * 2}
+
+    p, n = {"w": normal(3)}, np.arange(3, dtype=np.int32)
+    out, vjp_fn, aux = fg.vjp(f, p, n, has_aux=True)
+    np.testing.assert_allclose(out[0], p["w"] * n, rtol=1e-6)
+    np.testing.assert_array_equal(aux["n2"], n * 2)
+    gp, gn = vjp_fn((np.ones(3), 2.0))  # float64 and Python float cotangents are accepted
+    np.testing.assert_allclose(gp["w"], 3.0 * n, rtol=1e-6)
+    assert gn is None
+    with pytest.raises(fg.ShapeError, match=r"vjp: has_aux=True needs the function to return a pair"):
+        fg.vjp(lambda x: x * 2, normal(3), has_aux=True)
+
+
+def test_vjp_function_form_nests_in_grad_and_jit():
+    x, v = normal(3), normal(3)
+
+    def inner(x, v):  # sum of the vjp of y -> tanh(y) * v at x, pulled back along v
+        _, vjp_fn = fg.vjp(lambda y: fg.tanh(y) * v, x)
+        return fg.sum(vjp_fn(v)[0])
+
+    got = fg.grad(inner)(x, v)
+    t = np.tanh(x.astype(np.float64))
+    np.testing.assert_allclose(got, -2 * t * (1 - t**2) * v * v, rtol=1e-5, atol=1e-6)
+    compiled = fg.jit(lambda x, v, ct: fg.vjp(lambda y: fg.tanh(y) * v, x)[1](ct)[0])(x, v, v)
+    np.testing.assert_allclose(compiled.numpy(), (1 - t**2) * v * v, rtol=1e-5, atol=1e-6)
+
+
+def _out3(x):
+    return {"y": x * 2.0, "k": fg.argmax(x, axis=0)}
+
+
+@pytest.mark.parametrize("ct, message", [
+    ({"y": np.ones(1, np.float32), "k": np.int32(0)}, r"cotangent\.y has shape \(1,\), expected \(3,\)"),
+    ({"y": np.ones(4, np.float32), "k": np.int32(0)}, r"cotangent\.y has shape \(4,\), expected \(3,\)"),
+    ({"y": np.ones(3, np.int32), "k": np.int32(0)}, r"cotangent\.y is i32\[3\], expected a float32 or float64"),
+    ({"y": np.ones(3, np.float16), "k": np.int32(0)}, r"cotangent\.y is float16\[3\], expected a float32"),
+    ({"y": "ones", "k": np.int32(0)}, r"cotangent\.y is a str"),
+    ({"y": np.ones(3, np.float32), "k": np.float32(0)}, r"cotangent\.k is f32\[\], expected i32\[\]"),
+    ({"y": np.ones(3, np.float32)}, r"the cotangent has structure \{'y': \*\}, the output"),
+])
+def test_vjp_checks_the_cotangent(ct, message):
+    """Broadcasting a cotangent would silently give the wrong vjp: every shape must match, as in JAX."""
+    _, vjp_fn = fg.vjp(_out3, normal(3))
+
+    def call():
+        return vjp_fn(ct)
+
+    with pytest.raises(fg.InputError, match=r"^vjp: " + message) as e:
+        call()
+    assert _line(call, 1) in str(e.value)
+
+
+def test_vjp_graph_form_checks_the_cotangent_by_its_inputs():
+    graph = fg.vjp(fg.trace(lambda x: x * 2.0, fg.spec(3)))
+    x = normal(3)
+    for run in (lambda *a: fg.interpret(graph, *a), fg.compile(graph)):
+        for ct in (np.ones(1, np.float32), np.ones(4, np.float32)):
+            with pytest.raises(fg.InputError, match=r"argument cotangent is float32\[\d\], expected f32\[3\]"):
+                run(x, ct)
+    with pytest.raises(fg.InputError, match=r"vjp: fg.vjp\(graph\) takes only the Graph"):
+        fg.vjp(fg.trace(lambda x: x * 2.0, fg.spec(3)), x)
 
 
 def test_stop_gradient_and_integer_paths_give_no_gradient():

@@ -569,3 +569,102 @@ def test_interpret_of_a_function_instead_of_a_graph() -> None:
     with pytest.raises(fg.TraceError) as e:
         call()
     check_message(e.value, site_of(call), ["interpret", "Graph", "function", "fg.trace"])
+
+
+# -- integers that do not fit i32, bad axes and keywords, NumPy on traced values, traced indices ------
+
+
+def int_add_too_large(i):
+    return i + 2**41
+
+
+def int_where_numpy_too_large(i):
+    return fg.where(i > 0, i, np.array([1, 2**40], np.int64))
+
+
+def int_numpy_scalar_too_large(i):
+    return np.int64(-(2**35)) - i
+
+
+def sum_float_axis(x):
+    return fg.sum(x, axis=1.0)
+
+
+def expand_dims_float_axis(x):
+    return fg.expand_dims(x, 0.5)
+
+
+def unary_unknown_keyword(x):
+    return fg.exp(x, approximate=False)
+
+
+def gelu_unknown_keyword(x):
+    return fg.gelu(x, approx=False)
+
+
+def numpy_cumsum(x):
+    return np.cumsum(x)
+
+
+def numpy_norm(x):
+    return np.linalg.norm(x) + 1.0
+
+
+def numpy_sum(x):
+    return np.sum(x, axis=0)
+
+
+def traced_slice_bound(x, i):
+    return x[i:i + 2]
+
+
+def traced_python_index(x, i):
+    return [x, x][i]
+
+
+def take_unknown_mode(x, i):
+    return fg.take(x, i, mode="wrap")
+
+
+NEW_CASES = {
+    "i32-python-int": Case(int_add_too_large, (S(3, "i32"),), fg.DTypeError, ["add", "2199023255552", "i32"]),
+    "i32-numpy-array": Case(int_where_numpy_too_large, (S(2, "i32"),), fg.DTypeError,
+                            ["where", "1099511627776", "i32"]),
+    "i32-numpy-scalar": Case(int_numpy_scalar_too_large, (S(2, "i32"),), fg.DTypeError, ["subtract", "-34359738368"]),
+    "sum-float-axis": Case(sum_float_axis, X34, fg.ShapeError, ["sum", "axis 1.0", "integer"]),
+    "expand_dims-float-axis": Case(expand_dims_float_axis, X34, fg.ShapeError, ["expand_dims", "axis 0.5"]),
+    "unary-keyword": Case(unary_unknown_keyword, X34, fg.TraceError, ["exp", "'approximate'"]),
+    "gelu-keyword": Case(gelu_unknown_keyword, X34, fg.TraceError, ["gelu", "'approx'", "approximate"]),
+    "np.cumsum": Case(numpy_cumsum, (S(3),), fg.TraceError, ["np.cumsum", "not supported on traced values", "f32[3]"]),
+    "np.linalg.norm": Case(numpy_norm, (S(3),), fg.TraceError, ["np.linalg.norm", "fg.sqrt(fg.sum(x * x))"]),
+    "np.sum": Case(numpy_sum, X34, fg.TraceError, ["np.sum", "fg.sum", "f32[3,4]"]),
+    "slice-bound": Case(traced_slice_bound, (S(5), S((), "i32")), fg.TraceError,
+                        ["getitem", "slice bound", "axis 0", "i32[]", "x[i + fg.arange(k)]",
+                         "fg.take(x, i + fg.arange(k)"]),
+    "python-index": Case(traced_python_index, (S(5), S((), "i32")), fg.TraceError,
+                         ["index", "i32[]", "x[i + fg.arange(k)]"]),
+    "take-mode": Case(take_unknown_mode, (S(5), S(2, "i32")), fg.TraceError, ["take", "'wrap'", "'clip'"]),
+}
+
+
+@pytest.mark.parametrize("case", NEW_CASES.values(), ids=NEW_CASES.keys())
+def test_more_mistakes_inside_traced_functions(case: Case) -> None:
+    with pytest.raises(case.error) as e:
+        fg.trace(case.fn, *case.args)
+    check_message(e.value, site_of(case.fn, case.offset), case.parts)
+    assert "fg.where" not in str(e.value)  # these are not about control flow
+    assert "_float_unary" not in str(e.value) and "<locals>" not in str(e.value)
+
+
+def test_integer_constants_that_fit_i32_still_work() -> None:
+    g = fg.trace(lambda i: (i + (2**31 - 1), i - np.int64(2**31 - 1)), S(2, "i32"))
+    high, low = fg.interpret(g, np.array([0, -1], np.int32))
+    np.testing.assert_array_equal(high, [2**31 - 1, 2**31 - 2])
+    np.testing.assert_array_equal(low, [-(2**31) + 1, -(2**31)])
+    g = fg.trace(lambda x: x + 2**41, S(2))  # an f32 operand makes the int a float, as in JAX
+    np.testing.assert_array_equal(fg.interpret(g, np.zeros(2, np.float32)), [2.0**41] * 2)
+
+
+def test_numpy_shape_queries_on_traced_values_still_work() -> None:
+    g = fg.trace(lambda x: x * np.ndim(x) + np.shape(x)[1] + np.size(x), S((3, 4)))
+    np.testing.assert_array_equal(fg.interpret(g, np.zeros((3, 4), np.float32)), np.full((3, 4), 16.0))

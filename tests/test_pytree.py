@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import namedtuple
 from typing import Any
 
@@ -272,3 +273,87 @@ def test_tensor_is_a_leaf_inside_a_trace() -> None:
 
     fg.trace(f, fg.spec(3))
     assert seen == [(3, 3, True)]
+
+
+# -- leaf paths are unique, and so are the input names made of them ------------------------------
+
+
+class Tag:
+    """A dict key whose repr does not tell its instances apart."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __repr__(self) -> str:
+        return "Tag"
+
+    def __lt__(self, other: Tag) -> bool:
+        return self.n < other.n
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tag) and other.n == self.n
+
+    def __hash__(self) -> int:
+        return self.n
+
+
+@pytest.mark.parametrize("tree, paths", [
+    pytest.param({"a.b": 1, "a": {"b": 2}}, ["a.b", "['a.b']"], id="dotted-key"),
+    pytest.param({1: 1, "1": 2}, ["1", "['1']"], id="int-and-digit-string"),
+    pytest.param({-1: 1, "-1": 2}, ["-1", "['-1']"], id="negative"),
+    pytest.param({True: 1, "True": 2}, ["[True]", "True"], id="bool-and-its-name"),
+    pytest.param({"": 1, "x y": 2, "[0]": 3}, ["['']", "['[0]']", "['x y']"], id="empty-space-bracket"),
+    pytest.param({"layer-1": {"w_0": 1}, "gewicht": [2]}, ["gewicht.0", "layer-1.w_0"], id="plain-keys-unchanged"),
+    pytest.param({(0, 1): 1, None: 2}, ["[None]", "[(0, 1)]"], id="other-keys"),
+    pytest.param([{"a.b": {"c": 1}}], ["0['a.b'].c"], id="quoted-inside"),
+])
+def test_leaf_paths_quote_keys_that_would_read_ambiguously(tree: Any, paths: list[str]) -> None:
+    td = flatten(tree)[1]
+    assert leaf_paths(td) == paths
+    assert leaf_paths(td, "p") == [f"p{p}" if p.startswith("[") else f"p.{p}" for p in paths]
+    assert len(set(paths)) == len(paths)
+
+
+def _ramp(n: int) -> np.ndarray:
+    return np.arange(n, dtype=np.float32)
+
+
+@pytest.mark.parametrize("params, fn, names", [
+    pytest.param({"a.b": 2, "a": {"b": 3}}, lambda p: p["a.b"] * 2.0 + p["a"]["b"], ("p.a.b", "p['a.b']"),
+                 id="dotted-key"),
+    pytest.param({1: 2, "1": 3}, lambda p: p[1] * 2.0 + p["1"], ("p.1", "p['1']"), id="int-and-digit-string"),
+    pytest.param({Tag(1): 2, Tag(2): 3}, lambda p: p[Tag(1)] * 2.0 + p[Tag(2)], ("p[Tag]", "p[Tag]~2"),
+                 id="same-repr"),
+])
+def test_keys_that_print_alike_give_distinct_input_names(params: Any, fn: Any, names: tuple[str, ...]) -> None:
+    specs = tree_map(lambda _: fg.spec(4), params)
+    values = tree_map(lambda k: _ramp(4) * k, params)
+    graph = fg.trace(fn, specs)
+    assert graph.input_names == names and graph.arg_names == ("p",)
+    fg.typecheck(graph)
+    want = fn(values)
+    np.testing.assert_array_equal(fg.interpret(graph, values), want)
+    np.testing.assert_array_equal(np.asarray(fg.compile(graph)(values)), want)
+    grads = fg.interpret(fg.grad(fg.trace(lambda p: fg.sum(fn(p)), specs)), values)
+    assert tree_map(lambda g: g.tolist(), grads) == tree_map(lambda k: [2.0 if k == 2 else 1.0] * 4, params)
+    leaves, td = flatten(values)
+    wrong = unflatten(td, [leaves[0], _ramp(3)])
+    with pytest.raises(fg.InputError, match=rf"argument {re.escape(names[1])} is float32\[3\], expected f32\[4\]"):
+        fg.compile(graph)(wrong)
+
+
+def test_a_closed_over_value_and_an_argument_path_that_print_alike_get_distinct_names() -> None:
+    from fgrad.trace import trace_function
+
+    inner = []
+
+    def outer(y):
+        graph, _ = trace_function(lambda closure: fg.sum(closure[0] * y), [(y,)], closures=True)
+        inner.append(graph)
+        return y
+
+    fg.trace(outer, fg.spec(2))
+    (graph,) = inner
+    assert graph.input_names == ("closure.0", "closure.0~2")
+    fg.typecheck(graph)
+    np.testing.assert_array_equal(fg.interpret(graph, (_ramp(2),), (_ramp(2) + 1,)), np.float32(2.0))

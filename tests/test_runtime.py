@@ -285,17 +285,166 @@ def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monke
     first = fg.compile(graph)
     (entry,) = tmp_path.glob("*.program")
     loads = []
-    monkeypatch.setattr(disk_cache, "load", lambda name, real=disk_cache.load: loads.append(real(name)) or loads[-1])
+    monkeypatch.setattr(disk_cache, "load",
+                        lambda name, graph, real=disk_cache.load: loads.append(real(name, graph)) or loads[-1])
     second = fg.compile(graph)
     assert loads[-1] is not None and loads[-1] == first.program  # read back from disk, equal
     assert_matches(second(x), fg.interpret(graph, x))
     entry.write_bytes(entry.read_bytes()[:-7] + b"garbage")  # damaged: ignored, rebuilt, rewritten
     third = fg.compile(graph)
     assert loads[-1] is None and third.program == first.program
-    assert disk_cache.load(entry.stem) == first.program
+    assert disk_cache.load(entry.stem, graph) == first.program
     monkeypatch.setenv("FGRAD_CACHE_DIR", "")  # an empty value turns the cache off
     fg.compile(graph)
     assert loads[-1] is None
+
+
+def _cache_entry(folder, graph):
+    """Lower `graph` (no device needed), store it in `folder`; its key, program and file."""
+    from fgrad.lower import disk_cache
+
+    name = disk_cache.key(graph, Limits(), frozenset(), "test adapter")
+    program = lower(graph)
+    disk_cache.store(name, program)
+    return name, program, folder / f"{name}.program"
+
+
+def _rewrite_entry(entry, payload: bytes) -> None:
+    """Replace an entry's payload, keeping its magic line and giving it a matching checksum."""
+    import hashlib
+
+    magic = entry.read_bytes().split(b"\n", 1)[0] + b"\n"
+    entry.write_bytes(magic + hashlib.sha256(payload).hexdigest().encode() + payload)
+
+
+class _Tripwire:
+    """Unpickling this creates the file `path`: a stand-in for code an attacker's cache entry would run."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_cache_entries_are_data_and_pickles_are_never_loaded(tmp_path, monkeypatch):
+    import json
+    import pickle
+
+    from fgrad.lower import disk_cache
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda a: fg.exp(a) * 2.0 + 1.5, fg.spec((4, 3)))
+    name, program, entry = _cache_entry(tmp_path, graph)
+    body = json.loads(entry.read_bytes().split(b"\n", 1)[1][64:])  # after the magic line and checksum
+    assert body["fields"]["kernels"][0]["fields"]["wgsl"] == program.kernels[0].wgsl  # WGSL is stored as text
+    marker = tmp_path / "code-ran"
+    _rewrite_entry(entry, pickle.dumps(_Tripwire(marker)))
+    assert disk_cache.load(name, graph) is None
+    assert not marker.exists()
+    exe = fg.compile(graph)  # the entry for this device is rebuilt too, and runs
+    x = np.random.default_rng(3).normal(size=(4, 3)).astype(np.float32)
+    assert_matches(exe(x), fg.interpret(graph, x))
+    assert not marker.exists()
+
+
+def _kernel_read(body, value):
+    body["fields"]["kernels"][0]["fields"]["reads"][0] = value
+    return body
+
+
+MALFORMED_ENTRIES = [
+    pytest.param(lambda body: b"{not json", id="not-json"),
+    pytest.param(lambda body: [], id="not-a-program"),
+    pytest.param(lambda body: {"dataclass": "builtins:eval", "fields": {}}, id="foreign-module"),
+    pytest.param(lambda body: {"dataclass": "fgrad.ir:np", "fields": {}}, id="not-a-class"),
+    pytest.param(lambda body: {"dataclass": "fgrad.ir:DType", "fields": {}}, id="not-a-dataclass"),
+    pytest.param(lambda body: {"enum": "fgrad.ir:Spec", "value": "f32"}, id="not-an-enum"),
+    pytest.param(lambda body: {**body, "fields": {**body["fields"], "extra": 1}}, id="unknown-field"),
+    pytest.param(lambda body: {**body, "dataclass": "fgrad.lower.program:Kernel"}, id="wrong-class"),
+    pytest.param(lambda body: _kernel_read(body, 999), id="buffer-out-of-range"),
+    pytest.param(lambda body: _kernel_read(body, "0"), id="buffer-not-an-int"),
+    pytest.param(lambda body: _kernel_read(body, {"tree": "sideways"}), id="unknown-tree"),
+    pytest.param(lambda body: _kernel_read(body, {"bytes": "!!"}), id="bad-base64"),
+]
+
+
+@pytest.mark.parametrize("damage", MALFORMED_ENTRIES)
+def test_malformed_cache_entries_are_ignored(tmp_path, monkeypatch, damage):
+    import json
+
+    from fgrad.lower import disk_cache
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda a, b: fg.sum(a * b, axis=1), fg.spec((4, 3)), fg.spec((4, 3)))
+    name, program, entry = _cache_entry(tmp_path, graph)
+    assert disk_cache.load(name, graph) == program
+    bad = damage(json.loads(entry.read_bytes().split(b"\n", 1)[1][64:]))
+    _rewrite_entry(entry, bad if isinstance(bad, bytes) else json.dumps(bad).encode())
+    assert disk_cache.load(name, graph) is None
+
+
+def test_cache_format_follows_the_dataclass_fields(tmp_path, monkeypatch):
+    """A field added to Kernel (or Program, Buffer, ...) is stored and read back without touching the format."""
+    from fgrad.lower import disk_cache
+    from fgrad.lower import program as program_module
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Kernel(program_module.Kernel):
+        workgroup: tuple[int, ...] = (64, 1, 1)
+        note: str = ""
+
+    Kernel.__module__, Kernel.__qualname__ = program_module.__name__, "Kernel"
+    monkeypatch.setattr(program_module, "Kernel", Kernel)
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda a: fg.tanh(a) @ a.T, fg.spec((4, 3)))
+    name, program, _ = _cache_entry(tmp_path, graph)
+    fields = [f.name for f in dataclasses.fields(program_module.Kernel.__mro__[1])]
+    grown = dataclasses.replace(program, kernels=tuple(
+        Kernel(**{f: getattr(k, f) for f in fields}, workgroup=(8, 8, 1), note=f"kernel {i}")
+        for i, k in enumerate(program.kernels)))
+    disk_cache.store(name, grown)
+    back = disk_cache.load(name, graph)
+    assert back == grown and back.kernels[1].note == "kernel 1" and back.kernels[0].workgroup == (8, 8, 1)
+
+
+def test_cache_writes_leave_no_temporary_files(tmp_path, monkeypatch):
+    import os
+    import time
+
+    import fgrad.io
+    from fgrad.lower import disk_cache
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    old = time.time() - fgrad.io.STALE_AFTER - 60
+    stale = tmp_path / ".0123abcd.program.k1ll3d.tmp"  # a store killed mid-write left it
+    live = tmp_path / ".4567cdef.program.wr1t1ng.tmp"  # another process's store, under way
+    stale.write_bytes(b"partial")
+    live.write_bytes(b"partial")
+    os.utime(stale, (old, old))
+    graph = fg.trace(lambda a: a * 3.0, fg.spec(5))
+    name, program, entry = _cache_entry(tmp_path, graph)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, entry.name])
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    other = fg.trace(lambda a: a * 4.0, fg.spec(5))
+    disk_cache.store(disk_cache.key(other, Limits(), frozenset(), "test adapter"), lower(other))  # skipped
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, entry.name])
+
+
+def test_cache_key_covers_the_format_and_fgrads_source(monkeypatch):
+    from fgrad.lower import disk_cache
+
+    graph = fg.trace(lambda a: a * 3.0, fg.spec(5))
+    base = disk_cache.key(graph, Limits(), frozenset(), "test adapter")
+    monkeypatch.setattr(disk_cache, "MAGIC", b"FGRAD-PROGRAM 999\n")
+    assert disk_cache.key(graph, Limits(), frozenset(), "test adapter") != base
+    monkeypatch.undo()
+    monkeypatch.setattr(disk_cache, "_source_digest", lambda: "edited")
+    assert disk_cache.key(graph, Limits(), frozenset(), "test adapter") != base
 
 
 def test_integers_outside_i32_are_refused_before_anything_runs():

@@ -1,4 +1,4 @@
-"""Training: optimizers against optax's formulas, donation, nn layers, captures, checkpoints, examples."""
+"""Training: optimizers against optax's formulas, donation, nn layers, captures, examples."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import fgrad as fg
 from fgrad import nn, optim
-from fgrad.pytree import flatten, tree_map
+from fgrad.pytree import flatten
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
@@ -363,86 +363,6 @@ def test_capture_survives_grad_and_duplicate_names_are_errors():
     with pytest.raises(fg.TraceError, match=r"capture: the name 'h' is already captured") as e:
         fg.trace(twice, fg.spec(3))
     assert f"test_training.py:{twice.__code__.co_firstlineno + 2}" in str(e.value)
-
-
-# ---------------------------------------------------------------------------
-# Checkpoints
-# ---------------------------------------------------------------------------
-
-
-def _state():
-    params = nn.init_gpt(np.random.default_rng(0), nn.GPTConfig(vocab=7, context=4, width=8, heads=2, layers=2))
-    return {"params": params, "opt_state": optim.adam_init(params), "mask": np.array([True, False])}
-
-
-def test_checkpoint_round_trip_is_bit_exact(tmp_path):
-    state = _state()
-    path = tmp_path / "model.ckpt"
-    fg.save(path, state)
-    back = fg.load(path, like=state)
-    a, ta = flatten(state)
-    b, tb = flatten(back)
-    assert ta == tb
-    for u, v in zip(a, b):
-        assert u.dtype == v.dtype and u.shape == v.shape and u.tobytes() == v.tobytes()
-
-
-def test_checkpoint_of_device_arrays(tmp_path):
-    exe = fg.compile(fg.trace(lambda a: {"double": a * 2.0, "n": fg.sum(a > 0)}, fg.spec((2, 3))))
-    out = exe(np.arange(6, dtype=np.float32).reshape(2, 3) - 2)
-    fg.save(tmp_path / "out.ckpt", out)
-    back = fg.load(tmp_path / "out.ckpt")
-    np.testing.assert_array_equal(back["double"], out["double"].numpy())
-    assert back["n"].dtype == np.int32 and int(back["n"]) == 3
-
-
-def test_interrupted_save_leaves_the_old_checkpoint(tmp_path, monkeypatch):
-    path = tmp_path / "model.ckpt"
-    old = _state()
-    fg.save(path, old)
-    import fgrad.checkpoint as checkpoint
-
-    def dies_midway(f, arrays):
-        f.write(arrays[0].tobytes()[:10])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(checkpoint, "_write_payload", dies_midway)
-    new = tree_map(lambda a: a + 1, _state())
-    with pytest.raises(KeyboardInterrupt):
-        fg.save(path, new)
-    back = fg.load(path, like=old)
-    assert all(u.tobytes() == v.tobytes() for u, v in zip(flatten(back)[0], flatten(old)[0]))
-    assert [p.name for p in tmp_path.iterdir()] == ["model.ckpt"]  # no temporary file left
-
-
-def test_truncated_or_foreign_checkpoints_are_refused(tmp_path):
-    path = tmp_path / "model.ckpt"
-    fg.save(path, _state())
-    data = path.read_bytes()
-    (tmp_path / "short.ckpt").write_bytes(data[:-100])
-    with pytest.raises(fg.CheckpointError, match=r"truncated or damaged"):
-        fg.load(tmp_path / "short.ckpt")
-    (tmp_path / "junk.ckpt").write_bytes(b"not a checkpoint at all")
-    with pytest.raises(fg.CheckpointError, match=r"is not an fgrad checkpoint"):
-        fg.load(tmp_path / "junk.ckpt")
-
-
-def test_loading_into_another_model_names_the_first_difference(tmp_path):
-    path = tmp_path / "model.ckpt"
-    fg.save(path, _state())
-    other = _state()
-    other["params"]["blocks"] = other["params"]["blocks"][:1]
-
-    def load():
-        return fg.load(path, like=other)
-
-    with pytest.raises(fg.CheckpointError, match=r"does not match the model at params.blocks") as e:
-        load()
-    assert f"test_training.py:{load.__code__.co_firstlineno + 1}" in str(e.value)
-    wider = _state()
-    wider["params"]["head"] = np.zeros((9, 7), np.float32)
-    with pytest.raises(fg.CheckpointError, match=r"at params.head: shape \(8, 7\) in the checkpoint, \(9, 7\) in the model"):
-        fg.load(path, like=wider)
 
 
 # ---------------------------------------------------------------------------

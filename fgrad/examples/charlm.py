@@ -2,7 +2,7 @@
 
 python -m fgrad.examples.charlm                      # about 90 s on a 2-core CPU (llvmpipe)
 python -m fgrad.examples.charlm --steps 2000 --width 256 --layers 4 --heads 4 --context 128 --batch 32
-python -m fgrad.examples.charlm --resume charlm.ckpt --steps 200
+python -m fgrad.examples.charlm --resume runs/charlm.ckpt --steps 200
 
 The whole training step (forward, backward, Adam with a warmup-cosine
 schedule) is one graph, compiled once to WGSL; parameters and optimizer
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> float:
     ap.add_argument("--corpus-bytes", type=int, default=2_000_000)
     ap.add_argument("--sample-length", type=int, default=200)
     ap.add_argument("--device", help="use the adapter whose name contains this (default: the fastest)")
-    ap.add_argument("--checkpoint", default="charlm.ckpt", help="where to save (default charlm.ckpt)")
+    ap.add_argument("--checkpoint", default="runs/charlm.ckpt", help="where to save (default runs/charlm.ckpt)")
     ap.add_argument("--resume", help="continue from this checkpoint")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

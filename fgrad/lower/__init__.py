@@ -35,7 +35,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     graph = split_long_matmuls(split_wide_concatenates(graph, max_bindings - 1), limits.parallel_workgroups)
     graph = simplify(split_long_reductions(graph))
     groups, reads = plan_kernels(graph, max_bindings)
-    buffers, specs, where, in_place = plan_buffers(graph, groups, reads, donated)
+    buffers, specs, where, in_place, outputs, copies = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
         if buffers[b].size > limits.max_storage_buffer_binding_size:
             node = graph.nodes[i]
@@ -66,8 +66,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             roots=group,
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
         ))
-    return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs),
-                   tuple(where[i] for i in graph.outputs), tuple(specs), tuple(sorted(donated)))
+    return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs), tuple(outputs),
+                   tuple(specs), tuple(sorted(donated)), tuple(copies))
 
 
 def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],

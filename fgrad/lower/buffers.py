@@ -10,20 +10,28 @@ kernel never writes a slot it reads: a value dies only after its last reader.
 Donated inputs give their buffers to outputs of the same spec: an output
 takes a donated buffer once nothing later reads the input, writing it in
 place when its own kernel is the last reader and reads it only at the
-output's coordinates (an elementwise update such as `p - lr * g`).
+output's coordinates (an elementwise update such as `p - lr * g`). A donated
+input that is itself returned keeps its buffer as that result, so no other
+output takes it.
+
+Every result gets a buffer of its own, so no returned Array shares storage
+with another or with the executable: a value returned twice, an input
+returned as it is (unless donated) and an array constant are copied, after
+the last kernel, into an output buffer of their own.
 """
 
 from __future__ import annotations
 
 from fgrad.ir import Graph, Spec
 from fgrad.lower.fusion import Group, is_buffer_source, reads_in_place
-from fgrad.lower.program import Buffer
+from fgrad.lower.program import Buffer, buffer_bytes
 
 
-def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]],
-                 donated: frozenset[int] = frozenset()) -> tuple[list[Buffer], list[Spec], dict[int, int], dict[int, int]]:
+def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]], donated: frozenset[int] = frozenset()
+                 ) -> tuple[list[Buffer], list[Spec], dict[int, int], dict[int, int], list[int], list[tuple[int, int]]]:
     """Buffers, the spec each was planned for, the buffer of every buffer-held node,
-    and, for each root written in place, the donated input it reads from its own buffer."""
+    for each root written in place the donated input it reads from its own buffer, the
+    buffer of each result (all different), and the (source, result) buffer pairs to copy."""
     buffers: list[Buffer] = []
     specs: list[Spec] = []
     where: dict[int, int] = {}
@@ -38,17 +46,18 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
         where[i] = new(i, "input", k)
     for i in sorted({j for g in groups for j in reads[g]} | set(graph.outputs)):
         if i not in where and is_buffer_source(graph, i):
-            where[i] = new(i, "constant", data=graph.nodes[i].attrs["value"].data)
+            value = graph.nodes[i].attrs["value"]
+            where[i] = new(i, "constant", data=buffer_bytes(value.array, value.dtype))
     last_read = {j: step for step, g in enumerate(groups) for j in reads[g]}
     roots = {r for g in groups for r in g}
-    donors = [graph.inputs[k] for k in sorted(donated)]
+    donors = [graph.inputs[k] for k in sorted(donated) if graph.inputs[k] not in graph.outputs]
     # As in JAX, outputs pair with donated inputs of their spec in order (new parameters with
     # the old ones), so a training loop keeps each value in the same buffer from step to step.
     preferred: dict[int, int] = {}
     unpaired = list(donors)
     for r in graph.outputs:
         match = next((p for p in unpaired if graph.nodes[p].spec == graph.nodes[r].spec), None)
-        if match is not None and r not in preferred:
+        if match is not None and r not in preferred and r not in where:  # inputs and constants are not computed
             preferred[r] = match
             unpaired.remove(match)
     in_place: dict[int, int] = {}
@@ -88,4 +97,13 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
         for r in group:
             if r not in last_read and buffers[where[r]].kind == "scratch":
                 free.append(where[r])  # written but never read: nothing keeps it
-    return buffers, specs, where, in_place
+    outputs: list[int] = []
+    copies: list[tuple[int, int]] = []
+    for i in graph.outputs:
+        b = where[i]
+        held = buffers[b].kind == "output" or (buffers[b].kind == "input" and buffers[b].index in donated)
+        if b in outputs or not held:
+            copies.append((b, new(i, "output", len(outputs))))
+            b = copies[-1][1]
+        outputs.append(b)
+    return buffers, specs, where, in_place, outputs, copies

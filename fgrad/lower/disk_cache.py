@@ -4,25 +4,42 @@ Entries live in `FGRAD_CACHE_DIR` (default: `$XDG_CACHE_HOME/fgrad` or
 `~/.cache/fgrad`; an empty value turns the cache off), one file per program,
 named by a SHA-256 of everything the program depends on: the graph (its
 nodes, constants' bytes, structures), the adapter's name and limits, the
-donated inputs and fgrad's version. A file holds a checksum of its payload;
-an entry that is unreadable, damaged or from another version is ignored and
-rewritten, never trusted. The payload is a pickle of fgrad's own frozen
-dataclasses, written and read only by fgrad in the user's cache folder.
+donated inputs, this file format and fgrad's own source.
+
+An entry is data only, never code: a magic line, the SHA-256 of the rest,
+and JSON. The JSON is written from the dataclasses' fields (whatever fields
+`Program`, `Kernel`, `Buffer` and the IR have), with WGSL as text and
+constant bytes as base64; reading it builds only dataclasses and enums of
+fgrad's IR and program modules. The argument and result structures are not
+stored (their classes are code): they are the caller's graph's, which
+lowering keeps. An entry that is unreadable, damaged, malformed or of
+another format is ignored and rewritten, never trusted. Entries are written
+through temporary files; those that killed processes left are removed by a
+later store.
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import enum
+import functools
 import hashlib
+import json
 import os
-import pickle
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from fgrad import ir
+from fgrad.io import write_atomically
 from fgrad.ir import Const, Graph
-from fgrad.lower.program import Limits, Program
+from fgrad.lower import program as program_module
+from fgrad.lower.program import Buffer, Kernel, Limits, Program
+from fgrad.pytree import TreeDef
 
-MAGIC = b"FGRAD-PROGRAM 1\n"
+MAGIC = b"FGRAD-PROGRAM 2\n"
+# The only modules whose dataclasses and enums an entry may name.
+_MODULES = {m.__name__: m for m in (ir, program_module)}
 
 
 def directory() -> Path | None:
@@ -34,6 +51,16 @@ def directory() -> Path | None:
     return Path(base) / "fgrad"
 
 
+@functools.cache
+def _source_digest() -> str:
+    """A digest of fgrad's source: other lowering code may make another program of the same graph."""
+    package = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def _param(value: Any) -> str:
     if isinstance(value, Const):
         return f"Const({hashlib.sha256(value.data).hexdigest()},{value.shape},{value.dtype})"
@@ -42,11 +69,9 @@ def _param(value: Any) -> str:
 
 def key(graph: Graph, limits: Limits, donated: frozenset[int], adapter: str) -> str:
     """A digest of everything a lowered program depends on."""
-    from fgrad import __version__
-
     h = hashlib.sha256()
-    for part in (__version__, adapter, repr(limits), repr(sorted(donated)), str(graph.in_tree), str(graph.out_tree),
-                 repr(graph.inputs), repr(graph.outputs), repr(graph.captures)):
+    for part in (MAGIC.decode(), _source_digest(), adapter, repr(limits), repr(sorted(donated)), str(graph.in_tree),
+                 str(graph.out_tree), repr(graph.inputs), repr(graph.outputs), repr(graph.captures)):
         h.update(part.encode() + b"\0")
     for node in graph.nodes:
         params = ",".join(f"{k}={_param(v)}" for k, v in node.params)
@@ -54,24 +79,23 @@ def key(graph: Graph, limits: Limits, donated: frozenset[int], adapter: str) -> 
     return h.hexdigest()
 
 
-def load(name: str) -> Program | None:
-    """The cached program under `name`, or None (a missing or untrustworthy entry)."""
+def load(name: str, graph: Graph) -> Program | None:
+    """The cached program under `name` (a `key` of `graph`), or None (a missing or untrustworthy entry)."""
     folder = directory()
     if folder is None:
         return None
-    path = folder / f"{name}.program"
     try:
-        data = path.read_bytes()
+        data = (folder / f"{name}.program").read_bytes()
     except OSError:
         return None
     digest, payload = data[len(MAGIC): len(MAGIC) + 64], data[len(MAGIC) + 64:]
     if not data.startswith(MAGIC) or hashlib.sha256(payload).hexdigest().encode() != digest:
         return None
     try:
-        program = pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - a stale or damaged entry is simply rebuilt
+        program = _decode(json.loads(payload), graph)
+    except Exception:  # noqa: BLE001 - whatever a malformed entry breaks (JSON, a constructor's checks), it is rebuilt
         return None
-    return program if isinstance(program, Program) else None
+    return program if _well_formed(program) else None
 
 
 def store(name: str, program: Program) -> None:
@@ -80,16 +104,80 @@ def store(name: str, program: Program) -> None:
     if folder is None:
         return
     try:
-        payload = pickle.dumps(program, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # noqa: BLE001 - e.g. a pytree class defined inside a function: not cached
+        payload = json.dumps(_encode(program, program.graph), separators=(",", ":")).encode()
+    except TypeError:  # a value the format has no place for: the program is not cached
         return
-    tmp = None
+
+    def write(f: BinaryIO) -> None:
+        f.write(MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
-        os.replace(tmp, folder / f"{name}.program")
+        write_atomically(folder / f"{name}.program", write, stale=".*.program.*.tmp")
     except OSError:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+        pass
+
+
+def _tag(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _encode(value: Any, graph: Graph) -> Any:
+    """`value` as JSON; `graph`'s structures (`in_tree`, `out_tree`) are referred to, not written."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is tuple:
+        return [_encode(v, graph) for v in value]
+    if type(value) is bytes:
+        return {"bytes": base64.b64encode(value).decode()}
+    if isinstance(value, TreeDef) and value in (graph.in_tree, graph.out_tree):
+        return {"tree": "in" if value == graph.in_tree else "out"}
+    if type(value).__module__ in _MODULES:
+        if isinstance(value, enum.Enum):
+            return {"enum": _tag(type(value)), "value": value.value}
+        if dataclasses.is_dataclass(value):
+            fields = {f.name: _encode(getattr(value, f.name), graph) for f in dataclasses.fields(value) if f.init}
+            return {"dataclass": _tag(type(value)), "fields": fields}
+    raise TypeError(f"a {type(value).__name__} cannot be cached")
+
+
+def _decode(value: Any, graph: Graph) -> Any:
+    """The value `_encode` wrote; structures are `graph`'s. Malformed input raises."""
+    if isinstance(value, list):
+        return tuple(_decode(v, graph) for v in value)
+    if not isinstance(value, dict):
+        return value
+    if value.keys() == {"bytes"}:
+        return base64.b64decode(value["bytes"], validate=True)
+    if value.keys() == {"tree"}:
+        return {"in": graph.in_tree, "out": graph.out_tree}[value["tree"]]
+    if value.keys() == {"enum", "value"}:
+        return _named(value["enum"], enum.Enum)(value["value"])
+    if value.keys() == {"dataclass", "fields"}:
+        cls = _named(value["dataclass"], object)
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{value['dataclass']} is not a dataclass")
+        return cls(**{k: _decode(v, graph) for k, v in value["fields"].items()})
+    raise ValueError(f"unknown value {sorted(value)}")
+
+
+def _named(tag: str, base: type) -> type:
+    """The class `module:name` of one of fgrad's IR or program modules, a subclass of `base`."""
+    module, _, name = tag.partition(":")
+    cls = getattr(_MODULES[module], name)
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise TypeError(f"{tag} is not a {base.__name__}")
+    return cls
+
+
+def _well_formed(p: Any) -> bool:
+    """Whether a decoded value is a Program whose references stay within it (the runtime relies on them)."""
+    if not (isinstance(p, Program) and isinstance(p.graph, Graph) and all(isinstance(k, Kernel) for k in p.kernels)
+            and all(isinstance(b, Buffer) for b in p.buffers)):
+        return False
+    n, m = len(p.buffers), len(p.graph.nodes)
+    buffers = [*p.inputs, *p.outputs, *(b for k in p.kernels for b in (*k.reads, *k.writes))]
+    nodes = [*p.graph.inputs, *p.graph.outputs, *(i for k in p.kernels for i in (*k.nodes, *k.roots))]
+    return (len(p.specs) == n and len(p.inputs) == len(p.graph.inputs) and len(p.outputs) == len(p.graph.outputs)
+            and all(type(b) is int and 0 <= b < n for b in buffers)
+            and all(type(i) is int and 0 <= i < m for i in nodes))
+

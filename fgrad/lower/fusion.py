@@ -12,10 +12,12 @@ into their consumer. Each op's `fusion` kind (fgrad/ops.py) decides:
   own, except that a matmul joins the kernel of its elementwise epilogue.
 
 Graph outputs are always materialized. A reduction along the last axis
-joins the elementwise kernel of its rows (a layer norm is one kernel). Roots
-of one shape and skeleton merge into kernels with several outputs. A kernel
-that would bind more storage buffers than the adapter allows materializes
-part of what it inlines.
+joins the elementwise kernel of its rows (a layer norm is one kernel); what
+a max or min so joined folds is materialized where the kernel computes it
+per element too, so that comparisons with the max see the values it saw.
+Roots of one shape and skeleton merge into kernels with several outputs. A
+kernel that would bind more storage buffers than the adapter allows
+materializes part of what it inlines.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     # Decide again which elementwise values are shared, now that some reductions are inlined.
     roots -= {i for i in roots if kind[i] == "elementwise" and i not in graph.outputs}
     _materialize_shared(roots, consumers, kind)
+    _materialize_selected(graph, roots)
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
@@ -207,6 +210,31 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
         shape = nodes[e].spec.shape
         if kind[e] == "elementwise" and shape and shape[-1] == width and nodes[e].spec.size == node.spec.size * width:
             roots.discard(n)
+
+
+def _materialize_selected(graph: Graph, roots: set[int]) -> None:
+    """A max (or min) fused into its rows' kernel folds values in one loop while the kernel
+    computes them again per element. The compiler may round the two computations apart
+    (fused multiply-adds, reassociation), yet the max's gradient and argmax find the maxima
+    by equality with them. So each value such a reduction folds that the kernel computes
+    elsewhere too becomes a root: both loops read it from one buffer."""
+    nodes = graph.nodes
+    fused = {i for i, node in enumerate(nodes) if OPS[node.op].selects and i not in roots}
+    pending = sorted(roots) if fused else []
+    while pending:
+        root = pending.pop()
+        for n in sorted(fused.intersection(inlined(graph, root, roots))):
+            elsewhere = set(inlined(graph, root, roots | {n}))
+            stack = [nodes[n].inputs[0]]
+            while stack:
+                j = stack.pop()
+                if j in roots or OPS[nodes[j].op].fusion == "source":
+                    continue
+                if j in elsewhere and OPS[nodes[j].op].fusion == "elementwise":
+                    roots.add(j)
+                    pending.append(j)
+                else:
+                    stack.extend(nodes[j].inputs)
 
 
 def inlined(graph: Graph, root: int, roots: set[int]) -> list[int]:

@@ -7,8 +7,11 @@ pipelines, buffers and bind groups.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from fgrad.ir import Graph, Spec
+import numpy as np
+
+from fgrad.ir import DType, Graph, Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,11 @@ class Buffer:
     data: bytes = b""
 
 
+def buffer_bytes(value: Any, dtype: DType) -> bytes:
+    """The bytes of `value` as a buffer of `dtype` holds them: 4 per element, bools as u32 0 or 1."""
+    return np.asarray(value).astype(np.uint32 if dtype is DType.bool else dtype.np).tobytes()
+
+
 @dataclass(frozen=True, slots=True)
 class Kernel:
     """One compute shader: reads `reads` (bindings 0..n-1), writes `writes` (the bindings after)."""
@@ -69,9 +77,12 @@ class Program:
     kernels: tuple[Kernel, ...]
     buffers: tuple[Buffer, ...]
     inputs: tuple[int, ...]  # buffer of each graph input
-    outputs: tuple[int, ...]  # buffer of each graph output
+    outputs: tuple[int, ...]  # buffer of each graph output, all different (see copies)
     specs: tuple[Spec, ...]  # the value spec each buffer was planned for (scratch: the first value)
     donated: tuple[int, ...] = ()  # graph inputs whose buffers outputs may have taken over
+    # (source, destination) buffers copied after the last kernel: an output that repeats
+    # another, or is a constant or an input that is not donated, gets a buffer of its own.
+    copies: tuple[tuple[int, int], ...] = ()
 
     @property
     def peak_bytes(self) -> int:

@@ -3,10 +3,10 @@
 A kernel computes one materialized node (its root). Every op's `wgsl` rule
 (fgrad/ops.py) says how to compute its value at given coordinates: a
 template over its operands' values for elementwise ops, or a function that
-remaps coordinates (views), reduces (`w.reduce`) and asks the writer for
-operand values. Operands that live in buffers are loaded; the others are
-computed inline, so chains fuse. Names come from counters, so the text is
-deterministic.
+remaps coordinates (views), reduces (`w.reduce`), declares module-scope WGSL
+functions to call (`w.function`) and asks the writer for operand values.
+Operands that live in buffers are loaded; the others are computed inline,
+so chains fuse. Names come from counters, so the text is deterministic.
 
 Skeletons: `elementwise` (one invocation per output element), `cooperative`
 (a workgroup per output element or softmax row, for roots that reduce many
@@ -58,6 +58,7 @@ class KernelWriter:
         self.sources = sources
         self.cooperative = cooperative  # the workgroup width computing each value together (0: one invocation)
         self.shared: set[DType] = set()  # dtypes of the shared reduction scratch the kernel uses
+        self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
@@ -107,6 +108,12 @@ class KernelWriter:
         if known is not None:
             return known
         self.scopes[-1][key] = name = self.let(compute())
+        return name
+
+    def function(self, name: str, text: str) -> str:
+        """Declare the module-scope WGSL function `name`, whose whole text is `text`, once per
+        kernel; returns the name to call it by."""
+        assert self.functions.setdefault(name, text) == text, f"two WGSL functions named {name}"
         return name
 
     def reduce(self, count: int, value_at: Callable[[str], str], combine: Callable[[str, str], str],
@@ -235,6 +242,7 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {workgroup}>;"
               for t in sorted(w.shared, key=str)]
     decls += list(shared)
+    decls += list(w.functions.values())
     return "\n".join([
         f"// fgrad: {name} {header}",
         *decls,

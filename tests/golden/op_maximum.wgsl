@@ -2,6 +2,12 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn max_f32(a: f32, b: f32) -> f32 {
+    return select(max(a, b), a + b, is_nan(a) | is_nan(b));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -14,6 +20,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = (i) % 4i;
     let v3 = b0[i];
     let v4 = b1[i];
-    let v5 = max(v3, v4);
+    let v5 = max_f32(v3, v4);
     out[i] = v5;
 }

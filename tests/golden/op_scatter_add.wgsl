@@ -1,3 +1,23 @@
+// fgrad: lt_add_where i32[5] <- i32[5]
+@group(0) @binding(0) var<storage, read> b0: array<i32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
+    if (i >= 5i) {
+        return;
+    }
+    let v1 = b0[i];
+    let v2 = 0i;
+    let v3 = (v1 < v2);
+    let v4 = 3i;
+    let v5 = (v1 + v4);
+    let v6 = select(v1, v5, v3);
+    out[i] = v6;
+}
+
 // fgrad: scatter_add f32[3,2] <- f32[5,2] i32[5]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<i32>;
@@ -16,7 +36,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     for (var r4 = 0i; r4 < 5i; r4++) {
         let v5 = b1[r4];
         let v6 = b0[r4 * 2i + v2];
-        a3 = a3 + select(0.0f, v6, clamp(v5, 0i, 2i) == v1);
+        a3 = a3 + select(0.0f, v6, v5 == v1);
     }
     out[i] = a3;
 }

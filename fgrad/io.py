@@ -1,0 +1,282 @@
+"""Checkpoints: pytrees of arrays (parameters, optimizer state) on disk, without pickle.
+
+A file is a magic line, a JSON header (the pytree's structure, and each
+leaf's dtype, shape and place) and the leaves' raw little-endian bytes,
+with a SHA-256 of those bytes so that a truncated or damaged file is
+refused. `save` writes a temporary file beside the target and renames it
+over the target, so an interrupted save leaves the previous checkpoint
+whole; temporary files that killed saves left behind are removed by a later
+save of the same file. Missing parent folders are created, as orbax does.
+
+Containers: every pytree kind (dict with str or int keys, list, tuple,
+None, namedtuple, dataclass). A namedtuple or dataclass is stored as its
+class name and fields, never as code, so `load` gives it back as a dict from
+field name to value; `load(path, like=model)` rebuilds the containers of
+`like`, its own classes included. Leaves: arrays, `fg.Array`s and numbers,
+stored as fgrad computes them, as float32, int32 or bool: float64 is
+rounded to float32 (as JAX does by default), and integers or finite floats
+that the stored type cannot hold are refused, naming the leaf.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from fgrad.errors import FgradError
+from fgrad.ir import DType
+from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, join_path, leaf_paths, unflatten
+from fgrad.trace import user_site
+
+MAGIC = b"FGRAD-CHECKPOINT 2\n"
+# Version 1 differs only in writing a dict as a JSON object, which allows string keys only.
+_READABLE = (MAGIC, b"FGRAD-CHECKPOINT 1\n")
+_DTYPES = {"float32": np.dtype("<f4"), "int32": np.dtype("<i4"), "bool": np.dtype("|b1")}
+_KINDS = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}
+_I32 = np.iinfo(np.int32)
+_RECORDS = ("namedtuple", "dataclass")
+# A temporary file untouched this long (seconds) belongs to a writer that was killed:
+# a live one writes to it continuously, and renames it within moments of finishing.
+STALE_AFTER = 600.0
+
+
+class CheckpointError(FgradError, ValueError):
+    """A checkpoint that cannot be written or read back as asked."""
+
+
+def save(path: str | os.PathLike, tree: Any) -> None:
+    """Write `tree` (params, optimizer state, ...) to `path` atomically, creating missing folders."""
+    site = user_site()
+    target = os.fspath(path)
+    leaves, treedef = flatten(tree)
+    try:
+        structure = _describe(treedef, "")
+        arrays = [_stored(leaf, p) for p, leaf in zip(leaf_paths(treedef), leaves)]
+    except CheckpointError as e:
+        raise CheckpointError(str(e), site) from None
+    offsets = np.cumsum([0] + [a.nbytes for a in arrays]).tolist()
+    digest = hashlib.sha256()
+    for a in arrays:
+        digest.update(a.tobytes())
+    header = json.dumps({
+        "structure": structure,
+        "leaves": [{"dtype": a.dtype.name, "shape": list(a.shape), "offset": o} for a, o in zip(arrays, offsets)],
+        "nbytes": offsets[-1],
+        "sha256": digest.hexdigest(),
+    }).encode()
+
+    def write(f: BinaryIO) -> None:
+        f.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        _write_payload(f, arrays)
+
+    try:
+        write_atomically(target, write)
+    except OSError as e:
+        # Name the folder that could not be made; a failure on the temporary file is the target's.
+        folder = f"{e.filename}: " if e.filename and Path(e.filename) in Path(target).parents else ""
+        raise CheckpointError(f"save: cannot write {target}: {folder}{e.strerror or e}", site) from None
+
+
+def _describe(td: TreeDef, path: str) -> Any:
+    """The JSON form of a structure: each container with its keys, "leaf" for each leaf."""
+    kids = [_describe(c, join_path(path, k)) for k, c in zip(td.keys(), td.children)]
+    if td.kind == "leaf":
+        return "leaf"
+    if td.kind == "none":
+        return {"none": None}
+    if td.kind in ("list", "tuple"):
+        return {td.kind: kids}
+    if td.kind == "dict":
+        bad = next((k for k in td.meta if type(k) not in (str, int)), None)
+        if bad is not None:
+            raise CheckpointError(f"save: the dict at {path or 'the top level'} has the key {bad!r} "
+                                  f"({type(bad).__name__}); checkpoints store str and int keys")
+        return {"dict": [[k, s] for k, s in zip(td.meta, kids)]}
+    cls, fields = td.meta
+    return {td.kind: {"type": cls.__name__, "fields": [[f, s] for f, s in zip(fields, kids)]}}
+
+
+def _stored(leaf: Any, path: str) -> np.ndarray:
+    """`leaf` as the checkpoint holds it (float32, int32 or bool), refusing values that would change."""
+    where = path or "the top level"
+    arr = np.asarray(leaf)
+    kind = _KINDS.get(arr.dtype.kind)
+    if kind is None:
+        raise CheckpointError(f"save: the leaf at {where} has dtype {arr.dtype}; checkpoints hold float32, int32 "
+                              "and bool arrays")
+    with np.errstate(over="ignore"):
+        stored = arr.astype(_DTYPES[kind], order="C")
+    if kind == "int32" and arr.size and (int(arr.min()) < _I32.min or int(arr.max()) > _I32.max):
+        raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds values from {arr.min()} to "
+                              f"{arr.max()}, outside int32 ({_I32.min}..{_I32.max}), fgrad's integer type")
+    if kind == "float32" and np.any(np.isfinite(arr) & ~np.isfinite(stored)):
+        raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds finite values too large for "
+                              "float32, fgrad's float type")
+    return stored
+
+
+def _write_payload(f: BinaryIO, arrays: list[np.ndarray]) -> None:
+    f.writelines(a.tobytes() for a in arrays)
+
+
+def write_atomically(target: str | os.PathLike, write: Callable[[BinaryIO], None], stale: str | None = None) -> None:
+    """Write `target` through a temporary file beside it, renamed over it once complete.
+
+    A reader finds the old file or the new one, never part of one. The
+    temporary file is removed when `write` fails; those that killed writers
+    left (named by the glob `stale` in the folder, default this target's own)
+    are removed once older than STALE_AFTER. Missing folders are created.
+    """
+    target = Path(target)
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f".{target.name}."
+    _remove_stale(folder, stale or f"{glob.escape(prefix)}*.tmp")
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _remove_stale(folder: Path, pattern: str) -> None:
+    cutoff = time.time() - STALE_AFTER
+    for path in folder.glob(pattern):
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+
+
+def load(path: str | os.PathLike, like: Any = None) -> Any:
+    """Read a checkpoint written by `save` as NumPy arrays.
+
+    Without `like`, containers come back as saved, except namedtuples and
+    dataclasses, which come back as dicts of their fields. With `like` (a
+    pytree of arrays, Arrays, Specs or numbers, e.g. the freshly initialised
+    model), the checkpoint must have its structure (the same container
+    kinds, keys and class names) and each leaf its shape and dtype (float64
+    and int64 in `like` count as float32 and int32); the first difference is
+    named. The result then has `like`'s containers.
+    """
+    site = user_site()
+    target = os.fspath(path)
+    try:
+        with open(target, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise CheckpointError(f"load: cannot read {target}: {e.strerror}", site) from None
+    magic = next((m for m in _READABLE if data.startswith(m)), None)
+    if magic is None or len(data) < len(magic) + 8:
+        raise CheckpointError(f"load: {target} is not an fgrad checkpoint", site)
+    try:
+        stored, leaves = _read(data[len(magic):])
+    except _Damaged as e:
+        raise CheckpointError(f"load: {target} is truncated or damaged: {e}", site) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as e:
+        raise CheckpointError(f"load: {target} has a damaged or malformed header ({type(e).__name__}: {e})",
+                              site) from None
+    if like is None:
+        return unflatten(_records_as_dicts(stored), leaves)
+    want_leaves, want = flatten(like)
+    found = first_difference(_by_class_name(want), stored)
+    if found:
+        where, what = found
+        raise CheckpointError(f"load: {target} does not match the model at {where or 'the top level'} (expected: "
+                              f"the model, got: the checkpoint): {what}", site)
+    for p, got, model in zip(leaf_paths(want), leaves, want_leaves):
+        shape, dtype = _expected(model, p, target, site)
+        if got.shape != shape:
+            raise CheckpointError(f"load: {target} does not match at {p}: shape {got.shape} in the checkpoint, "
+                                  f"{shape} in the model", site)
+        if got.dtype != dtype:
+            raise CheckpointError(f"load: {target} does not match at {p}: dtype {got.dtype} in the checkpoint, "
+                                  f"{dtype} in the model", site)
+    return unflatten(want, leaves)
+
+
+class _Damaged(Exception):
+    """A payload whose size or checksum disagrees with its header."""
+
+
+def _read(data: bytes) -> tuple[TreeDef, list[np.ndarray]]:
+    """The structure and leaves of a checkpoint's bytes after the magic line; malformed parts raise."""
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8: 8 + size])
+    payload, nbytes, sha256 = data[8 + size:], header["nbytes"], header["sha256"]
+    if type(nbytes) is not int or type(sha256) is not str:
+        raise ValueError(f"nbytes {nbytes!r} and sha256 {sha256!r}")
+    if len(payload) != nbytes or hashlib.sha256(payload).hexdigest() != sha256:
+        raise _Damaged(f"{len(payload)} of {nbytes} bytes, checksum mismatch")
+    stored = _parse(header["structure"])
+    leaves = [_leaf(payload, **m) for m in header["leaves"]]
+    if len(leaves) != stored.num_leaves:
+        raise ValueError(f"{len(leaves)} leaves for a structure of {stored.num_leaves}")
+    return stored, leaves
+
+
+def _leaf(payload: bytes, dtype: str, shape: list[int], offset: int) -> np.ndarray:
+    if any(type(n) is not int or n < 0 for n in (*shape, offset)):
+        raise ValueError(f"shape {shape!r} at offset {offset!r}")
+    count = int(np.prod(shape, dtype=np.int64))
+    return np.frombuffer(payload, _DTYPES[dtype], count, offset).reshape(shape).copy()
+
+
+def _parse(s: Any) -> TreeDef:
+    """The structure `_describe` wrote, with classes by name."""
+    if s == "leaf":
+        return LEAF
+    (kind, body), = s.items()
+    if kind == "none" and body is None:
+        return TreeDef("none")
+    if kind in ("list", "tuple"):
+        return TreeDef(kind, None, tuple(_parse(c) for c in body))
+    if kind == "dict":
+        items = body.items() if isinstance(body, dict) else body
+        keys, kids = zip(*items) if items else ((), ())
+        if any(type(k) not in (str, int) for k in keys) or len(set(keys)) != len(keys):
+            raise ValueError(f"bad dict keys {keys!r}")
+        return TreeDef("dict", tuple(keys), tuple(_parse(c) for c in kids))
+    if kind in _RECORDS:
+        fields, kids = zip(*body["fields"]) if body["fields"] else ((), ())
+        if not isinstance(body["type"], str) or any(not isinstance(f, str) for f in fields):
+            raise ValueError(f"bad {kind} {body['type']!r}")
+        return TreeDef(kind, (body["type"], tuple(fields)), tuple(_parse(c) for c in kids))
+    raise ValueError(f"unknown container {kind!r}")
+
+
+def _records_as_dicts(td: TreeDef) -> TreeDef:
+    kind, meta = ("dict", td.meta[1]) if td.kind in _RECORDS else (td.kind, td.meta)
+    return TreeDef(kind, meta, tuple(_records_as_dicts(c) for c in td.children))
+
+
+def _by_class_name(td: TreeDef) -> TreeDef:
+    """`td` with each record's class replaced by its name, as a checkpoint holds it."""
+    meta = (td.meta[0].__name__, td.meta[1]) if td.kind in _RECORDS else td.meta
+    return TreeDef(td.kind, meta, tuple(_by_class_name(c) for c in td.children))
+
+
+def _expected(leaf: Any, path: str, target: str, site: str | None) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and stored dtype of a leaf of `like`: an array, Array, Spec or number."""
+    dtype = getattr(leaf, "dtype", None)
+    try:
+        stored = DType.of(leaf if dtype is None else dtype).np
+    except FgradError:
+        raise CheckpointError(f"load: the model's leaf at {path} is a {type(leaf).__name__}, not an array, Array, "
+                              f"Spec or number (loading {target})", site) from None
+    return tuple(leaf.shape) if hasattr(leaf, "shape") else np.shape(leaf), stored

@@ -1,0 +1,267 @@
+"""fg.Array behaves as a JAX array: reading back every dtype and rank, truth value, len,
+iteration, hashing, formatting, and operators and methods that run on the device and match
+the same expression traced on a Tensor and interpreted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad import runtime
+
+pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+
+VALUES = {
+    "f32": np.array([[1.5, -2.0, 0.0], [3.25, -0.5, 7.0]], np.float32),
+    "i32": np.array([[3, -4, 0], [7, 1, -2]], np.int32),
+    "bool": np.array([[True, False, True], [False, False, True]]),
+}
+
+
+# ---------------------------------------------------------------------------
+# Reading back
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rank", [0, 1, 2])
+@pytest.mark.parametrize("dtype", sorted(VALUES))
+def test_compiled_results_read_back_at_every_dtype_and_rank(dtype, rank):
+    x = VALUES[dtype][(0,) * (2 - rank)]  # 0-d, a row, or the whole matrix
+    got = fg.compile(fg.trace(lambda a: a == a if dtype == "bool" else a + a - a, x))(x)
+    want = np.asarray(x)
+    host = np.asarray(got)
+    assert type(host) is np.ndarray and host.shape == want.shape and host.dtype == want.dtype
+    np.testing.assert_array_equal(host, x if dtype != "bool" else np.ones_like(want))
+    assert not host.flags.writeable
+    np.testing.assert_array_equal(np.array(got), host)  # np.array copies: writeable
+    assert np.array(got).flags.writeable
+    assert got.tolist() == host.tolist()
+    repr(got), str(got)
+
+
+def test_zero_d_bool_result_reads_back():
+    out = fg.compile(fg.trace(lambda x: fg.sum(x) > 0, fg.spec(3)))(np.ones(3, np.float32))
+    assert np.asarray(out).shape == () and np.asarray(out).dtype == np.bool_ and bool(np.asarray(out))
+    assert bool(out) is True and out.item() is True and repr(out) == "Array(True, bool[])"
+
+
+@pytest.mark.parametrize("dtype", sorted(VALUES))
+def test_zero_d_conversions_and_format(dtype):
+    x = fg.device_put(VALUES[dtype][1, 0])
+    v = VALUES[dtype][1, 0].item()
+    assert bool(x) == bool(v) and float(x) == float(v) and int(x) == int(v) and x.item() == v
+    assert f"{x}" == str(VALUES[dtype][1, 0]) and str(x) == str(VALUES[dtype][1, 0])
+    assert f"{x:>8}" == f"{VALUES[dtype][1, 0]:>8}"
+    if dtype == "f32":
+        assert f"{x:.3f}" == "3.250"
+    if dtype == "i32":
+        assert [10, 20, 30, 40, 50, 60, 70, 80][x] == 80 and f"{x:+d}" == "+7"
+
+
+# ---------------------------------------------------------------------------
+# Truth value, len, iteration, hashing
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [[0.0], [2.0], [[0]], [[True]], [[False]]])
+def test_bool_of_a_one_element_array_is_its_value(value):
+    assert bool(fg.device_put(np.array(value))) is bool(np.array(value))
+
+
+def test_bool_of_a_larger_array_is_ambiguous():
+    with pytest.raises(ValueError, match=r"bool\(\) of an Array f32\[2\]: the truth value of an array with more "
+                                         r"than one element is ambiguous.* at test_arrays.py:\d+"):
+        bool(fg.device_put(np.zeros(2, np.float32)))
+    with pytest.raises(ValueError, match="ambiguous"):
+        if fg.device_put(np.ones(3, np.float32)) > 0:
+            pass
+
+
+def test_len_and_iteration():
+    a = fg.device_put(VALUES["f32"])
+    assert len(a) == 2
+    rows = list(a)
+    assert all(isinstance(r, fg.Array) and r.spec == fg.spec(3) for r in rows)
+    np.testing.assert_array_equal(np.stack([r.numpy() for r in rows]), VALUES["f32"])
+    assert [int(v) for v in fg.device_put(np.array([4, 5], np.int32))] == [4, 5]
+    scalar = fg.device_put(np.float32(1.0))
+    with pytest.raises(TypeError, match="len"):
+        len(scalar)
+    with pytest.raises(TypeError, match="iteration over a 0-d Array"):
+        iter(scalar)
+
+
+def test_arrays_are_unhashable_as_ndarrays_are():
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(fg.device_put(np.float32(1.0)))
+    with pytest.raises(TypeError, match="unhashable"):
+        {fg.device_put(np.zeros(2, np.float32))}
+
+
+def test_a_donated_array_prints_as_donated():
+    x = fg.device_put(np.ones(2, np.float32))
+    fg.compile(fg.trace(lambda a: a * 2.0, x), donate_argnums=0)(x)
+    assert repr(x) == "Array(<donated>, f32[2])"
+    with pytest.raises(fg.InputError, match="was donated"):
+        x + 1.0
+
+
+# ---------------------------------------------------------------------------
+# Operators and methods, on the device
+# ---------------------------------------------------------------------------
+
+F = VALUES["f32"]
+G = np.array([[0.5, 4.0, -1.0], [2.0, 2.0, 3.0]], np.float32)
+I = VALUES["i32"]
+B = VALUES["bool"]
+M = np.array([[1.0, 0.0], [-1.0, 2.0], [0.5, 3.0]], np.float32)
+
+# (operation, its operands): each operand that is an ndarray is tried as an Array and as
+# itself (beside at least one Array); numbers stay numbers.
+OPERATIONS = {
+    "add": (lambda a, b: a + b, (F, G)),
+    "add_number": (lambda a: a + 2, (F,)),
+    "radd_number": (lambda a: 2.5 + a, (I,)),
+    "sub": (lambda a, b: a - b, (F, I)),
+    "rsub_number": (lambda a: 1 - a, (I,)),
+    "mul": (lambda a, b: a * b, (I, B)),
+    "mul_number": (lambda a: a * 2, (F,)),
+    "rmul_bool": (lambda a: True * a, (B,)),
+    "truediv": (lambda a, b: a / b, (I, G)),
+    "rtruediv_number": (lambda a: 1.0 / a, (G,)),
+    "pow_integer": (lambda a: a ** 3, (F,)),
+    "pow_float": (lambda a: a ** 0.5, (G * G,)),
+    "pow_arrays": (lambda a, b: a ** b, (G * G, F)),
+    "rpow_number": (lambda a: 2.0 ** a, (F,)),
+    "matmul": (lambda a, b: a @ b, (F, M)),
+    "matvec": (lambda a, b: a @ b, (F, M[:, 0])),
+    "broadcast": (lambda a, b: a * b, (F, G[0])),
+    "and": (lambda a, b: a & b, (B, B.T.copy().reshape(2, 3))),
+    "or_number": (lambda a: a | False, (B,)),
+    "eq": (lambda a, b: a == b, (F, G)),
+    "ne_number": (lambda a: a != 0, (I,)),
+    "lt": (lambda a, b: a < b, (F, G)),
+    "le_number": (lambda a: a <= 1.5, (F,)),
+    "gt_reflected": (lambda a: 0 > a, (F,)),
+    "ge": (lambda a, b: a >= b, (I, F)),
+    "neg": (lambda a: -a, (F,)),
+    "pos": (lambda a: +a, (I,)),
+    "abs": (lambda a: abs(a), (I,)),
+    "invert": (lambda a: ~a, (B,)),
+    "index_int": (lambda a: a[1], (F,)),
+    "index_negative": (lambda a: a[-1, 1:], (F,)),
+    "index_slice_step": (lambda a: a[:, ::2], (F,)),
+    "index_none_ellipsis": (lambda a: a[None, ..., 1], (F,)),
+    "index_list": (lambda a: a[[1, 0, 1]], (F,)),
+    "index_array": (lambda a, i: a[:, i], (F, np.array([2, 0], np.int32))),
+    "T": (lambda a: a.T, (F,)),
+    "reshape": (lambda a: a.reshape(3, 2), (F,)),
+    "reshape_tuple": (lambda a: a.reshape((6,)), (I,)),
+    "reshape_minus_one": (lambda a: a.reshape(-1, 2), (F,)),
+    "transpose": (lambda a: a.transpose(1, 0), (F,)),
+    "astype": (lambda a: a.astype("i32"), (F,)),
+    "astype_bool": (lambda a: a.astype(fg.DType.bool), (I,)),
+    "squeeze": (lambda a: a[:, None].squeeze(1), (F,)),
+    "sum": (lambda a: a.sum(), (F,)),
+    "sum_axis": (lambda a: a.sum(axis=0), (I,)),
+    "sum_bool": (lambda a: a.sum(1), (B,)),
+    "mean_keepdims": (lambda a: a.mean(axis=1, keepdims=True), (F,)),
+    "max": (lambda a: a.max(), (F,)),
+    "max_axes": (lambda a: a.max(axis=[0, 1]), (I,)),
+    "min_axis": (lambda a: a.min(0), (F,)),
+    "chain": (lambda a, b: ((a * 2 - b) @ M).sum(0) > 1, (F, G)),
+}
+
+
+def _variants(name, operands):
+    """Each way of giving the ndarray operands as Arrays or ndarrays, with at least one Array
+    (the indexed one, for indexing: `ndarray[array]` is NumPy's own indexing)."""
+    n = len(operands)
+    for mask in range(1, 2 ** n):
+        if mask & 1 or not name.startswith("index"):
+            yield [fg.device_put(x) if mask >> k & 1 else x for k, x in enumerate(operands)]
+
+
+@pytest.mark.parametrize("name", sorted(OPERATIONS))
+def test_operation_on_arrays_runs_on_the_device_and_matches_the_traced_one(name):
+    fn, operands = OPERATIONS[name]
+    graph = fg.trace(fn, *operands)
+    want = fg.interpret(graph, *operands)
+    for args in _variants(name, operands):
+        got = fn(*args)
+        assert isinstance(got, fg.Array), f"{name}: got a {type(got).__name__}"
+        assert got.shape == want.shape and got.numpy().dtype == want.dtype, f"{name}: {got.spec} vs {want.shape}"
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_ndarray_on_the_left_gives_an_array():
+    a = fg.device_put(F)
+    for got in (G + a, G * a, G > a, G == a, np.float32(2.0) * a):
+        assert isinstance(got, fg.Array)
+    np.testing.assert_array_equal((G - a).numpy(), G - F)
+
+
+def test_numpy_functions_read_back_and_return_ndarrays():
+    a = fg.device_put(F)
+    got = np.exp(a)
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, np.exp(F))
+    assert type(np.add(G, a)) is np.ndarray
+
+
+def test_a_number_operand_does_not_compile_again():
+    a = fg.device_put(F)
+    a * 2.0
+    count = len(runtime._EAGER)
+    np.testing.assert_array_equal((a * 3.0).numpy(), F * 3)
+    np.testing.assert_array_equal((a * -0.5).numpy(), F * -0.5)
+    assert len(runtime._EAGER) == count
+
+
+def test_negative_base_integer_power_is_exact():
+    a = fg.device_put(np.array([-2.0, -3.0], np.float32))
+    np.testing.assert_array_equal((a ** 2).numpy(), [4.0, 9.0])
+    np.testing.assert_array_equal((a ** 3).numpy(), [-8.0, -27.0])
+
+
+def test_array_slice_bounds_are_read_back():
+    a = fg.device_put(np.arange(6, dtype=np.float32))
+    i = fg.device_put(np.int32(2))
+    np.testing.assert_array_equal(a[i:].numpy(), [2.0, 3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(a[i].numpy(), 2.0)
+
+
+def test_array_beside_a_tensor_goes_to_the_trace():
+    a = fg.device_put(G)
+    seen = []
+
+    def f(t):
+        out = a * t + t[0] * a - ((a @ M) @ (t @ M)).sum()
+        seen.append(type(a + t))
+        return out
+
+    graph = fg.trace(f, F)
+    assert seen == [fg.Tensor]
+    want = G * F + F[0] * G - ((G @ M) @ (F @ M)).sum()
+    np.testing.assert_allclose(fg.interpret(graph, F), want, rtol=1e-5)
+    np.testing.assert_allclose(fg.compile(graph)(F).numpy(), want, rtol=1e-5)
+
+
+def test_array_used_alone_inside_a_trace_is_a_constant_there():
+    a = fg.device_put(G)
+    graph = fg.trace(lambda t: t + (a * 2).sum(), F)
+    assert all(n.op != "input" or i == graph.inputs[0] for i, n in enumerate(graph.nodes))
+    np.testing.assert_allclose(fg.interpret(graph, F), F + (G * 2).sum(), rtol=1e-6)
+
+
+def test_errors_name_the_op_and_the_users_line():
+    a = fg.device_put(F)
+    with pytest.raises(fg.ShapeError, match=r"add: cannot broadcast \(2, 3\) with \(4,\) at test_arrays.py:\d+"):
+        a + np.zeros(4, np.float32)
+    with pytest.raises(fg.DTypeError, match=r"invert: ~ is logical not and needs a bool value, got f32\[2,3\]"):
+        ~a
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a + "1"
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a // 2

@@ -1,0 +1,366 @@
+"""NaN, infinities, signed zeros, integer extremes and bools: compiled WGSL against `interpret`
+(NumPy's semantics) and against values jax.numpy gives, worked out by hand.
+
+Shader compilers may reassociate float arithmetic, contract multiply-adds and assume
+no NaN, so each case runs through fused chains and through the kernel skeletons that
+fold rows: one invocation per result, a workgroup per result (rows of 128 values and
+more), rows fused with their elementwise consumers, and two-pass column reductions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad.lower import lower
+
+NAN, INF = np.float32(np.nan), np.float32(np.inf)
+RNG = np.random.default_rng(99)
+I32_MIN, I32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+
+
+def both(graph: fg.Graph, *args: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The single output of `graph` by `interpret` and compiled."""
+    return np.asarray(fg.interpret(graph, *args)), np.asarray(fg.compile(graph)(*args))
+
+
+def check(fn, *args: np.ndarray, want=None, rtol: float = 0.0) -> np.ndarray:
+    """`fn` traced on `args`: compiled equals interpret (NaN where NaN; bit for bit unless
+    `rtol` allows rounding), and both equal `want` where given. Returns the compiled value."""
+    expected, got = both(fg.trace(fn, *args), *args)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=0)
+    if want is not None:
+        np.testing.assert_array_equal(expected, np.asarray(want, expected.dtype))
+    return got
+
+
+def normal(*shape: int) -> np.ndarray:
+    return RNG.normal(size=shape).astype(np.float32)
+
+
+def with_nans(x: np.ndarray, *where: tuple[int, ...]) -> np.ndarray:
+    x = x.copy()
+    for k in where:
+        x[k] = NAN
+    return x
+
+
+# ---------------------------------------------------------------------------
+# A value compared with its own max must be the value the max folded
+# ---------------------------------------------------------------------------
+
+# A kernel that computes a value twice, once for a max and once to compare with it, may
+# round the copies apart: llvmpipe folds x + y - x into y in one of them. Rows of one
+# value do it (the copy the max folds sits outside the kernel's loops); the other shapes
+# keep every kind of kernel honest.
+def _recomputed(x, y):
+    return x + y - x - 0.237
+
+
+def _pair(*shape: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return (rng.normal(size=shape) * 3).astype(np.float32), rng.normal(size=shape).astype(np.float32)
+
+
+ROWS = [(5, 1), (2, 3, 1), (3, 5), (2, 200), (300,)]
+ROW_IDS = ["rows-of-one", "3d-rows-of-one", "rows", "cooperative-rows", "one-row"]
+
+
+def test_gradient_of_max_of_a_recomputed_value():
+    a, b = np.float32([1.9408394]), np.float32([0.50314617])
+    graph = fg.grad(fg.trace(lambda x, y: fg.max(_recomputed(x, y)), fg.spec(1), fg.spec(1)), argnums=1)
+    want, got = both(graph, a, b)
+    np.testing.assert_array_equal(want, [1.0])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", ROWS, ids=ROW_IDS)
+@pytest.mark.parametrize("which", ["max", "min"])
+def test_gradient_of_row_extremes_of_recomputed_values(shape, which):
+    x, y = _pair(*shape)
+    reduce = getattr(fg, which)
+    graph = fg.grad(fg.trace(lambda x, y: fg.sum(reduce(_recomputed(x, y), axis=-1) * 2.0), x, y), argnums=1)
+    want, got = both(graph, x, y)
+    np.testing.assert_array_equal(np.sum(want, axis=-1), np.full(shape[:-1], 2.0, np.float32))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(5, 1), (3, 5), (2, 200)], ids=["rows-of-one", "rows", "cooperative-rows"])
+def test_a_row_max_and_its_comparisons_read_one_computation(shape):
+    """Whatever the compiler does: the max's operand gets a kernel of its own."""
+    graph = fg.grad(fg.trace(lambda x, y: fg.sum(fg.max(_recomputed(x, y), axis=-1)), fg.spec(shape), fg.spec(shape)),
+                    argnums=1)
+    program = lower(graph)
+    (m,) = [i for i, n in enumerate(program.graph.nodes) if n.op == "max"]
+    v = program.graph.nodes[m].inputs[0]
+    computing = [k for k in program.kernels if v in k.nodes]
+    assert len(computing) == 1 and v in computing[0].roots, [(k.name, k.nodes, k.roots) for k in program.kernels]
+
+
+@pytest.mark.parametrize("width", [1, 6, 160])
+def test_mask_of_row_maxima_of_a_recomputed_value(width):
+    x, y = _pair(4, width)
+
+    def mask(x, y):
+        v = _recomputed(x, y)
+        return fg.where(v == fg.max(v, axis=-1, keepdims=True), 1.0, 0.0) + 0.0 * v
+
+    got = check(mask, x, y)
+    np.testing.assert_array_equal(got.sum(-1), np.ones(4))
+
+
+@pytest.mark.parametrize("width", [1, 5, 130])
+def test_shift_by_the_row_max_of_a_recomputed_value_is_zero_at_the_max(width):
+    x, y = _pair(3, width)
+
+    def shifted(x, y):
+        v = _recomputed(x, y) * 1.5
+        return v - fg.max(v, axis=-1, keepdims=True)
+
+    got = check(shifted, x, y, rtol=1e-6)  # elsewhere the compiler may round v apart by an ulp
+    np.testing.assert_array_equal(got.max(-1), np.zeros(3, np.float32))
+
+
+def test_argmax_of_a_recomputed_value():
+    x, y = _pair(5, 7)
+    check(lambda x, y: fg.argmax(_recomputed(x, y), axis=-1), x, y, want=np.argmax(x + y - x - np.float32(0.237), -1))
+
+
+@pytest.mark.parametrize("width", [1, 6])
+def test_maximum_against_its_own_row_max_splits_ties(width):
+    x, y = _pair(3, width)
+
+    def loss(x, y):
+        v = _recomputed(x, y)
+        return fg.sum(fg.maximum(v, fg.max(v, axis=-1, keepdims=True)) * 3.0)
+
+    graph = fg.grad(fg.trace(loss, x, y), argnums=1)
+    want, got = both(graph, x, y)
+    # every element of a row is the max; all of the row's gradient reaches its max element
+    # (half a share through maximum's tie there, the rest back through the max)
+    np.testing.assert_array_equal(np.sort(want, -1)[:, -1], np.full(3, 3.0 * width, np.float32))
+    np.testing.assert_array_equal(np.count_nonzero(want, -1), np.ones(3))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("pick", ["maximum", "minimum"])
+def test_maximum_and_minimum_gradients_split_ties_evenly(pick):
+    x = np.float32([1.0, 2.0, -3.0, 0.5])
+    y = np.float32([1.0, 1.0, -3.0, 4.0])
+    graph = fg.grad(fg.trace(lambda x, y: fg.sum(getattr(fg, pick)(x, y)), x, y), argnums=(0, 1))
+    gx, gy = fg.interpret(graph, x, y)
+    cx, cy = (np.asarray(a) for a in fg.compile(graph)(x, y))
+    larger = x > y if pick == "maximum" else x < y
+    np.testing.assert_array_equal(gx, np.where(x == y, 0.5, np.where(larger, 1.0, 0.0)))
+    np.testing.assert_array_equal(gx + gy, np.ones(4, np.float32))
+    np.testing.assert_array_equal(cx, gx)
+    np.testing.assert_array_equal(cy, gy)
+
+
+# ---------------------------------------------------------------------------
+# NaN propagates through max, min, maximum, minimum, relu and clip
+# ---------------------------------------------------------------------------
+
+
+def test_max_and_min_of_a_nan_are_nan():
+    x = np.float32([1.0, NAN, 3.0])
+    check(fg.max, x, want=NAN)  # jnp.max([1, nan, 3]) is nan
+    check(fg.min, x, want=NAN)
+    check(lambda x: fg.max(x * 2.0 + 1.0), x, want=NAN)
+
+
+@pytest.mark.parametrize("shape, nans", [
+    ((4, 7), [(0, 0), (1, 6), (2, 3)]),  # one invocation per row
+    ((3, 300), [(0, 0), (0, 299), (2, 150)]),  # a workgroup per row
+    ((512, 3), [(0, 0), (511, 1), (200, 1)]),  # over leading axes: two passes
+], ids=["rows", "cooperative", "two-pass-columns"])
+@pytest.mark.parametrize("which", ["max", "min"])
+def test_nan_in_reductions(shape, nans, which):
+    x = with_nans(normal(*shape), *nans)
+    axis = 0 if shape[0] == 512 else -1
+    got = check(lambda x: getattr(fg, which)(x * 0.5 - 1.0, axis=axis), x)
+    rows_with_nan = np.isnan(x).any(axis=axis)
+    np.testing.assert_array_equal(np.isnan(got), rows_with_nan)
+    assert rows_with_nan.any() and not rows_with_nan.all()
+
+
+def test_nan_in_a_row_max_fused_with_its_row():
+    x = with_nans(normal(3, 200), (0, 5), (2, 199))
+    got = check(lambda x: x * 2.0 - fg.max(x * 2.0, axis=-1, keepdims=True), x)
+    np.testing.assert_array_equal(np.isnan(got).all(-1), [True, False, True])
+
+
+@pytest.mark.parametrize("pick", ["maximum", "minimum"])
+def test_nan_in_maximum_and_minimum(pick):
+    x = np.float32([NAN, 1.0, NAN, -INF, 2.0, INF, 0.0])
+    y = np.float32([1.0, NAN, NAN, NAN, -1.0, NAN, -0.0])
+    got = check(getattr(fg, pick), x, y)
+    np.testing.assert_array_equal(np.isnan(got), [True] * 4 + [False, True, False])
+    # in a fused chain, with a broadcast scalar
+    check(lambda x, y: getattr(fg, pick)(x * 3.0 + 1.0, y - 2.0) * 0.5, x, y)
+    check(lambda x: getattr(fg, pick)(x, 0.5), x)
+
+
+def test_nan_in_a_matmul_epilogue():
+    x, w = np.ones((64, 64), np.float32), np.full((64, 64), -1.0, np.float32)
+    x[3, 5] = NAN
+    got = check(lambda x, w: fg.relu(x @ w + 1.0), x, w)
+    np.testing.assert_array_equal(np.isnan(got).any(-1), np.arange(64) == 3)
+
+
+def test_nan_in_relu_and_clip():
+    x = np.float32([NAN, -1.0, 2.0, -INF, INF, 0.5])
+    check(fg.relu, x, want=[NAN, 0.0, 2.0, 0.0, INF, 0.5])  # jax.nn.relu(nan) is nan
+    check(lambda x: fg.relu(x * 2.0 - 1.0), x)
+    check(lambda x: fg.clip(x, -0.5, 1.0), x, want=[NAN, -0.5, 1.0, -0.5, 1.0, 0.5])
+    check(lambda x: fg.clip(x, None, 0.0), x, want=[NAN, -1.0, 0.0, -INF, 0.0, 0.0])
+    check(lambda x: fg.clip(x, 0.0), x, want=[NAN, 0.0, 2.0, 0.0, INF, 0.5])
+    # a NaN bound gives NaN too, as np.clip / jnp.clip
+    check(lambda x: fg.clip(x, np.float32(NAN), 1.0), x, want=[NAN] * 6)
+
+
+def test_clip_with_a_none_bound_is_one_sided():
+    x = np.float32([-2.0, 0.5, 3.0])
+    np.testing.assert_array_equal(fg.clip(x, None, 1.0), [-2.0, 0.5, 1.0])
+    np.testing.assert_array_equal(fg.clip(x, max=1.0), [-2.0, 0.5, 1.0])
+    np.testing.assert_array_equal(fg.clip(x, 0.0, None), [0.0, 0.5, 3.0])
+    check(lambda x: fg.clip(x, None, 1), x, want=[-2.0, 0.5, 1.0])
+    # jnp.clip with neither bound returns its input
+    np.testing.assert_array_equal(fg.interpret(fg.trace(lambda x: fg.clip(x), x), x), x)
+    grad = fg.grad(fg.trace(lambda x: fg.sum(fg.clip(x, None, 1.0)), x))
+    np.testing.assert_array_equal(np.asarray(fg.compile(grad)(x)), [1.0, 1.0, 0.0])
+
+
+# ---------------------------------------------------------------------------
+# pow: C's special cases, as NumPy and JAX
+# ---------------------------------------------------------------------------
+
+# interpret runs np.power, which warns where C's pow divides by zero or overflows
+pow_warnings = pytest.mark.filterwarnings("ignore:.*encountered in power:RuntimeWarning")
+
+SPECIAL = np.float32([NAN, -INF, INF, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 0.3, -0.3, 1e30,
+                      -1e30, 1e-30, 2.0**25, 2.0**25 + 2, 1 / 3, 10.0, 4.5, -7.0])
+
+
+@pow_warnings
+def test_pow_on_every_pair_of_special_values():
+    x, y = (a.ravel() for a in np.meshgrid(SPECIAL, SPECIAL, indexing="ij"))
+    graph = fg.trace(fg.pow, x, y)
+    assert [n.op for n in graph.nodes if n.op not in ("input",)] == ["pow"]
+    want, got = both(graph, x, y)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(want, np.power(x, y))
+    tiny = np.abs(want) < np.finfo(np.float32).tiny  # subnormal results: an adapter may flush them to zero
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.signbit(got)[~np.isnan(want) & ~tiny], np.signbit(want)[~np.isnan(want) & ~tiny])
+    np.testing.assert_allclose(got[~tiny], want[~tiny], rtol=2e-6, atol=0)
+
+
+@pow_warnings
+def test_pow_special_cases_as_jax():
+    x = np.float32([-2.0, -2.0, INF, -INF, NAN, -INF, 0.0, 0.0, -0.0, -0.0, 1.0, -1.0, -2.0, 0.0])
+    y = np.float32([3.0, 2.0, 0.0, 0.0, 0.0, 0.3, -1.0, 0.0, -3.0, 3.0, NAN, INF, 0.5, 0.3])
+    check(lambda x, y: fg.pow(x, y), x, y,
+          want=[-8.0, 4.0, 1.0, 1.0, 1.0, INF, INF, 1.0, -INF, -0.0, 1.0, 1.0, NAN, 0.0])
+    check(lambda x, y: fg.pow(x * 2.0, y) - 1.0, x, y,  # fused
+          want=[-65.0, 15.0, 0.0, 0.0, 0.0, INF, INF, 0.0, -INF, -1.0, NAN, INF, NAN, -1.0])
+    # a static exponent: integer_pow, where x ** 0 is 1 for every x
+    check(lambda x: x**0 + x**0.0, x, want=np.full(14, 2.0))
+
+
+def test_traced_integral_exponent_of_a_negative_base():
+    n = np.float32([0.0, 1.0, 2.0, 3.0, -1.0, -2.0])
+    check(lambda n: (-2.0) ** n, n, want=[1.0, -2.0, 4.0, -8.0, -0.5, 0.25])
+
+
+@pow_warnings
+def test_pow_gradient_at_zero_follows_jax():
+    # d/dx x^0.3 = 0.3 x^-0.7: inf at 0, as jax.grad(lambda x: x ** 0.3)(0.) is; d/dy 0^y = 0
+    x = np.float32([0.0, 1.0, 4.0])
+    y = np.float32([0.3, 0.3, 0.0])
+    graph = fg.grad(fg.trace(lambda x, y: fg.sum(fg.pow(x, y)), x, y), argnums=(0, 1))
+    dx, dy = fg.interpret(graph, x, y)
+    np.testing.assert_allclose(dx, [INF, 0.3, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(dy, [0.0, 0.0, np.log(4.0)], rtol=1e-6)
+    cx, cy = (np.asarray(a) for a in fg.compile(graph)(x, y))
+    np.testing.assert_allclose(cx, dx, rtol=1e-6)
+    np.testing.assert_allclose(cy, dy, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# logsumexp of masked rows
+# ---------------------------------------------------------------------------
+
+
+def test_logsumexp_of_rows_of_infinities_and_nan():
+    x = np.float32([[-INF, -INF, -INF], [0.0, -INF, 1.0], [INF, 0.0, 1.0], [1.0, NAN, 2.0]])
+    want = [-INF, np.log(1 + np.e), INF, NAN]  # jax.nn.logsumexp
+    got = check(lambda x: fg.logsumexp(x, axis=-1), x, rtol=1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    got = check(lambda x: fg.logsumexp(x[:, :, None] * 2.0, axis=(1, 2)), x, rtol=1e-6)  # several axes, fused
+    np.testing.assert_allclose(got, [-INF, np.log(1 + np.e**2), INF, NAN], rtol=1e-6)
+
+
+@pytest.mark.parametrize("width", [3, 200])
+def test_logsumexp_gradient_of_a_fully_masked_row_is_zero(width):
+    x = normal(3, width)
+    x[1] = -INF
+    graph = fg.grad(fg.trace(lambda x: fg.sum(fg.logsumexp(x, axis=-1)), x))
+    want, got = both(graph, x)
+    e = np.exp(x.astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        softmax = e / e.sum(-1, keepdims=True)
+    softmax[1] = 0.0  # jax.grad gives NaN here (jax-ml/jax#6811); no value moves the result
+    np.testing.assert_allclose(want, softmax, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# Integer and bool extremes
+# ---------------------------------------------------------------------------
+
+
+def test_integer_min_and_max_reach_the_extremes():
+    x = np.int32([0, I32_MIN])
+    check(fg.min, x, want=I32_MIN)
+    check(fg.max, x, want=0)
+    x = np.int32([[5, I32_MAX, -3], [I32_MIN, 7, I32_MIN + 1]])
+    check(lambda x: fg.min(x, axis=1), x, want=[-3, I32_MIN])
+    check(lambda x: fg.max(x, axis=1), x, want=[I32_MAX, 7])
+    check(lambda x: fg.min(x, axis=0), x, want=[I32_MIN, 7, I32_MIN + 1])
+
+
+@pytest.mark.parametrize("which", ["min", "max"])
+def test_integer_extremes_of_long_rows_and_columns(which):
+    x = RNG.integers(-1000, 1000, (2, 300)).astype(np.int32)
+    x[0, 17], x[1, 299] = I32_MIN, I32_MAX
+    ref = getattr(np, which)
+    check(lambda x: getattr(fg, which)(x, axis=-1), x, want=ref(x, -1))
+    check(lambda x: getattr(fg, which)(x, axis=0), x.T.copy(), want=ref(x, -1))
+    columns = np.tile(x, (2, 1)).T.copy()  # (300, 4): over leading axes, in two passes
+    check(lambda x: getattr(fg, which)(x, axis=0), columns, want=ref(columns, 0))
+
+
+def test_bool_maximum_minimum_max_min_are_bool():
+    p = np.array([True, False, True, False])
+    q = np.array([True, True, False, False])
+    assert fg.trace(fg.maximum, p, q).out_specs[0].dtype is fg.DType.bool
+    check(fg.maximum, p, q, want=p | q)
+    check(fg.minimum, p, q, want=p & q)
+    m = np.array([[True, False, False], [False, False, False], [True, True, True]])
+    check(lambda m: fg.max(m, axis=1), m, want=[True, False, True])
+    check(lambda m: fg.min(m, axis=1), m, want=[False, False, True])
+    check(lambda m: fg.max(m, axis=0), m, want=[True, True, True])
+    # integers and bools promote to integers, as NumPy
+    check(lambda p, i: fg.maximum(p, i), p, np.int32([0, 2, -1, 0]), want=[1, 2, 1, 0])
+
+
+def test_bool_reductions_of_long_rows():
+    m = np.zeros((3, 300), bool)
+    m[0, 299] = True
+    m[2] = True
+    check(lambda m: fg.max(m, axis=1), m, want=[True, False, True])
+    check(lambda m: fg.min(m, axis=1), m, want=[False, False, True])
+    check(lambda m: fg.max(m, axis=0), m.T.copy(), want=[True, False, True])
