@@ -28,6 +28,9 @@ from fgrad.ops import (
     gelu,
     greater,
     greater_equal,
+    isfinite,
+    isinf,
+    isnan,
     less,
     less_equal,
     log,
@@ -88,5 +91,5 @@ __all__ = [
     "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "sin", "softmax",
     "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
     "transpose", "tree_map", "simplify", "typecheck", "value_and_grad", "vjp", "where",
-    "argmin", "erf",
+    "argmin", "erf", "isfinite", "isinf", "isnan",
 ]

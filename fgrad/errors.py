@@ -46,7 +46,8 @@ TRACER_CONVERSION = (
     "{what} of a traced Tensor {spec} is unknown while tracing: fgrad traces "
     "a function once, so Python control flow cannot depend on tensor values. "
     "Use fg.where(cond, x, y) to choose between values, or compute the value "
-    "outside the traced function"
+    "outside the traced function; a setting such as a flag in a config passed to "
+    "fg.jit can be marked static (static_argnums / static_argnames)"
 )
 
 TRACER_LEAKED = (

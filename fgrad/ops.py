@@ -253,7 +253,14 @@ sin_p = register(Op("sin", rule=unary("sin", FLOAT), impl=np.sin, vjp=lambda g, 
 cos_p = register(Op("cos", rule=unary("cos", FLOAT), impl=np.cos, vjp=lambda g, ans, x: (neg(g * sin(x)),), wgsl="cos({0})"))
 
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
-tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),), wgsl="tanh(clamp({0}, -15.0f, 15.0f))"))
+# NOTE: the clamp keeps tanh's exponentials finite on every backend; it would turn NaN
+# into -15, so NaN is passed through on its own.
+def _tanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = w.operand(i, 0, coords)
+    return f"select(tanh(clamp({x}, -15.0f, 15.0f)), {x}, {w.function('is_nan', _IS_NAN)}({x}))"
+
+
+tanh_p = register(Op("tanh", rule=unary("tanh", FLOAT), impl=np.tanh, vjp=lambda g, ans, x: (g * (1.0 - ans * ans),), wgsl=_tanh_wgsl))
 
 # sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
 sigmoid_p = register(Op("sigmoid", rule=unary("sigmoid", FLOAT), impl=lambda x: 0.5 * (np.tanh(0.5 * x) + 1),
@@ -323,6 +330,23 @@ erf_p = register(Op("erf", rule=unary("erf", FLOAT), impl=_erf_impl,
 
 # logical_not: bool -> bool, no derivative.
 logical_not_p = register(Op("logical_not", rule=unary("logical_not", BOOL), impl=np.logical_not, vjp=_nondiff, wgsl="(!{0})"))
+
+
+# isnan and isinf: f32 -> bool, no derivative. Read off the bits: a shader compiler may fold
+# `x != x` or `abs(x) == inf` away under its float rewrites.
+def _float_test(name: str) -> Callable[..., Spec]:
+    def rule(x: Spec) -> Spec:
+        _check_dtypes(name, FLOAT, x)
+        return Spec(x.shape, DType.bool)
+
+    return rule
+
+
+_IS_INF = "fn is_inf(x: f32) -> bool {\n    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;\n}"
+isnan_p = register(Op("isnan", rule=_float_test("isnan"), impl=np.isnan, vjp=_nondiff,
+                      wgsl=lambda w, i, c: f"{w.function('is_nan', _IS_NAN)}({w.operand(i, 0, c)})"))
+isinf_p = register(Op("isinf", rule=_float_test("isinf"), impl=np.isinf, vjp=_nondiff,
+                      wgsl=lambda w, i, c: f"{w.function('is_inf', _IS_INF)}({w.operand(i, 0, c)})"))
 
 
 # integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
@@ -405,21 +429,19 @@ pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vj
 
 
 # maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. The gradient goes
-# to the larger (smaller) operand; on a tie it splits evenly.
-def _choose_vjp(pick: Callable[[Any, Any], Any]) -> Callable[..., tuple[Tensor, Tensor]]:
-    def vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-        share = where(pick(x, y), 1.0, where(equal(x, y), 0.5, 0.0))
-        return g * share, g * (1.0 - share)
-
-    return vjp
+# to the operand equal to the result, split evenly on a tie; where the result is NaN neither
+# operand equals it and neither gets any (JAX's rule).
+def _choose_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    x_hit, y_hit = equal(x, ans), equal(y, ans)
+    return where(x_hit, where(y_hit, g * 0.5, g), 0.0), where(y_hit, where(x_hit, g * 0.5, g), 0.0)
 
 
 def _pick_wgsl(which: str) -> Callable[..., str]:
     return lambda w, i, c: _pick(w, which, w.spec(i).dtype)(w.operand(i, 0, c), w.operand(i, 1, c))
 
 
-maximum_p = register(Op("maximum", rule=binary("maximum", ANY), impl=np.maximum, vjp=_choose_vjp(lambda x, y: x > y), wgsl=_pick_wgsl("max")))
-minimum_p = register(Op("minimum", rule=binary("minimum", ANY), impl=np.minimum, vjp=_choose_vjp(lambda x, y: x < y), wgsl=_pick_wgsl("min")))
+maximum_p = register(Op("maximum", rule=binary("maximum", ANY), impl=np.maximum, vjp=_choose_vjp, wgsl=_pick_wgsl("max")))
+minimum_p = register(Op("minimum", rule=binary("minimum", ANY), impl=np.minimum, vjp=_choose_vjp, wgsl=_pick_wgsl("min")))
 
 # Comparisons and logic: bool results, no derivative.
 eq_p = register(Op("eq", rule=binary("eq", ANY, DType.bool), impl=np.equal, vjp=_nondiff, wgsl="({0} == {1})"))
@@ -1038,6 +1060,28 @@ def gelu(x: ArrayLike, approximate: bool = True, **keywords: Any) -> Tensor | np
     return bind(gelu_p, x) if approximate else multiply(multiply(x, 0.5), add(erf(multiply(x, 1 / math.sqrt(2))), 1.0))
 
 
+def isnan(x: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise test for NaN, as bool (False for integers and bools)."""
+    return _float_test_public(isnan_p, x)
+
+
+def isinf(x: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise test for +inf or -inf, as bool (False for integers and bools)."""
+    return _float_test_public(isinf_p, x)
+
+
+def isfinite(x: ArrayLike) -> Tensor | np.ndarray:
+    """Elementwise test for a value that is neither inf nor NaN, as bool."""
+    return logical_not(logical_or(isnan(x), isinf(x)))
+
+
+def _float_test_public(op: Op, x: ArrayLike) -> Tensor | np.ndarray:
+    x = asarray(x)
+    if _dtype(x) is not DType.f32:  # integers and bools are never NaN or inf
+        return broadcast_to(asarray(False), _shape(x))
+    return bind(op, x)
+
+
 def logical_not(x: ArrayLike) -> Tensor | np.ndarray:
     """Elementwise not of a bool value."""
     return bind(logical_not_p, asarray(x))
@@ -1249,7 +1293,7 @@ def _arg_extreme(name: str, extreme: Callable[..., Any], x: ArrayLike, axis: int
     axis = _one_axis(name, x, axis)
     hit = equal(x, extreme(x, axis, keepdims=True))
     if _dtype(x) is DType.f32:
-        hit = logical_or(hit, not_equal(x, x))  # NaN: x != x
+        hit = logical_or(hit, isnan(x))
     index = bind(iota_p, shape=shape, axis=axis, dtype=DType.i32)
     return min(where(hit, index, shape[axis]), axis, keepdims)
 
@@ -1394,7 +1438,12 @@ def pad(x: ArrayLike, pad_width: Any, constant_values: float | int | bool = 0) -
     widths = _pad_widths(pad_width, _shape(x))
     if not any(lo or hi for lo, hi, _ in widths):
         return x
-    value = np.asarray(constant_values).astype(_dtype(x).np).item()
+    if isinstance(constant_values, Tensor) or np.ndim(constant_values) != 0:
+        raise TraceError(f"pad: constant_values must be a static number, got {constant_values!r}", user_site())
+    try:
+        value = _host_constant(constant_values, _dtype(x)).array.item()
+    except OverflowError as e:
+        raise DTypeError(f"pad: constant_values: {e}", user_site()) from None
     return bind(pad_p, x, widths=widths, value=value)
 
 
@@ -1661,6 +1710,7 @@ _UFUNCS = {
     np.tanh: tanh, np.sin: sin, np.cos: cos, np.maximum: maximum, np.minimum: minimum, np.equal: equal, np.not_equal: not_equal,
     np.less: less, np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
     np.logical_and: logical_and, np.logical_or: logical_or, np.logical_not: logical_not,
+    np.isnan: isnan, np.isinf: isinf, np.isfinite: isfinite,
 }
 
 

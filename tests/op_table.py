@@ -227,6 +227,13 @@ OP_CASES: tuple[Case, ...] = (
     Case("erf", "inf-nan", lambda m: fg.erf(fg.where(m, ERF_SPECIAL, -ERF_SPECIAL)), (B(6),),
          lambda m: erf_ref(np.where(m, ERF_SPECIAL, -ERF_SPECIAL)), rtol=3e-7, atol=0.0),
     Case("erf", "i32", fg.erf, (I(5),), erf_ref),
+    # A bool input picks the special values, so finite differences never see them.
+    Case("isnan", "special", lambda m: fg.isnan(fg.where(m, ERF_SPECIAL, -ERF_SPECIAL)), (B(6),),
+         lambda m: np.isnan(np.where(m, ERF_SPECIAL, -ERF_SPECIAL))),
+    Case("isinf", "special", lambda m: fg.isinf(fg.where(m, ERF_SPECIAL, -ERF_SPECIAL)), (B(6),),
+         lambda m: np.isinf(np.where(m, ERF_SPECIAL, -ERF_SPECIAL))),
+    Case("isinf", "isfinite", lambda m: fg.isfinite(fg.where(m, ERF_SPECIAL, -ERF_SPECIAL)), (B(6),),
+         lambda m: np.isfinite(np.where(m, ERF_SPECIAL, -ERF_SPECIAL))),
     Case("logical_not", "bool", fg.logical_not, (B(2, 3),), np.logical_not),
     Case("logical_not", "operator", lambda x: ~x, (B(4),), np.logical_not, eager=False),
     # integer_pow: a static integral exponent, exact for negative bases

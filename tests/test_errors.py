@@ -626,6 +626,10 @@ def take_unknown_mode(x, i):
     return fg.take(x, i, mode="wrap")
 
 
+def pad_value_too_large(i):
+    return fg.pad(i, 1, constant_values=2**40)
+
+
 NEW_CASES = {
     "i32-python-int": Case(int_add_too_large, (S(3, "i32"),), fg.DTypeError, ["add", "2199023255552", "i32"]),
     "i32-numpy-array": Case(int_where_numpy_too_large, (S(2, "i32"),), fg.DTypeError,
@@ -644,6 +648,7 @@ NEW_CASES = {
     "python-index": Case(traced_python_index, (S(5), S((), "i32")), fg.TraceError,
                          ["index", "i32[]", "x[i + fg.arange(k)]"]),
     "take-mode": Case(take_unknown_mode, (S(5), S(2, "i32")), fg.TraceError, ["take", "'wrap'", "'clip'"]),
+    "i32-pad-value": Case(pad_value_too_large, (S(3, "i32"),), fg.DTypeError, ["pad", "1099511627776", "i32"]),
 }
 
 

@@ -159,9 +159,38 @@ def test_maximum_and_minimum_gradients_split_ties_evenly(pick):
     np.testing.assert_array_equal(cy, gy)
 
 
+@pytest.mark.parametrize("pick", ["maximum", "minimum"])
+def test_maximum_and_minimum_give_no_gradient_where_the_result_is_nan(pick):
+    # jax.grad of jnp.maximum: each operand's share is where it equals the result, and
+    # nothing equals NaN, so both get 0 there
+    x = np.float32([NAN, 1.0, NAN, 2.0])
+    y = np.float32([1.0, NAN, NAN, 2.0])
+    graph = fg.grad(fg.trace(lambda x, y: fg.sum(getattr(fg, pick)(x, y) * 3.0), x, y), argnums=(0, 1))
+    gx, gy = fg.interpret(graph, x, y)
+    np.testing.assert_array_equal(gx, [0.0, 0.0, 0.0, 1.5])
+    np.testing.assert_array_equal(gy, [0.0, 0.0, 0.0, 1.5])
+    cx, cy = (np.asarray(a) for a in fg.compile(graph)(x, y))
+    np.testing.assert_array_equal(cx, gx)
+    np.testing.assert_array_equal(cy, gy)
+
+
 # ---------------------------------------------------------------------------
-# NaN propagates through max, min, maximum, minimum, relu and clip
+# NaN propagates through max, min, maximum, minimum, relu, clip and tanh
 # ---------------------------------------------------------------------------
+
+
+def test_nan_through_tanh_and_the_float_tests():
+    x = np.float32([NAN, -INF, INF, -100.0, 0.25, 100.0])
+    got = check(fg.tanh, x, rtol=1e-6)  # tanh's clamp must not turn NaN into -1
+    np.testing.assert_array_equal(got[[0, 1, 2, 3, 5]], [NAN, -1.0, 1.0, -1.0, 1.0])
+    check(lambda x: fg.tanh(x * 0.5 + 1.0), x, rtol=1e-6)
+    check(fg.isnan, x, want=np.isnan(x))
+    check(fg.isinf, x, want=np.isinf(x))
+    check(fg.isfinite, x, want=np.isfinite(x))
+    check(lambda x: fg.isnan(x * 2.0 - 1.0), x, want=np.isnan(x))
+    ints = np.int32([0, -1, I32_MAX])
+    check(fg.isnan, ints, want=[False] * 3)
+    check(fg.isfinite, ints, want=[True] * 3)
 
 
 def test_max_and_min_of_a_nan_are_nan():

@@ -1,6 +1,9 @@
 // fgrad: tanh f32[2,4] <- f32[2,4]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -12,6 +15,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i / 4i;
     let v2 = (i) % 4i;
     let v3 = b0[i];
-    let v4 = tanh(clamp(v3, -15.0f, 15.0f));
+    let v4 = select(tanh(clamp(v3, -15.0f, 15.0f)), v3, is_nan(v3));
     out[i] = v4;
 }

@@ -1,0 +1,23 @@
+// fgrad: where_isinf bool[6] <- bool[6] f32[6] f32[6]
+@group(0) @binding(0) var<storage, read> b0: array<u32>;
+@group(0) @binding(1) var<storage, read> b1: array<f32>;
+@group(0) @binding(2) var<storage, read> b2: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+fn is_inf(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
+    if (i >= 6i) {
+        return;
+    }
+    let v1 = (b0[i] != 0u);
+    let v2 = b1[i];
+    let v3 = b2[i];
+    let v4 = select(v3, v2, v1);
+    let v5 = is_inf(v4);
+    out[i] = select(0u, 1u, v5);
+}
