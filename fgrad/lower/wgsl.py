@@ -129,16 +129,25 @@ class KernelWriter:
             return acc
         with self.loop(count, start="lid", step=self.cooperative) as r:
             self.line(f"{acc} = {combine(acc, value_at(r))};")
-        scratch = f"shared_{WGSL_TYPE[dtype]}"
+        # NOTE: bools are shared as u32, as in storage: a bool array in workgroup memory
+        # lost values on an NVIDIA Vulkan driver.
+        scratch = f"shared_{STORAGE_TYPE[dtype]}"
         self.shared.add(dtype)
-        self.line(f"{scratch}[lid] = {acc};")
+
+        def load(k: str) -> str:
+            return f"({scratch}[{k}] != 0u)" if dtype is DType.bool else f"{scratch}[{k}]"
+
+        def store(value: str) -> str:
+            return f"select(0u, 1u, {value})" if dtype is DType.bool else value
+
+        self.line(f"{scratch}[lid] = {store(acc)};")
         self.line("workgroupBarrier();")
         half = self.cooperative // 2
         while half:
-            self.line(f"if (lid < {half}i) {{ {scratch}[lid] = {combine(f'{scratch}[lid]', f'{scratch}[lid + {half}i]')}; }}")
+            self.line(f"if (lid < {half}i) {{ {scratch}[lid] = {store(combine(load('lid'), load(f'lid + {half}i')))}; }}")
             self.line("workgroupBarrier();")
             half //= 2
-        result = self.let(f"{scratch}[0]")
+        result = self.let(load("0"))
         self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
         return result
 
@@ -239,8 +248,8 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
              for k, j in enumerate(reads)]
     decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
               f"array<{STORAGE_TYPE[graph.nodes[r].spec.dtype]}>;" for k, r in enumerate(roots)]
-    decls += [f"var<workgroup> shared_{WGSL_TYPE[t]}: array<{WGSL_TYPE[t]}, {workgroup}>;"
-              for t in sorted(w.shared, key=str)]
+    decls += sorted({f"var<workgroup> shared_{STORAGE_TYPE[t]}: array<{STORAGE_TYPE[t]}, {workgroup}>;"
+                     for t in w.shared})
     decls += list(shared)
     decls += list(w.functions.values())
     return "\n".join([
