@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, FgradError, InputError, ShapeError
+from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
-from fgrad.ir import DType, Graph, Spec
+from fgrad.ir import DType, Graph, Spec, check_args
 from fgrad.ops import OPS, add, asarray, broadcast_to
 from fgrad.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
@@ -241,14 +241,20 @@ class Transformed:
     def __repr__(self) -> str:
         return f"<fg.{self.name} of {getattr(self.fn, '__name__', self.fn)}>"
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         site = user_site()
+        if kwargs:
+            raise TraceError(f"{self.name}: keyword argument {next(iter(kwargs))!r}: fg.{self.name}(fn) takes "
+                             "the arguments of fn positionally", site)
         leaves, tree = flatten(tuple(args))
         if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
             graph, closed_over = trace_function(self.fn, args, closures=True)
             self.check(graph, len(args), site)
             return self.make_body(graph, len(args))(*args, tuple(closed_over))
-        key = (tree, tuple(spec_of(x) for x in leaves))
+        try:
+            key = (tree, tuple(spec_of(x) for x in leaves))
+        except FgradError:  # tracing names the argument that is not an array
+            key = None
         if key not in self.cache:
             graph = trace_function(self.fn, args)[0]
             self.check(graph, len(args), site)
@@ -259,6 +265,8 @@ class Transformed:
 def _apply(f: Graph | Callable[..., Any], name: str, make_body: MakeBody, check: Check,
            extra: Sequence[str] = (), extra_specs: Sequence[Any] = ()) -> Any:
     if not isinstance(f, Graph):
+        if not callable(f):
+            raise TraceError(f"{name}: expected a function or a Graph, got a {type(f).__name__}", user_site())
         return Transformed(f, name, make_body, check)
     nargs = len(f.in_tree.children)
     check(f, nargs, user_site())
@@ -300,6 +308,7 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
         cts = seed_cotangents(graph, differentiated, tree, cotangent, user_site())
         return tuple(_grads_of(graph, env, range(len(primals)), cts))
 
+    vjp_fn.__qualname__ = "vjp_fn"  # a call with the wrong arguments names it, not its enclosing function
     return (outs[0], vjp_fn, outs[1]) if has_aux else (outs, vjp_fn)
 
 
@@ -320,6 +329,9 @@ def value_and_grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] =
 
 
 def _reverse(f: Graph | Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, with_value: bool, name: str) -> Any:
+    if not isinstance(argnums, int) and not (isinstance(argnums, (tuple, list)) and
+                                             all(isinstance(a, int) for a in argnums)):
+        raise InputError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}", user_site())
     return _apply(
         f, name,
         lambda graph, n: grad_body(graph, argnums, has_aux, with_value),
@@ -343,10 +355,17 @@ def check_grads(f: Graph | Callable[..., Any], args: Sequence[Any], order: int =
     which checks second derivatives. Raises AssertionError naming the leaf,
     the worst element, both values and the tolerance.
     """
-    if order not in (1, 2):
-        raise ValueError(f"check_grads: order must be 1 or 2, got {order}")
+    site = user_site()
+    if order not in (1, 2) or isinstance(order, bool):
+        raise InputError(f"check_grads: order must be 1 or 2, got {order!r}", site)
+    if not eps > 0 or not isinstance(samples, int) or samples < 1:
+        raise InputError(f"check_grads: eps must be positive and samples a positive int, got eps={eps!r}, "
+                         f"samples={samples!r}", site)
+    if not isinstance(args, (tuple, list)):
+        raise InputError(f"check_grads: args must be a tuple of the arguments, got a {type(args).__name__}", site)
     args = tuple(args)
     graph = f if isinstance(f, Graph) else trace_function(f, args)[0]
+    check_args(graph, args, "check_grads", site)
     rng = np.random.default_rng(seed)
     ct = unflatten(graph.out_tree, [rng.normal(size=s.shape) if s.dtype.is_float else np.zeros(s.shape, s.dtype.np)
                                     for s in graph.out_specs])

@@ -1,9 +1,11 @@
 """Checkpoints: pytrees of arrays (parameters, optimizer state) on disk, without pickle.
 
-A file is a magic line, a JSON header (the pytree's structure, and each
-leaf's dtype, shape and place) and the leaves' raw little-endian bytes,
-with a SHA-256 of those bytes so that a truncated or damaged file is
-refused. `save` writes a temporary file beside the target and renames it
+A file is a magic line, the header's length, a SHA-256 of that length, the
+header and the leaves, a JSON header (the pytree's structure, and each leaf's dtype,
+shape and place) and the leaves' raw little-endian bytes: a truncated or
+damaged file is refused, whether the damage is in the values or in the
+header (a key, a shape); files of versions 1 and 2 had the leaves' bytes
+checked only. `save` writes a temporary file beside the target and renames it
 over the target, so an interrupted save leaves the previous checkpoint
 whole; temporary files that killed saves left behind are removed by a later
 save of the same file. Missing parent folders are created, as orbax does.
@@ -31,6 +33,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+try:
+    import fcntl
+except ImportError:  # Windows: temporary files are judged by their age (STALE_AFTER)
+    fcntl = None  # type: ignore[assignment]
+
 import numpy as np
 
 from fgrad.errors import FgradError
@@ -38,15 +45,19 @@ from fgrad.ir import DType
 from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, join_path, leaf_paths, unflatten
 from fgrad.trace import user_site
 
-MAGIC = b"FGRAD-CHECKPOINT 2\n"
-# Version 1 differs only in writing a dict as a JSON object, which allows string keys only.
-_READABLE = (MAGIC, b"FGRAD-CHECKPOINT 1\n")
+MAGIC = b"FGRAD-CHECKPOINT 3\n"
+# Version 2 kept the leaves' SHA-256 in the header, which nothing checked; version 1 also wrote a
+# dict as a JSON object, which allows string keys only.
+_UNCHECKED_HEADER = (b"FGRAD-CHECKPOINT 2\n", b"FGRAD-CHECKPOINT 1\n")
+_READABLE = (MAGIC, *_UNCHECKED_HEADER)
 _DTYPES = {"float32": np.dtype("<f4"), "int32": np.dtype("<i4"), "bool": np.dtype("|b1")}
 _KINDS = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}
 _I32 = np.iinfo(np.int32)
 _RECORDS = ("namedtuple", "dataclass")
-# A temporary file untouched this long (seconds) belongs to a writer that was killed:
-# a live one writes to it continuously, and renames it within moments of finishing.
+# A writer holds an advisory lock on its temporary file until it renames it: one that nobody
+# locks was left by a killed writer (the system drops a dead process's locks). Without locks
+# (Windows), a temporary file untouched this long (seconds) is taken for a killed writer's: a
+# live one writes to it continuously, and renames it within moments of finishing.
 STALE_AFTER = 600.0
 
 
@@ -57,7 +68,7 @@ class CheckpointError(FgradError, ValueError):
 def save(path: str | os.PathLike, tree: Any) -> None:
     """Write `tree` (params, optimizer state, ...) to `path` atomically, creating missing folders."""
     site = user_site()
-    target = os.fspath(path)
+    target = _path(path, "save", site)
     leaves, treedef = flatten(tree)
     try:
         structure = _describe(treedef, "")
@@ -65,18 +76,18 @@ def save(path: str | os.PathLike, tree: Any) -> None:
     except CheckpointError as e:
         raise CheckpointError(str(e), site) from None
     offsets = np.cumsum([0] + [a.nbytes for a in arrays]).tolist()
-    digest = hashlib.sha256()
-    for a in arrays:
-        digest.update(a.tobytes())
     header = json.dumps({
         "structure": structure,
         "leaves": [{"dtype": a.dtype.name, "shape": list(a.shape), "offset": o} for a, o in zip(arrays, offsets)],
         "nbytes": offsets[-1],
-        "sha256": digest.hexdigest(),
     }).encode()
+    length = len(header).to_bytes(8, "little")
+    digest = hashlib.sha256(length + header)
+    for a in arrays:
+        digest.update(a.tobytes())
 
     def write(f: BinaryIO) -> None:
-        f.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        f.write(MAGIC + length + digest.digest() + header)
         _write_payload(f, arrays)
 
     try:
@@ -85,6 +96,13 @@ def save(path: str | os.PathLike, tree: Any) -> None:
         # Name the folder that could not be made; a failure on the temporary file is the target's.
         folder = f"{e.filename}: " if e.filename and Path(e.filename) in Path(target).parents else ""
         raise CheckpointError(f"save: cannot write {target}: {folder}{e.strerror or e}", site) from None
+
+
+def _path(path: Any, who: str, site: str | None) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise CheckpointError(f"{who}: the path must be a str or os.PathLike, got a {type(path).__name__} "
+                              f"(fg.{who}(path, ...) takes the path first)", site)
+    return os.fspath(path)
 
 
 def _describe(td: TreeDef, path: str) -> Any:
@@ -135,31 +153,49 @@ def write_atomically(target: str | os.PathLike, write: Callable[[BinaryIO], None
     A reader finds the old file or the new one, never part of one. The
     temporary file is removed when `write` fails; those that killed writers
     left (named by the glob `stale` in the folder, default this target's own)
-    are removed once older than STALE_AFTER. Missing folders are created.
+    are removed: those no writer locks (see STALE_AFTER). Missing folders are created.
     """
     target = Path(target)
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     prefix = f".{target.name}."
     _remove_stale(folder, stale or f"{glob.escape(prefix)}*.tmp")
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    fd, tmp = _locked_temporary(folder, prefix)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+            os.replace(tmp, target)  # still locked: no other writer takes it for a killed one's
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
 
+def _locked_temporary(folder: Path, prefix: str) -> tuple[int, str]:
+    """A new temporary file in `folder`, open and locked (where the system has locks)."""
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+        if fcntl is None:
+            return fd, tmp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.stat(tmp), os.fstat(fd)):
+                return fd, tmp
+        os.close(fd)  # another writer removed it between its creation and our lock: make another
+
+
 def _remove_stale(folder: Path, pattern: str) -> None:
     cutoff = time.time() - STALE_AFTER
     for path in folder.glob(pattern):
-        with contextlib.suppress(OSError):  # gone already, or not ours to remove
-            if path.stat().st_mtime < cutoff:
+        with contextlib.suppress(OSError):  # gone already, locked by a live writer, or not ours to remove
+            if fcntl is None:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+                continue
+            with open(path, "rb") as f:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 path.unlink()
 
 
@@ -175,7 +211,7 @@ def load(path: str | os.PathLike, like: Any = None) -> Any:
     named. The result then has `like`'s containers.
     """
     site = user_site()
-    target = os.fspath(path)
+    target = _path(path, "load", site)
     try:
         with open(target, "rb") as f:
             data = f.read()
@@ -185,7 +221,7 @@ def load(path: str | os.PathLike, like: Any = None) -> Any:
     if magic is None or len(data) < len(magic) + 8:
         raise CheckpointError(f"load: {target} is not an fgrad checkpoint", site)
     try:
-        stored, leaves = _read(data[len(magic):])
+        stored, leaves = _read(data[len(magic):], checked=magic not in _UNCHECKED_HEADER)
     except _Damaged as e:
         raise CheckpointError(f"load: {target} is truncated or damaged: {e}", site) from None
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as e:
@@ -214,15 +250,27 @@ class _Damaged(Exception):
     """A payload whose size or checksum disagrees with its header."""
 
 
-def _read(data: bytes) -> tuple[TreeDef, list[np.ndarray]]:
-    """The structure and leaves of a checkpoint's bytes after the magic line; malformed parts raise."""
-    size = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8: 8 + size])
-    payload, nbytes, sha256 = data[8 + size:], header["nbytes"], header["sha256"]
-    if type(nbytes) is not int or type(sha256) is not str:
-        raise ValueError(f"nbytes {nbytes!r} and sha256 {sha256!r}")
-    if len(payload) != nbytes or hashlib.sha256(payload).hexdigest() != sha256:
-        raise _Damaged(f"{len(payload)} of {nbytes} bytes, checksum mismatch")
+def _read(data: bytes, checked: bool) -> tuple[TreeDef, list[np.ndarray]]:
+    """The structure and leaves of a checkpoint's bytes after the magic line; damaged or malformed parts
+    raise. `checked`: the SHA-256 after the header's length covers that length, the header and the payload
+    (version 3)."""
+    size, data = int.from_bytes(data[:8], "little"), data[8:]
+    if checked:
+        digest, data = data[:32], data[32:]
+        if hashlib.sha256(size.to_bytes(8, "little") + data).digest() != digest:
+            raise _Damaged("checksum mismatch")
+    header = json.loads(data[:size])
+    payload, nbytes = data[size:], header["nbytes"]
+    if type(nbytes) is not int:
+        raise ValueError(f"nbytes {nbytes!r}")
+    if len(payload) != nbytes:
+        raise _Damaged(f"{len(payload)} of {nbytes} bytes")
+    if not checked:
+        sha256 = header["sha256"]
+        if type(sha256) is not str:
+            raise ValueError(f"sha256 {sha256!r}")
+        if hashlib.sha256(payload).hexdigest() != sha256:
+            raise _Damaged("checksum mismatch")
     stored = _parse(header["structure"])
     leaves = [_leaf(payload, **m) for m in header["leaves"]]
     if len(leaves) != stored.num_leaves:
@@ -272,11 +320,17 @@ def _by_class_name(td: TreeDef) -> TreeDef:
 
 
 def _expected(leaf: Any, path: str, target: str, site: str | None) -> tuple[tuple[int, ...], np.dtype]:
-    """Shape and stored dtype of a leaf of `like`: an array, Array, Spec or number."""
+    """Shape and stored dtype of a leaf of `like`: an array, Array, Spec or number, stored as `save`
+    would store it (float16 and float64 as float32, int64 and uint64 as int32)."""
     dtype = getattr(leaf, "dtype", None)
+    if isinstance(dtype, DType):  # a Spec or an fg.Array
+        return tuple(leaf.shape), dtype.np
     try:
-        stored = DType.of(leaf if dtype is None else dtype).np
-    except FgradError:
-        raise CheckpointError(f"load: the model's leaf at {path} is a {type(leaf).__name__}, not an array, Array, "
-                              f"Spec or number (loading {target})", site) from None
-    return tuple(leaf.shape) if hasattr(leaf, "shape") else np.shape(leaf), stored
+        kind = _KINDS.get(np.dtype(dtype).kind if dtype is not None else np.asarray(leaf).dtype.kind)
+    except TypeError:  # a dtype NumPy does not know
+        kind = None
+    if kind is None:
+        raise CheckpointError(f"load: the model's leaf at {path or 'the top level'} is a {type(leaf).__name__}"
+                              f"{f' of dtype {dtype}' if dtype is not None else ''}, not an array, Array, Spec or "
+                              f"number of a type checkpoints hold (loading {target})", site)
+    return tuple(np.shape(leaf)), _DTYPES[kind]

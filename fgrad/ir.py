@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
+from fgrad.errors import DTypeError, GraphError, InputError, ShapeError, TraceError
 from fgrad.pytree import TreeDef, first_difference, flatten, register_leaf, split_path, unflatten
 
 
@@ -68,6 +68,14 @@ class DType(str, enum.Enum):
             return _FROM_NUMPY.get((dt.kind, dt.itemsize), DType.i32)
         raise DTypeError(f"unsupported dtype {dt}: fgrad has f32, i32 and bool")
 
+    @staticmethod
+    def named(x: Any) -> DType:
+        """The fgrad dtype a dtype argument names (a name, DType, NumPy dtype or scalar type);
+        unlike `of`, a value such as 3 or 1.0 is refused rather than read as its own type."""
+        if not isinstance(x, (str, DType, np.dtype, type)) and x is not None:
+            raise DTypeError(f"{x!r} is not a dtype: fgrad has f32, i32 and bool")
+        return DType.of(x)
+
 
 _TO_NUMPY = {DType.f32: np.dtype(np.float32), DType.i32: np.dtype(np.int32), DType.bool: np.dtype(np.bool_)}
 # float64 inputs become f32 and int64 become i32, as with JAX's default x64-off mode;
@@ -89,7 +97,7 @@ class Spec:
         if not all(isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 1 for d in shape):
             raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty)")
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
-        object.__setattr__(self, "dtype", DType.of(self.dtype))
+        object.__setattr__(self, "dtype", DType.named(self.dtype))
 
     @property
     def ndim(self) -> int:
@@ -134,10 +142,10 @@ def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -
     """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
     try:
         if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
-            return Spec((int(shape),), DType.of(dtype))
-        if isinstance(shape, str) or not isinstance(shape, Iterable):
+            return Spec((int(shape),), DType.named(dtype))
+        if isinstance(shape, (str, dict)) or not isinstance(shape, Iterable):
             raise ShapeError(f"invalid shape {shape!r}: expected an integer or a tuple of integers")
-        return Spec(tuple(shape), DType.of(dtype))
+        return Spec(tuple(shape), DType.named(dtype))
     except (ShapeError, DTypeError) as e:
         # NOTE: imported here because trace.py builds on this module.
         from fgrad.trace import user_site
@@ -274,6 +282,16 @@ def format_graph(graph: Graph) -> str:
     return "\n".join(lines)
 
 
+def require_graph(value: Any, who: str) -> None:
+    """Refuse anything but a Graph where `who` (a graph pass, say) takes one."""
+    if not isinstance(value, Graph):
+        # NOTE: imported here because trace.py builds on this module.
+        from fgrad.trace import user_site
+
+        hint = "; trace the function first: fg.trace(fn, *specs)" if callable(value) else ""
+        raise TraceError(f"{who}: expected a Graph, got a {type(value).__name__}{hint}", user_site())
+
+
 def typecheck(graph: Graph) -> Graph:
     """Re-derive every node's spec from its op's rule; raise GraphError on any mismatch.
 
@@ -281,6 +299,8 @@ def typecheck(graph: Graph) -> Graph:
     """
     # NOTE: imported here because ops.py builds on this module.
     from fgrad.ops import OPS
+
+    require_graph(graph, "typecheck")
 
     def fail(i: int, why: str) -> GraphError:
         node = graph.nodes[i]
@@ -315,6 +335,8 @@ def typecheck(graph: Graph) -> Graph:
 def expose_captures(graph: Graph, names: Sequence[str] | None = None, site: str | None = None) -> Graph:
     """The graph returning `(outputs, {name: captured value})` for `names` (all if None)."""
     available = dict(graph.captures)
+    if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names)):
+        raise InputError(f"captures: expected True or a list of capture names, got {names!r}", site)
     names = list(available) if names is None else list(names)
     unknown = [n for n in names if n not in available]
     if unknown:

@@ -22,7 +22,7 @@ import numpy as np
 from beartype import beartype
 from jaxtyping import Float, Int
 
-from fgrad.errors import ShapeError
+from fgrad.errors import InputError, ShapeError
 from fgrad.ops import (
     causal_mask,
     gelu,
@@ -66,21 +66,33 @@ def shape_checked(fn: F) -> F:
 # ---------------------------------------------------------------------------
 
 
+def _param_shape(shape: int | tuple[int, ...]) -> tuple[int, ...]:
+    """A parameter's shape: positive integer sizes (a layer width of 0 or 2.5 is a mistake)."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape) if isinstance(shape, (tuple, list)) \
+        else (shape,)
+    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1 for d in dims):
+        raise ShapeError(f"init: parameter sizes must be positive integers, got {shape!r}", user_site())
+    return dims
+
+
 def normal(rng: np.random.Generator, shape: tuple[int, ...], std: float = 1.0) -> np.ndarray:
-    return (rng.standard_normal(shape) * std).astype(np.float32)
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"init: rng must be a NumPy Generator (np.random.default_rng(seed)), got "
+                         f"{type(rng).__name__}", user_site())
+    return (rng.standard_normal(_param_shape(shape)) * std).astype(np.float32)
 
 
 def he_normal(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     """Normal with std sqrt(2 / fan_in), fan_in = shape[0] (for ReLU layers)."""
-    return normal(rng, shape, math.sqrt(2.0 / shape[0]))
+    return normal(rng, shape, math.sqrt(2.0 / _param_shape(shape)[0]))
 
 
 def zeros(shape: int | tuple[int, ...]) -> np.ndarray:
-    return np.zeros(shape, np.float32)
+    return np.zeros(_param_shape(shape), np.float32)
 
 
 def ones(shape: int | tuple[int, ...]) -> np.ndarray:
-    return np.ones(shape, np.float32)
+    return np.ones(_param_shape(shape), np.float32)
 
 
 # ---------------------------------------------------------------------------
@@ -159,7 +171,7 @@ def causal_self_attention(p: Params, x: Float[Tensor, "batch seq d"], heads: int
     """Multi-head attention where each position sees itself and earlier ones:
     softmax(q k^T / sqrt(head_dim)) v per head, then wo."""
     batch, seq, d = x.shape
-    if d % heads:
+    if heads < 1 or d % heads:
         raise ShapeError(f"causal_self_attention: width {d} is not divisible by {heads} heads", user_site())
     head_dim = d // heads
 

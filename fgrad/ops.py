@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
-from fgrad.ir import Const, DType, Node, Spec
-from fgrad.trace import Tensor, bind, spec_of, user_call, user_site
+from fgrad.ir import Const, DType, HasSpec, Node, Spec
+from fgrad.trace import Tensor, bind, check_live, spec_of, user_call, user_site
 
 ArrayLike = Any  # Tensor, NumPy array, or Python number
 
@@ -119,10 +119,10 @@ def along_axis(name: str) -> Callable[..., Spec]:
     return rule
 
 
-# WGSL conversions between dtypes: float -> int truncates toward zero, -> bool is != 0.
+# WGSL conversions between dtypes: float -> int as astype below, -> bool is != 0.
 _CAST = {
     (DType.f32, DType.f32): "{0}", (DType.i32, DType.i32): "{0}", (DType.bool, DType.bool): "{0}",
-    (DType.f32, DType.i32): "i32({0})", (DType.f32, DType.bool): "({0} != 0.0f)",
+    (DType.f32, DType.i32): "f32_to_i32({0})", (DType.f32, DType.bool): "({0} != 0.0f)",
     (DType.i32, DType.f32): "f32({0})", (DType.i32, DType.bool): "({0} != 0i)",
     (DType.bool, DType.f32): "select(0.0f, 1.0f, {0})", (DType.bool, DType.i32): "select(0i, 1i, {0})",
 }
@@ -231,9 +231,9 @@ neg_p = register(Op(
     vjp=lambda g, ans, x: (neg(g),),
     simplify=lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None, wgsl="(-{0})"))
 
-# abs: d|x| = sign(x) dx (0 at x = 0).
+# abs: d|x| = sign(x) dx, taken as +1 at 0 (and -1 at NaN): JAX's select(x >= 0, g, -g).
 abs_p = register(Op("abs", rule=unary("abs", NUMERIC), impl=np.abs,
-                    vjp=lambda g, ans, x: (where(x > 0, g, where(x < 0, neg(g), 0.0)),), wgsl="abs({0})"))
+                    vjp=lambda g, ans, x: (where(x >= 0, g, neg(g)),), wgsl="abs({0})"))
 
 # exp: d exp(x) = exp(x) dx, reusing the output.
 exp_p = register(Op("exp", rule=unary("exp", FLOAT), impl=np.exp, vjp=lambda g, ans, x: (g * ans,), wgsl="exp({0})"))
@@ -428,12 +428,13 @@ def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 pow_p = register(Op("pow", rule=binary("pow", FLOAT), impl=np.power, vjp=_pow_vjp, wgsl=_pow_wgsl))
 
 
-# maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. The gradient goes
-# to the operand equal to the result, split evenly on a tie; where the result is NaN neither
-# operand equals it and neither gets any (JAX's rule).
+# maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. Each operand's
+# cotangent is g times its share: 1 where it equals the result, 1/2 on a tie, 0 elsewhere;
+# where the result is NaN neither equals it. As JAX, a product, so an infinite or NaN g
+# gives NaN to the operand that was not chosen too.
 def _choose_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     x_hit, y_hit = equal(x, ans), equal(y, ans)
-    return where(x_hit, where(y_hit, g * 0.5, g), 0.0), where(y_hit, where(x_hit, g * 0.5, g), 0.0)
+    return g * where(x_hit, where(y_hit, 0.5, 1.0), 0.0), g * where(y_hit, where(x_hit, 0.5, 1.0), 0.0)
 
 
 def _pick_wgsl(which: str) -> Callable[..., str]:
@@ -463,10 +464,35 @@ def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
 where_p = register(Op("where", rule=_where_rule, impl=np.where,
                       vjp=lambda g, ans, c, x, y: (None, where(c, g, 0.0), where(c, 0.0, g)), wgsl="select({2}, {1}, {0})"))
 
-# astype: convert dtype. float -> int truncates toward zero; -> bool is x != 0.
-# Only float -> float carries a derivative, and fgrad has one float type.
-astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: x.astype(dtype.np),
-                       vjp=_nondiff, wgsl=lambda w, i, c: _CAST[w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype].format(w.operand(i, 0, c))))
+# astype: convert dtype. float -> int truncates toward zero and saturates, NaN giving 0
+# (XLA's convert, so jnp's astype; NumPy's cast leaves NaN and out-of-range values
+# undefined, and a shader compiler may fold the round trip f32(i32(x)) into trunc(x)); -> bool
+# is x != 0. Only float -> float carries a derivative, and fgrad has one float type.
+def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
+    """`x` as `dtype` by astype's rules (constants convert here too)."""
+    x = np.asarray(x)
+    if dtype is DType.i32 and x.dtype.kind == "f":
+        x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), -(2.0**31), 2.0**31 - 1))
+    return x.astype(dtype.np)
+
+
+# The clamp's upper bound is the largest f32 below 2^31; NaN is read off the bits.
+_F32_TO_I32 = """fn f32_to_i32(x: f32) -> i32 {
+    let r = select(i32(clamp(x, -2147483648.0f, 2147483520.0f)), 2147483647i, x >= 2147483648.0f);
+    return select(r, 0i, is_nan(x));
+}"""
+_CAST_FUNCTIONS = {(DType.f32, DType.i32): {"is_nan": _IS_NAN, "f32_to_i32": _F32_TO_I32}}
+
+
+def _astype_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    cast = (w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype)
+    for name, text in _CAST_FUNCTIONS.get(cast, {}).items():
+        w.function(name, text)
+    return _CAST[cast].format(w.operand(i, 0, coords))
+
+
+astype_p = register(Op("astype", rule=lambda x, *, dtype: Spec(x.shape, dtype), impl=lambda x, *, dtype: convert(x, dtype),
+                       vjp=_nondiff, wgsl=_astype_wgsl))
 
 # stop_gradient: identity whose derivative is zero.
 stop_gradient_p = register(Op("stop_gradient", rule=lambda x: x, impl=lambda x: x, vjp=_nondiff, wgsl="{0}"))
@@ -929,15 +955,32 @@ _PYTHON_DTYPE = {bool: DType.bool, int: DType.i32, float: DType.f32}
 
 
 def _dtype(x: ArrayLike) -> DType:
-    """fgrad dtype of a Tensor, array or Python number (float64 -> f32, int64 -> i32)."""
-    if isinstance(x, Tensor):
+    """fgrad dtype of a Tensor, array or Python number (float64 -> f32, int64 -> i32).
+
+    Every public function reads its operands' dtypes here first, so a value fgrad
+    has no dtype for (None, a string, a ragged list, float16, complex) is refused,
+    naming the function called, even where the operand is converted to a given dtype.
+    """
+    if isinstance(x, HasSpec):
         return x.dtype
     if type(x) in _PYTHON_DTYPE:
         return _PYTHON_DTYPE[type(x)]
     try:
-        return DType.of(np.asarray(x).dtype)
+        dtype = np.asarray(x).dtype
+    except (TypeError, ValueError) as e:
+        raise DTypeError(f"{user_call()}: cannot make an array from a {type(x).__name__}: {e}", user_site()) from None
+    if dtype.kind in "OUSV":  # objects, strings, bytes, records: not numbers
+        raise DTypeError(f"{user_call()}: got a {type(x).__name__} ({_brief(x)}), expected an array or a number",
+                         user_site())
+    try:
+        return DType.of(dtype)
     except DTypeError as e:
-        raise DTypeError(str(e), user_site()) from None
+        raise DTypeError(f"{user_call()}: {e}", user_site()) from None
+
+
+def _brief(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def result_dtype(*xs: ArrayLike) -> DType:
@@ -948,16 +991,19 @@ def result_dtype(*xs: ArrayLike) -> DType:
 def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarray:
     """`x` as an fgrad value: Tensors pass through (cast if `dtype` differs),
     numbers and arrays become constants (eagerly, arrays of fgrad's dtypes)."""
-    want = _dtype(x) if dtype is None else _as_dtype(dtype)
+    have = _dtype(x)
+    want = have if dtype is None else _as_dtype(dtype)
     if isinstance(x, Tensor):
+        check_live(x, user_call())
         return x if x.dtype is want else bind(astype_p, x, dtype=want)
+    if 0 in _shape(x):
+        raise ShapeError(f"{user_call()}: got an empty array of shape {_shape(x)}; fgrad values have at least "
+                         "one element", user_site())
     try:
         value = _host_constant(x, want)
     except OverflowError as e:
         raise DTypeError(f"{user_call()}: {e}, fgrad's integer type; use a float, or values that fit",
                          user_site()) from None
-    except (TypeError, ValueError) as e:
-        raise TraceError(f"asarray: cannot make an fgrad value from a {type(x).__name__}: {e}", user_site()) from None
     return bind(constant_p, value=value)
 
 
@@ -973,12 +1019,12 @@ def _host_constant(x: Any, dtype: DType) -> Const:
         if low < _I32.min or high > _I32.max:
             bad = high if high > _I32.max else low
             raise OverflowError(f"the integer {bad} does not fit i32 ({_I32.min}..{_I32.max})")
-    return Const.of(arr, dtype)
+    return Const.of(convert(arr, dtype), dtype)
 
 
 def _as_dtype(dtype: str | DType, name: str = "asarray") -> DType:
     try:
-        return DType.of(dtype)
+        return DType.named(dtype)
     except DTypeError as e:
         raise DTypeError(f"{name}: {e}", user_site()) from None
 
@@ -1334,6 +1380,8 @@ def logsumexp(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: b
 
 
 def _shape_arg(name: str, shape: Any) -> tuple[int, ...]:
+    if not isinstance(shape, (int, np.integer, tuple, list, np.ndarray)):
+        raise ShapeError(f"{name}: shape {shape!r} must be a tuple of integers", user_site())
     dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
         raise ShapeError(f"{name}: shape {shape!r} must be a tuple of integers", user_site())
@@ -1359,6 +1407,8 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor | np.nd
     """Permute axes (reverse them if `axes` is None): out.shape[i] = x.shape[axes[i]]."""
     x = asarray(x)
     ndim = len(_shape(x))
+    if axes is not None and not isinstance(axes, (tuple, list)):
+        raise ShapeError(f"transpose: axes {axes!r} must be a tuple of integers for {_shape(x)}", user_site())
     perm = tuple(reversed(range(ndim))) if axes is None else tuple(axes)
     valid = all(isinstance(a, (int, np.integer)) and -ndim <= a < ndim for a in perm)
     if not valid or sorted(int(a) % ndim for a in perm) != list(range(ndim)):
@@ -1398,6 +1448,7 @@ def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Tensor | n
 
 def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     """Join values along an existing axis; dtypes promote."""
+    _operands("concatenate", xs)
     if len(xs) == 0:
         raise ShapeError("concatenate: needs at least one operand", user_site())
     dt = result_dtype(*xs)
@@ -1412,12 +1463,18 @@ def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
 
 def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     """Join values of one shape along a new axis."""
+    _operands("stack", xs)
     if len(xs) == 0:
         raise ShapeError("stack: needs at least one operand", user_site())
     shapes = {_shape(x) for x in xs}
     if len(shapes) > 1:
         raise ShapeError(f"stack: operands have different shapes: {', '.join(str(_shape(x)) for x in xs)}", user_site())
     return concatenate([expand_dims(x, axis) for x in xs], axis)
+
+
+def _operands(name: str, xs: Any) -> None:
+    if not isinstance(xs, (list, tuple)):
+        raise TraceError(f"{name}: expected a list or tuple of arrays, got a {type(xs).__name__}", user_site())
 
 
 def _pad_widths(pad_width: Any, shape: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
@@ -1438,12 +1495,7 @@ def pad(x: ArrayLike, pad_width: Any, constant_values: float | int | bool = 0) -
     widths = _pad_widths(pad_width, _shape(x))
     if not any(lo or hi for lo, hi, _ in widths):
         return x
-    if isinstance(constant_values, Tensor) or np.ndim(constant_values) != 0:
-        raise TraceError(f"pad: constant_values must be a static number, got {constant_values!r}", user_site())
-    try:
-        value = _host_constant(constant_values, _dtype(x)).array.item()
-    except OverflowError as e:
-        raise DTypeError(f"pad: constant_values: {e}", user_site()) from None
+    value = _static_scalar("pad", "constant_values", constant_values, _dtype(x)).array.item()
     return bind(pad_p, x, widths=widths, value=value)
 
 
@@ -1504,14 +1556,19 @@ _DEFAULT_FILL = {DType.f32: math.nan, DType.i32: -(2**31), DType.bool: True}
 
 
 def _fill_value(name: str, value: Any, dtype: DType) -> Const:
-    if value is None:
-        value = _DEFAULT_FILL[dtype]
-    if isinstance(value, Tensor) or np.ndim(value) != 0:
-        raise TraceError(f"{name}: fill_value must be a static number, got {value!r}", user_site())
+    return _static_scalar(name, "fill_value", _DEFAULT_FILL[dtype] if value is None else value, dtype)
+
+
+def _static_scalar(name: str, what: str, value: Any, dtype: DType) -> Const:
+    """A number known while tracing (a fill or pad value) as a Const of `dtype`."""
+    if isinstance(value, Tensor) or type(value) not in _PYTHON_DTYPE and not isinstance(value, (np.generic, np.ndarray)) \
+            or np.ndim(value) != 0:
+        raise TraceError(f"{name}: {what} must be a static number, got {_brief(value)}", user_site())
+    _dtype(value)  # refuses strings, complex numbers and float16
     try:
         return _host_constant(value, dtype)
     except OverflowError as e:
-        raise DTypeError(f"{name}: fill_value: {e}", user_site()) from None
+        raise DTypeError(f"{name}: {what}: {e}", user_site()) from None
 
 
 def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0,
@@ -1528,9 +1585,10 @@ def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0
     """
     updates = asarray(updates, _arith_dtype(updates))
     shape = _shape(updates)
-    if not isinstance(size, (int, np.integer)) or size < 1:
-        raise ShapeError(f"scatter_add: size must be a positive integer, got {size!r}", user_site())
+    size = _count("scatter_add", "size", size)
     nd = len(_shape(indices))
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
+        raise ShapeError(f"scatter_add: axis must be a single integer, got {_brief(axis)}", user_site())
     if not 0 <= axis <= len(shape) - nd:
         raise ShapeError(f"scatter_add: axis {axis} does not fit indices {_shape(indices)} in updates {shape}", user_site())
     mode = "drop" if mode is None else mode
@@ -1546,6 +1604,7 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], n
     """Indices into axis `axis` of `shape`, as i32. With `normalize`, constants are checked
     against the axis, and negative indices (constant or traced) count from the end."""
     n = shape[axis]
+    _dtype(indices)  # refuses ragged lists, strings and None, naming the function
     if isinstance(indices, Tensor):
         if indices.dtype is not DType.i32:
             raise DTypeError(f"{name}: indices must be i32, got {indices.spec}", user_site())
@@ -1562,12 +1621,31 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], n
     return asarray(arr, DType.i32)
 
 
+def _count(name: str, what: str, value: Any) -> int:
+    """A size argument: a positive Python or NumPy integer (not a bool, not a float)."""
+    if isinstance(value, Tensor):
+        raise TraceError(TRACER_INDEX.format(what=f"{name}: {what}", spec=value.spec), user_site())
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+        raise ShapeError(f"{name}: {what} must be a positive integer, got {_brief(value)}", user_site())
+    return int(value)
+
+
 def arange(start: int | float, stop: int | float | None = None, step: int | float = 1, dtype: str | DType | None = None) -> Tensor | np.ndarray:
     """Evenly spaced values in [start, stop), as in NumPy: i32 unless a bound is a float."""
     if stop is None:
         start, stop = 0, start
+    for bound in (start, stop, step):
+        if isinstance(bound, Tensor):
+            raise TraceError(TRACER_INDEX.format(what="arange: a bound", spec=bound.spec), user_site())
+        if type(bound) not in _PYTHON_DTYPE and not isinstance(bound, (np.integer, np.floating)) \
+                or not math.isfinite(bound):
+            raise ShapeError(f"arange: start, stop and step must be finite static numbers, got start={start!r}, "
+                             f"stop={stop!r}, step={step!r}", user_site())
     dt = _as_dtype(dtype, "arange") if dtype is not None else result_dtype(start, stop, step)
     count = math.ceil((stop - start) / step) if step else 0
+    if count > _I32.max:
+        raise ShapeError(f"arange: {count} values (start={start}, stop={stop}, step={step}) do not fit i32 "
+                         "indices", user_site())
     if count < 1:
         raise ShapeError(f"arange: empty range start={start}, stop={stop}, step={step}", user_site())
     out = bind(iota_p, shape=(count,), axis=0, dtype=DType.i32)
@@ -1579,6 +1657,7 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
 def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tensor | np.ndarray:
     """One-hot encoding of integer labels along a new last axis, as `jax.nn.one_hot`:
     a label outside [0, num_classes), a negative one included, gives a row of zeros."""
+    num_classes = _count("one_hot", "num_classes", num_classes)
     if _dtype(x) is not DType.i32:
         raise DTypeError(f"one_hot: labels must be integers, got {spec_of(asarray(x))}", user_site())
     return asarray(equal(expand_dims(x, -1), arange(num_classes)), _as_dtype(dtype, "one_hot"))
@@ -1586,6 +1665,7 @@ def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tenso
 
 def causal_mask(n: int) -> Tensor | np.ndarray:
     """(n, n) bool mask that is True where key position j <= query position i (may attend)."""
+    n = _count("causal_mask", "n", n)
     rows = bind(iota_p, shape=(n, n), axis=0, dtype=DType.i32)
     cols = bind(iota_p, shape=(n, n), axis=1, dtype=DType.i32)
     return greater_equal(rows, cols)
@@ -1627,6 +1707,10 @@ def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
             if traced:
                 raise TraceError(TRACER_INDEX.format(what=f"getitem: a slice bound on axis {dim} of {shape}",
                                                      spec=traced[0].spec), user_site())
+            bad = [b for b in (k.start, k.stop, k.step) if b is not None and not hasattr(b, "__index__")]
+            if bad:
+                raise ShapeError(f"getitem: slice bound {bad[0]!r} on axis {dim} of {shape} is not an integer",
+                                 user_site())
             if k.step is not None and k.step < 1:
                 raise ShapeError(f"getitem: slice step must be >= 1, got {k.step} on axis {dim} of {shape}", user_site())
             a, b, s = k.indices(n)
@@ -1684,6 +1768,12 @@ def _invert(x: Tensor) -> Tensor:
     return logical_not(x)
 
 
+def _setitem(x: Tensor, key: Any, value: Any) -> None:
+    raise TraceError(f"setitem: x[...] = value on a Tensor {x.spec}: fgrad values are immutable, as JAX arrays "
+                     "are; build the new value instead, e.g. fg.where(fg.arange(n) == i, value, x) or "
+                     "x + fg.scatter_add(...)", user_site())
+
+
 Tensor.__add__, Tensor.__radd__ = add, _flip(add)
 Tensor.__sub__, Tensor.__rsub__ = subtract, _flip(subtract)
 Tensor.__mul__, Tensor.__rmul__ = multiply, _flip(multiply)
@@ -1695,7 +1785,7 @@ Tensor.__or__, Tensor.__ror__ = logical_or, _flip(logical_or)
 Tensor.__eq__, Tensor.__ne__ = equal, not_equal  # type: ignore[assignment]
 Tensor.__lt__, Tensor.__le__, Tensor.__gt__, Tensor.__ge__ = less, less_equal, greater, greater_equal
 Tensor.__neg__, Tensor.__pos__, Tensor.__abs__, Tensor.__invert__ = neg, lambda x: x, abs, _invert
-Tensor.__getitem__ = getitem
+Tensor.__getitem__, Tensor.__setitem__ = getitem, _setitem
 Tensor.T = property(lambda x: transpose(x))
 Tensor.reshape = lambda x, *shape: reshape(x, _varargs_shape(shape))
 Tensor.transpose = lambda x, *axes: transpose(x, _varargs_shape(axes) if axes else None)

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from fgrad.autodiff import _check_grad, inline, value_and_grad
-from fgrad.errors import FgradError, ShapeError
+from fgrad.errors import FgradError, InputError, ShapeError
 from fgrad.ir import DType, Graph
 from fgrad.ops import abs, asarray, astype, cos, exp, minimum, sqrt, sum, where
 from fgrad.passes import simplify
-from fgrad.pytree import flatten, leaf_paths, tree_map, unflatten
-from fgrad.trace import trace_function, user_site
+from fgrad.pytree import first_difference, flatten, leaf_paths, unflatten
+from fgrad.trace import spec_of, trace_function, user_site
 
 LearningRate = float | Callable[[Any], Any]
 
@@ -75,18 +75,52 @@ def warmup_cosine(peak: float, warmup_steps: int, decay_steps: int, init: float 
 # ---------------------------------------------------------------------------
 
 
-def _zeros_like(params: Any) -> Any:
-    return tree_map(lambda p: np.zeros(np.shape(p), np.float32), params)
+def _zeros_like(params: Any, name: str) -> Any:
+    leaves, tree = flatten(params)
+    try:
+        specs = [spec_of(p, path) for p, path in zip(leaves, leaf_paths(tree, "params"))]
+    except FgradError as e:  # a leaf that is not an array (a string, a float16 array)
+        raise type(e)(f"{name}: {e}", user_site()) from None
+    return unflatten(tree, [np.zeros(s.shape, np.float32) for s in specs])
 
 
 def adam_init(params: Any) -> dict[str, Any]:
     """Adam's state for `params` (arrays or Specs): step count 0, zero moments."""
-    return {"step": np.zeros((), np.int32), "mu": _zeros_like(params), "nu": _zeros_like(params)}
+    return {"step": np.zeros((), np.int32), "mu": _zeros_like(params, "adam_init"),
+            "nu": _zeros_like(params, "adam_init")}
 
 
 def sgd_init(params: Any) -> dict[str, Any]:
     """SGD's state for `params`: step count 0, zero momentum trace."""
-    return {"step": np.zeros((), np.int32), "trace": _zeros_like(params)}
+    return {"step": np.zeros((), np.int32), "trace": _zeros_like(params, "sgd_init")}
+
+
+def _check_state(name: str, params: Any, opt_state: Any, init: Callable[[Any], Any]) -> None:
+    """Refuse an optimizer state that is not `init(params)`'s in structure and shapes (another
+    optimizer's state, or one made for other parameters)."""
+    want_leaves, want = flatten(init(params))
+    got_leaves, got = flatten(opt_state)
+    found = first_difference(want, got)
+    if found is None:
+        found = next(((path, f"expected shape {np.shape(w)}, got {np.shape(g)}")
+                      for path, w, g in zip(leaf_paths(want), want_leaves, got_leaves)
+                      if np.shape(w) != np.shape(g)), None)
+    if found is not None:
+        path, what = found
+        raise InputError(f"{name}: opt_state does not match {init.__name__}(params) at {path or 'the top level'}: "
+                         f"{what}", user_site())
+
+
+def _check_hyperparameters(name: str, lr: Any, clip_norm: Any, **numbers: Any) -> None:
+    real = (int, float, np.integer, np.floating)
+    bad = {k: v for k, v in numbers.items() if not isinstance(v, real) or isinstance(v, bool)}
+    if not (callable(lr) or isinstance(lr, real) and not isinstance(lr, bool)):
+        bad["lr"] = lr
+    if clip_norm is not None and not isinstance(clip_norm, real):
+        bad["clip_norm"] = clip_norm
+    if bad:
+        shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+        raise InputError(f"{name}: {shown}: hyperparameters must be numbers (lr may be a schedule)", user_site())
 
 
 # ---------------------------------------------------------------------------
@@ -187,6 +221,7 @@ def _step_transform(f: Graph | Callable[..., Any], name: str, update: Update,
         grad_fn = value_and_grad(f)
 
         def step(params: Any, opt_state: Any, *data: Any) -> tuple[Any, Any, Any]:
+            _check_state(name, params, opt_state, init)
             loss, grads = grad_fn(params, *data)
             new_params, new_state = update(params, opt_state, grads)
             return new_params, new_state, loss
@@ -220,6 +255,7 @@ def adam_step(f: Graph | Callable[..., Any], lr: LearningRate = 1e-3, b1: float 
     a predicate on the parameter path) says; `clip_norm` clips the global
     gradient norm first.
     """
+    _check_hyperparameters("adam_step", lr, clip_norm, b1=b1, b2=b2, eps=eps, weight_decay=weight_decay)
     update = functools.partial(_adam_update, lr=lr, b1=b1, b2=b2, eps=eps, weight_decay=weight_decay,
                                decay_mask=decay_mask, clip_norm=clip_norm)
     return _step_transform(f, "adam_step", update, adam_init)
@@ -228,6 +264,7 @@ def adam_step(f: Graph | Callable[..., Any], lr: LearningRate = 1e-3, b1: float 
 def sgd_step(f: Graph | Callable[..., Any], lr: LearningRate = 1e-2, momentum: float = 0.0,
              nesterov: bool = False) -> Graph | Callable[..., Any]:
     """SGD with optional (Nesterov) momentum, as `adam_step`; the state comes from `sgd_init(params)`."""
+    _check_hyperparameters("sgd_step", lr, None, momentum=momentum)
     if nesterov and not momentum:
         raise FgradError("sgd_step: nesterov=True needs a momentum", user_site())
     update = functools.partial(_sgd_update, lr=lr, momentum=momentum, nesterov=nesterov)

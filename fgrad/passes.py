@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fgrad.ir import Const, Graph, Node
+from fgrad.ir import Const, Graph, Node, require_graph
 from fgrad.ops import OPS
 
 # (node with inputs already renumbered, nodes kept so far) -> an existing id, a new node, or None.
@@ -73,11 +73,13 @@ def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
 
 def fold_constants(graph: Graph) -> Graph:
     """Evaluate all-constant nodes and apply each op's algebraic identities."""
+    require_graph(graph, "fold_constants")
     return _rebuild(graph, _fold)
 
 
 def eliminate_common_subexpressions(graph: Graph) -> Graph:
     """Merge nodes that apply the same op with the same params to the same inputs."""
+    require_graph(graph, "eliminate_common_subexpressions")
     seen: dict[tuple[str, tuple[int, ...], tuple], int] = {}
 
     def merge(node: Node, nodes: list[Node]) -> int | None:
@@ -92,6 +94,7 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
 
 def eliminate_dead_code(graph: Graph) -> Graph:
     """Drop nodes that no output or capture depends on; graph inputs always stay."""
+    require_graph(graph, "eliminate_dead_code")
     live = [False] * len(graph.nodes)
     for i in (*graph.outputs, *graph.inputs, *(i for _, i in graph.captures)):
         live[i] = True
@@ -107,6 +110,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
 
 def simplify(graph: Graph) -> Graph:
     """Fold, merge and prune until the graph stops changing."""
+    require_graph(graph, "simplify")
     while True:
         out = eliminate_dead_code(eliminate_common_subexpressions(fold_constants(graph)))
         if out == graph:

@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from fgrad.errors import InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Kernel
 from fgrad.pytree import flatten, unflatten
 from fgrad.runtime import Array, Executable, _read
+from fgrad.trace import user_site
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,17 @@ def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...]) -> tuple[i
 def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
     """Time each kernel of `exe` on `args` (the median of `repeat` runs). Donated arguments
     are not used up: the runs work on copies of them."""
+    site = user_site()
+    if not isinstance(exe, Executable):
+        raise TraceError(f"profile: expected an Executable (fg.compile(graph)), got a {type(exe).__name__}", site)
+    if not isinstance(repeat, int) or repeat < 1:
+        raise InputError(f"profile: repeat must be a positive int, got {repeat!r}", site)
     leaves, tree = flatten(tuple(args))
     donated = set(exe.program.donated)
     leaves = [x.copy() if k in donated and isinstance(x, Array) else x for k, x in enumerate(leaves)]
     dev = exe.device.device
     kernels = exe.program.kernels
-    buffers, _ = exe.bind(tuple(unflatten(tree, leaves)))
+    buffers, _ = exe.bind(tuple(unflatten(tree, leaves)), site)
     groups = [exe.group(k, buffers) for k in range(len(kernels))]
     timestamps = "timestamp-query" in dev.features
     runs = []

@@ -17,6 +17,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from fgrad.errors import InputError
+
 _LEAF_TYPES: set[type] = set()
 
 
@@ -178,13 +180,18 @@ def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     """Apply `fn` leaf-wise over `tree` and trees of the same structure."""
+    # NOTE: imported here because trace.py builds on this module.
+    from fgrad.trace import user_site
+
+    if not callable(fn):
+        raise InputError(f"tree_map: expected a function, got a {type(fn).__name__}", user_site())
     leaves, td = flatten(tree)
     others = []
     for other in rest:
         other_leaves, other_td = flatten(other)
         if other_td != td:
             path, what = first_difference(td, other_td)
-            raise ValueError(f"tree_map: structures differ at {path or 'the top level'}: {what}")
+            raise InputError(f"tree_map: structures differ at {path or 'the top level'}: {what}", user_site())
         others.append(other_leaves)
     return unflatten(td, [fn(*xs) for xs in zip(leaves, *others)])
 

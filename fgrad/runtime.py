@@ -216,6 +216,16 @@ class Array(HasSpec):
         dev.queue.submit([encoder.finish()])
         return Array(buffer, self.spec, self.device)
 
+    def __copy__(self) -> Array:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Array:
+        return self.copy()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its value, as a JAX array is; it is loaded onto the default device.
+        return device_put, (self.numpy(),)
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         out = self.numpy()
         if dtype is not None and np.dtype(dtype) != out.dtype:
@@ -292,11 +302,23 @@ def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> An
     if current_trace() is not None or any(isinstance(x, Tensor) for x in operands):
         return fn(*operands, **static)
     device = next(x.device for x in operands if isinstance(x, Array))
-    key = (fn, tuple(sorted(static.items())), tuple(spec_of(x) for x in operands), id(device))
+    try:
+        specs = tuple(spec_of(x) for x in operands)
+    except FgradError as e:  # an ndarray of a dtype fgrad lacks (float16, complex) beside the Array
+        raise type(e)(f"{fn.__name__}: {e}", user_site()) from None
+    key = (fn, _strict(tuple(sorted(static.items()))), specs, id(device))
     exe = _EAGER.get(key)
     if exe is None:
         exe = _EAGER[key] = compile(trace_function(functools.partial(fn, **static), operands)[0], device)
     return exe(*operands)
+
+
+def _strict(value: Any) -> Hashable:
+    """A static value as a cache key: tagged with its type, through tuples, since Python's 2, 2.0, True
+    and np.float32(2) are equal and hash alike but trace to different programs (as in `jax.jit`)."""
+    if type(value) is tuple:
+        return tuple, tuple(_strict(v) for v in value)
+    return type(value), value
 
 
 def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[Array, Any], Any]:
@@ -332,10 +354,27 @@ def _shape_args(args: tuple[Any, ...]) -> Hashable:
 
 
 def _reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def method(self: Array, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:
-        return _on_device(fn, self, axis=_static(axis), keepdims=keepdims)
+    """The method `a.sum(...)` (`mean`, `max`, `min`) with ndarray's signature, which NumPy's functions call
+    (`np.sum(a)` is `a.sum(axis=None, out=None)`): `dtype` casts first, as NumPy does; `out` cannot be
+    honoured by an immutable Array."""
 
-    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    def reduce(self: Array, axis: Any, dtype: Any, out: Any, keepdims: bool) -> Any:
+        if out is not None:
+            raise InputError(f"{fn.__name__}: out= is not supported: an Array is immutable; use the Array returned",
+                             user_site())
+        x = self if dtype is None else self.astype(dtype)
+        return _on_device(fn, x, axis=_static(axis), keepdims=keepdims)
+
+    if fn in (ops.sum, ops.mean):
+        def method(self: Array, axis: int | Sequence[int] | None = None, dtype: Any = None, out: Any = None,
+                   keepdims: bool = False) -> Any:
+            return reduce(self, axis, dtype, out, keepdims)
+    else:
+        def method(self: Array, axis: int | Sequence[int] | None = None, out: Any = None,  # type: ignore[misc]
+                   keepdims: bool = False) -> Any:
+            return reduce(self, axis, None, out, keepdims)
+
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Array.{fn.__name__}", fn.__doc__
     return method
 
 
@@ -580,19 +619,33 @@ class Executable:
 
 def device_put(tree: Any, device: Device | None = None) -> Any:
     """Copy the arrays and numbers of `tree` to the device, as fg.Arrays (Arrays stay as they are)."""
-    device = device or default_device()
     site = user_site()
+    device = _device_arg(device, "device_put", site)
 
     def put(x: Any) -> Array:
         if isinstance(x, Array):
+            x.check_live("device_put: a value", site)
             return x
-        spec = spec_of(x)
+        try:
+            spec = spec_of(x)
+        except FgradError as e:
+            raise type(e)(f"device_put: {e}", site) from None
         check_i32_range(x, spec, "device_put: a value", site)
         data = buffer_bytes(x, spec.dtype)
         return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
 
     leaves, tree_def = flatten(tree)
     return unflatten(tree_def, [put(x) for x in leaves])
+
+
+def _device_arg(device: Any, who: str, site: str | None) -> Device:
+    """`device` (None for the default one) as a Device, or an error naming `who`."""
+    if device is None:
+        return default_device()
+    if not isinstance(device, Device):
+        raise InputError(f"{who}: device must be a Device (from fg.default_device()) or None, got "
+                         f"{device!r}", site)
+    return device
 
 
 def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tuple[int, ...] = ()) -> Executable:
@@ -605,18 +658,24 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     site = user_site()
     if not isinstance(graph, Graph):
         raise TraceError(f"compile: expected a Graph, got a {type(graph).__name__}; use fg.jit(fn) for functions", site)
-    nums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+    nums = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
     children = graph.in_tree.children
+    if not isinstance(nums, (tuple, list)):
+        raise InputError(f"compile: donate_argnums must be an int or a tuple of ints, got {donate_argnums!r}", site)
     if any(not isinstance(a, int) or not 0 <= a < len(children) for a in nums):
         raise InputError(f"compile: donate_argnums={donate_argnums!r} is out of range for {len(children)} arguments",
                          site)
     donated = frozenset(k for a in nums for k in graph.arg_positions[a])
-    device = device or default_device()
+    device = _device_arg(device, "compile", site)
     name = disk_cache.key(graph, device.limits, donated, device.name)
-    program = disk_cache.load(name, graph)
-    if program is None:
-        program = lower(graph, device.limits, donated)
-        disk_cache.store(name, program)
+    cached = disk_cache.load(name, graph)
+    if cached is not None:
+        try:
+            return Executable(cached, device, graph)
+        except CompileError:  # a cached kernel that fails validation: the entry is rebuilt
+            pass
+    program = lower(graph, device.limits, donated)
+    disk_cache.store(name, program)
     return Executable(program, device, graph)
 
 
@@ -633,6 +692,8 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
     trace, `fn` is simply traced in place.
     """
     site = user_site()
+    if not callable(fn):
+        raise TraceError(f"jit: expected a function, got a {type(fn).__name__}", site)
     static = _argnums_and_argnames(fn, static_argnums, static_argnames, "static", site)
     donate = _argnums_and_argnames(fn, donate_argnums, donate_argnames, "donate", site)
     both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
@@ -653,7 +714,7 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
         values = [args[i] for i in positions] + [kwargs[k] for k in keywords]
         leaves, tree = flatten(tuple(values))
         try:
-            key = (tuple(positions), tuple(keywords), fixed, tree, tuple(spec_of(x) for x in leaves))
+            key = (tuple(positions), tuple(keywords), _strict(fixed), tree, tuple(spec_of(x) for x in leaves))
             hash(key)
         except (FgradError, TypeError):  # an unhashable static value, or a leaf that is not an array
             raise _refused(fn, len(args), positions, keywords, fixed, tree, leaves, call_site) from None
@@ -714,11 +775,13 @@ def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] |
                           site: str | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """`jit`'s {what}_argnums and {what}_argnames, checked against `fn`'s signature; when only one is given,
     the other names the same positional-or-keyword parameters, as in JAX."""
-    nums = () if argnums is None else (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    names = () if argnames is None else (argnames,) if isinstance(argnames, str) else tuple(argnames)
-    if not all(isinstance(n, int) for n in nums) or not all(isinstance(n, str) for n in names):
+    nums = () if argnums is None else (argnums,) if isinstance(argnums, int) else argnums
+    names = () if argnames is None else (argnames,) if isinstance(argnames, str) else argnames
+    if not (isinstance(nums, (tuple, list)) and all(isinstance(n, int) for n in nums)
+            and isinstance(names, (tuple, list)) and all(isinstance(n, str) for n in names)):
         raise InputError(f"jit: {what}_argnums must be ints and {what}_argnames strings, got {argnums!r} and "
                          f"{argnames!r}", site)
+    nums, names = tuple(nums), tuple(names)
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: take the numbers and names as given

@@ -179,6 +179,12 @@ class Tensor(HasSpec):
         raise self._concrete("the NumPy value")
 
 
+def check_live(t: Tensor, op: str, site: str | None = None) -> None:
+    """Refuse a Tensor whose trace has ended (one leaked through a global, say), naming `op`."""
+    if not t.trace.live:
+        raise TraceError(TRACER_LEAKED.format(op=op, spec=t.spec), site or user_site())
+
+
 def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np.ndarray:
     """Apply primitive `op` (an ops.Op) to `args` with static `params`.
 
@@ -189,8 +195,7 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     trace = current_trace()
     tensors = [a for a in args if isinstance(a, Tensor)]
     for k, t in enumerate(tensors):
-        if not t.trace.live:
-            raise TraceError(TRACER_LEAKED.format(op=op.name, spec=t.spec), site)
+        check_live(t, op.name, site)
         if t.trace is not trace:
             if not trace.closures:
                 raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
@@ -204,7 +209,9 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
         spec = op.rule(*(t.spec for t in tensors), **params)
     except FgradError as e:
-        raise type(e)(str(e), site) from None
+        # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.
+        message = str(e) if str(e).startswith(f"{op.name}:") else f"{user_call()}: {e}"
+        raise type(e)(message, site) from None
     return trace.add(Node(op.name, tuple(t.id for t in tensors), tuple(sorted(params.items())), spec, site))
 
 

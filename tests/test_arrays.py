@@ -265,3 +265,56 @@ def test_errors_name_the_op_and_the_users_line():
         a + "1"
     with pytest.raises(TypeError, match="unsupported operand"):
         a // 2
+
+
+def test_static_operands_equal_in_python_but_of_other_types_compile_apart():
+    # 2, 2.0 and np.float32(2) are equal and hash alike; each is traced with its own type, as a
+    # JAX array's `a ** 2` (int32) and `a ** 2.0` (float32) differ.
+    a = fg.device_put(np.array([1, 2, 3], np.int32))
+    assert (a ** 2).dtype == fg.i32 and (a ** 2).tolist() == [1, 4, 9]
+    for exponent in (2.0, np.float32(2.0)):
+        got = a ** exponent
+        assert got.dtype == fg.f32, exponent
+        np.testing.assert_array_equal(got.numpy(), np.float32([1, 4, 9]))
+    b = a.reshape(3, 1)
+    np.testing.assert_array_equal(b.sum(axis=1).numpy(), [1, 2, 3])
+    with pytest.raises(fg.ShapeError, match="axis True is not an integer"):
+        b.sum(axis=True)
+
+
+def test_jit_static_arguments_of_other_types_trace_apart():
+    f = fg.jit(lambda x, n: x * n, static_argnums=1)
+    x = np.array([0, 1, 2], np.int32)
+    assert f(x, 2).dtype == fg.i32
+    got = f(x, 2.0)  # jax.jit gives float32 [0., 2., 4.]
+    assert got.dtype == fg.f32
+    np.testing.assert_array_equal(got.numpy(), np.float32([0, 2, 4]))
+    assert f(x, True).tolist() == [0, 1, 2]
+
+
+def test_numpy_reductions_call_the_methods_with_numpy_keywords():
+    # np.sum(a) is a.sum(axis=None, out=None), np.mean(a) passes dtype too: as for a JAX array,
+    # they run on the device and return Arrays.
+    a = fg.device_put(G)
+    for got, want in ((np.sum(a), G.sum()), (np.sum(a, axis=0), G.sum(0)), (np.max(a, axis=1), G.max(1)),
+                      (np.min(a), G.min()), (np.mean(a, keepdims=True), G.mean(keepdims=True)),
+                      (np.sum(a, dtype=np.int32), G.astype(np.int32).sum()), (a.max(0, None, True), G.max(0, None, True)),
+                      (a.sum(1, None, None, True), G.sum(1, None, None, True))):
+        assert isinstance(got, fg.Array) and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    with pytest.raises(fg.InputError, match="sum: out= is not supported"):
+        np.sum(a, out=np.zeros((), np.float32))
+
+
+def test_copy_deepcopy_and_pickle_give_arrays_of_their_own():
+    import copy
+    import pickle
+
+    a = fg.device_put(G)
+    tree = {"w": a, "rest": [a, 1]}
+    for got in (copy.deepcopy(tree), pickle.loads(pickle.dumps(tree))):
+        assert got["rest"][1] == 1 and isinstance(got["w"], fg.Array) and got["w"].buffer is not a.buffer
+        np.testing.assert_array_equal(got["w"].numpy(), G)
+    b = copy.copy(a)
+    assert b.buffer is not a.buffer and b.spec == a.spec
+    np.testing.assert_array_equal(b.numpy(), G)

@@ -673,3 +673,313 @@ def test_integer_constants_that_fit_i32_still_work() -> None:
 def test_numpy_shape_queries_on_traced_values_still_work() -> None:
     g = fg.trace(lambda x: x * np.ndim(x) + np.shape(x)[1] + np.size(x), S((3, 4)))
     np.testing.assert_array_equal(fg.interpret(g, np.zeros((3, 4), np.float32)), np.full((3, 4), 16.0))
+
+
+# -- misuse of public calls: values that are not arrays, bad sizes, shapes and dtype arguments -----
+
+
+def float16_operand(x):
+    return x + np.ones(3, np.float16)
+
+
+def complex_operand(x):
+    return x / 1j
+
+
+def ragged_operand(x):
+    return fg.add(x, [[1.0], [2.0, 3.0]])
+
+
+def string_condition(x):
+    return fg.where("abc", x, 0.0)
+
+
+def empty_operand(x):
+    return x + np.zeros((0,), np.float32)
+
+
+def float_slice_bound(x):
+    return x[0.5:2]
+
+
+def setitem_on_tensor(x):
+    x[0] = 1.0
+    return x
+
+
+def shape_none(x):
+    return fg.reshape(x, None)
+
+
+def transpose_int_axes(x):
+    return fg.transpose(x, 0)
+
+
+def negative_broadcast_shape(x):
+    return fg.broadcast_to(x, (-1, 3))
+
+
+def pad_string_value(x):
+    return fg.pad(x, 1, constant_values="a")
+
+
+def take_ragged_indices(x):
+    return fg.take(x, [[0], [0, 1]])
+
+
+def scatter_add_float_axis(x):
+    return fg.scatter_add(x, np.array([0, 1, 2]), 4, axis=0.0)
+
+
+def one_hot_float_classes(i):
+    return fg.one_hot(i, 3.5)
+
+
+def astype_int_dtype(x):
+    return x.astype(3)
+
+
+TRACED_MISUSE = {
+    "float16": Case(float16_operand, (S(3),), fg.DTypeError, ["add", "float16"]),
+    "complex": Case(complex_operand, (S(3),), fg.DTypeError, ["divide", "complex"]),
+    "ragged-list": Case(ragged_operand, (S(3),), fg.DTypeError, ["add", "list"]),
+    "string-condition": Case(string_condition, (S(3),), fg.DTypeError, ["where", "str", "'abc'"]),
+    "empty-array": Case(empty_operand, (S(3),), fg.ShapeError, ["add", "empty", "(0,)"]),
+    "float-slice-bound": Case(float_slice_bound, (S(3),), fg.ShapeError, ["getitem", "0.5", "axis 0"]),
+    "setitem": Case(setitem_on_tensor, (S(3),), fg.TraceError, ["setitem", "immutable", "f32[3]"]),
+    "reshape-None": Case(shape_none, (S(3),), fg.ShapeError, ["reshape", "None"]),
+    "transpose-int": Case(transpose_int_axes, (S((2, 3)),), fg.ShapeError, ["transpose", "0", "(2, 3)"]),
+    "broadcast-negative": Case(negative_broadcast_shape, (S(3),), fg.ShapeError, ["broadcast_to", "(-1, 3)"]),
+    "pad-string": Case(pad_string_value, (S(3),), fg.TraceError, ["pad", "constant_values", "'a'"]),
+    "take-ragged": Case(take_ragged_indices, (S(3),), fg.DTypeError, ["take", "list"]),
+    "scatter_add-axis": Case(scatter_add_float_axis, (S(3),), fg.ShapeError, ["scatter_add", "axis", "0.0"]),
+    "one_hot-float": Case(one_hot_float_classes, (S(2, "i32"),), fg.ShapeError, ["one_hot", "num_classes", "3.5"]),
+    "astype-int": Case(astype_int_dtype, (S(3),), fg.DTypeError, ["astype", "3 is not a dtype"]),
+}
+
+
+@pytest.mark.parametrize("case", TRACED_MISUSE.values(), ids=TRACED_MISUSE.keys())
+def test_misuse_inside_traced_functions(case: Case) -> None:
+    with pytest.raises(case.error) as e:
+        fg.trace(case.fn, *case.args)
+    check_message(e.value, site_of(case.fn, case.offset), case.parts)
+    assert "<locals>" not in str(e.value)
+
+
+def loss3(w, x):
+    return fg.sum(w * x)
+
+
+X3 = np.ones(3, np.float32)
+GRAPH3 = fg.trace(loss3, S(3), S(3))
+
+
+def eager_float16():
+    return fg.exp(np.ones(3, np.float16))
+
+
+def eager_none():
+    return fg.exp(None)
+
+
+def spec_float_dtype():
+    return fg.spec(3, 1.0)
+
+
+def arange_nan():
+    return fg.arange(float("nan"))
+
+
+def arange_too_long():
+    return fg.arange(2**40)
+
+
+def causal_mask_float():
+    return fg.causal_mask(3.0)
+
+
+def concatenate_none():
+    return fg.concatenate(None)
+
+
+def pass_of_a_function():
+    return fg.simplify(loss3)
+
+
+def typecheck_none():
+    return fg.typecheck(None)
+
+
+def tree_map_non_callable():
+    return fg.tree_map(3, [1.0])
+
+
+def tree_map_mismatch():
+    return fg.tree_map(lambda a, b: a, [1.0, 2.0], [1.0])
+
+
+def grad_of_a_number():
+    return fg.grad(3)
+
+
+def grad_float_argnums():
+    return fg.grad(loss3, argnums=1.0)
+
+
+def grad_keyword_call():
+    return fg.grad(loss3)(X3, x=X3)
+
+
+def grad_float16_argument():
+    return fg.grad(loss3)(np.ones(3, np.float16), X3)
+
+
+def check_grads_order():
+    return fg.check_grads(GRAPH3, (X3, X3), order=3)
+
+
+def check_grads_eps():
+    return fg.check_grads(GRAPH3, (X3, X3), eps=0.0)
+
+
+def check_grads_float16():
+    return fg.check_grads(GRAPH3, (np.ones(3, np.float16), X3))
+
+
+def interpret_captures_int():
+    return fg.interpret(GRAPH3, X3, X3, captures=3)
+
+
+def device_put_float16():
+    return fg.device_put(np.ones(3, np.float16))
+
+
+def device_put_device_name():
+    return fg.device_put(X3, "gpu")
+
+
+def compile_float_donate():
+    return fg.compile(GRAPH3, donate_argnums=0.0)
+
+
+def compile_device_name():
+    return fg.compile(GRAPH3, device="gpu")
+
+
+def jit_of_a_number():
+    return fg.jit(3)
+
+
+def jit_float_static_argnums():
+    return fg.jit(loss3, static_argnums=0.0)
+
+
+def profile_of_a_graph():
+    return fg.profile(GRAPH3, X3, X3)
+
+
+def save_path_last():
+    return fg.save({"w": X3}, "model.ckpt")
+
+
+def load_path_none():
+    return fg.load(None)
+
+
+def adam_string_lr():
+    return fg.adam_step(loss3, lr="fast")
+
+
+def adam_init_string():
+    return fg.adam_init({"w": "abc"})
+
+
+def sgd_with_adam_state():
+    return fg.sgd_step(loss3)(X3, fg.adam_init(X3), X3)
+
+
+def init_with_seed_not_rng():
+    return fg.nn.init_linear(0, 3, 2)
+
+
+def init_width_zero():
+    return fg.nn.init_linear(np.random.default_rng(0), 0, 2)
+
+
+CALL_MISUSE = {
+    "float16-eager": Case(eager_float16, (), fg.DTypeError, ["exp", "float16"]),
+    "None-eager": Case(eager_none, (), fg.DTypeError, ["exp", "NoneType"]),
+    "spec-dtype-value": Case(spec_float_dtype, (), fg.DTypeError, ["spec", "1.0 is not a dtype"]),
+    "arange-nan": Case(arange_nan, (), fg.ShapeError, ["arange", "nan"]),
+    "arange-too-long": Case(arange_too_long, (), fg.ShapeError, ["arange", "1099511627776", "i32"]),
+    "causal_mask-float": Case(causal_mask_float, (), fg.ShapeError, ["causal_mask", "3.0"]),
+    "concatenate-None": Case(concatenate_none, (), fg.TraceError, ["concatenate", "list or tuple", "NoneType"]),
+    "pass-of-function": Case(pass_of_a_function, (), fg.TraceError, ["simplify", "Graph", "function", "fg.trace"]),
+    "typecheck-None": Case(typecheck_none, (), fg.TraceError, ["typecheck", "Graph", "NoneType"]),
+    "tree_map-non-callable": Case(tree_map_non_callable, (), fg.InputError, ["tree_map", "function", "int"]),
+    "tree_map-mismatch": Case(tree_map_mismatch, (), fg.InputError, ["tree_map", "2 entries", "got 1"]),
+    "grad-of-number": Case(grad_of_a_number, (), fg.TraceError, ["grad", "function", "int"]),
+    "grad-float-argnums": Case(grad_float_argnums, (), fg.InputError, ["grad", "argnums", "1.0"]),
+    "grad-keyword": Case(grad_keyword_call, (), fg.TraceError, ["grad", "'x'", "positionally"]),
+    "grad-float16": Case(grad_float16_argument, (), fg.DTypeError, ["argument w", "float16"]),
+    "check_grads-order": Case(check_grads_order, (), fg.InputError, ["check_grads", "order", "3"]),
+    "check_grads-eps": Case(check_grads_eps, (), fg.InputError, ["check_grads", "eps=0.0"]),
+    "check_grads-float16": Case(check_grads_float16, (), fg.InputError, ["check_grads", "argument w", "float16"]),
+    "interpret-captures": Case(interpret_captures_int, (), fg.InputError, ["captures", "3"]),
+    "device_put-float16": Case(device_put_float16, (), fg.DTypeError, ["device_put", "float16"]),
+    "device_put-device": Case(device_put_device_name, (), fg.InputError, ["device_put", "device", "'gpu'"]),
+    "compile-donate": Case(compile_float_donate, (), fg.InputError, ["compile", "donate_argnums", "0.0"]),
+    "compile-device": Case(compile_device_name, (), fg.InputError, ["compile", "device", "'gpu'"]),
+    "jit-of-number": Case(jit_of_a_number, (), fg.TraceError, ["jit", "function", "int"]),
+    "jit-static-float": Case(jit_float_static_argnums, (), fg.InputError, ["jit", "static_argnums", "0.0"]),
+    "profile-graph": Case(profile_of_a_graph, (), fg.TraceError, ["profile", "Executable", "Graph"]),
+    "save-path-last": Case(save_path_last, (), fg.CheckpointError, ["save", "path", "dict"]),
+    "load-None": Case(load_path_none, (), fg.CheckpointError, ["load", "path", "NoneType"]),
+    "adam-lr": Case(adam_string_lr, (), fg.InputError, ["adam_step", "lr='fast'"]),
+    "adam_init-string": Case(adam_init_string, (), fg.TraceError, ["adam_init", "params.w", "str"]),
+    "sgd-adam-state": Case(sgd_with_adam_state, (), fg.InputError, ["sgd_step", "opt_state", "sgd_init"]),
+    "init-seed": Case(init_with_seed_not_rng, (), fg.InputError, ["init", "rng", "int"]),
+    "init-width-zero": Case(init_width_zero, (), fg.ShapeError, ["init", "(0, 2)"]),
+}
+
+
+@pytest.mark.parametrize("case", CALL_MISUSE.values(), ids=CALL_MISUSE.keys())
+def test_misuse_of_public_calls(case: Case) -> None:
+    with pytest.raises(case.error) as e:
+        case.fn(*case.args)
+    check_message(e.value, site_of(case.fn, case.offset), case.parts)
+    assert "<locals>" not in str(e.value)
+
+
+def test_leaked_tracer_is_refused_by_calls_that_change_nothing() -> None:
+    leaked = []
+    fg.trace(lambda x: leaked.append(x) or x, S(3))
+
+    def use():
+        return fg.reshape(leaked[0], (3,))
+
+    with pytest.raises(fg.TraceError) as e:
+        use()
+    check_message(e.value, site_of(use), ["reshape", "f32[3]", "already ended"])
+
+
+def test_donated_array_is_refused_by_device_put() -> None:
+    exe = fg.compile(fg.trace(lambda w: w * 2.0, S(3)), donate_argnums=0)
+    a = fg.device_put(X3)
+    exe(a)
+
+    def use():
+        return fg.device_put(a)
+
+    with pytest.raises(fg.InputError) as e:
+        use()
+    check_message(e.value, site_of(use), ["device_put", "donated"])
+
+
+def test_wrong_call_of_returned_functions_names_no_internals() -> None:
+    _, vjp_fn = fg.vjp(lambda x: x * 2.0, X3)
+    with pytest.raises(TypeError, match=r"^vjp_fn\(\) takes 1 positional argument") as e:
+        vjp_fn(X3, X3)
+    assert "<locals>" not in str(e.value)
+    with pytest.raises(TypeError, match=r"^Array.mean\(\) got an unexpected keyword argument 'weights'"):
+        fg.device_put(X3).mean(weights=X3)

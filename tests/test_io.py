@@ -184,6 +184,20 @@ def test_like_accepts_arrays_specs_and_wider_numpy_types(tmp_path, model):
     assert back["w"].dtype == np.float32 and back["step"].dtype == np.int32 and int(back["step"]) == 7
 
 
+def test_like_takes_every_dtype_save_takes(tmp_path):
+    # save stores float16 as float32 and uint64 as int32; the same tree is a valid `like`.
+    tree = {"h": np.array([0.5, 2.0], np.float16), "u": np.array([1, 2], np.uint64), "b": np.bool_(True)}
+    fg.save(tmp_path / "m.ckpt", tree)
+    back = fg.load(tmp_path / "m.ckpt", like=tree)
+    assert back["h"].dtype == np.float32 and back["u"].dtype == np.int32 and back["b"].dtype == np.bool_
+    np.testing.assert_array_equal(back["h"], [0.5, 2.0])
+    np.testing.assert_array_equal(back["u"], [1, 2])
+    with pytest.raises(fg.CheckpointError, match=r"at h: dtype float32 in the checkpoint, int32 in the model"):
+        fg.load(tmp_path / "m.ckpt", like={**tree, "h": np.array([1, 2], np.uint16)})
+    with pytest.raises(fg.CheckpointError, match=r"leaf at u is a ndarray of dtype complex64, not an array"):
+        fg.load(tmp_path / "m.ckpt", like={**tree, "u": np.zeros(2, np.complex64)})
+
+
 # -- damaged, malformed and foreign files ---------------------------------------------------------
 
 def test_truncated_or_foreign_checkpoints_are_refused(tmp_path):
@@ -196,6 +210,23 @@ def test_truncated_or_foreign_checkpoints_are_refused(tmp_path):
     (tmp_path / "junk.ckpt").write_bytes(b"not a checkpoint at all")
     with pytest.raises(fg.CheckpointError, match=r"is not an fgrad checkpoint"):
         fg.load(tmp_path / "junk.ckpt")
+
+
+def test_every_flipped_bit_is_refused_naming_the_file(tmp_path):
+    # The checksum covers the header too: a flip there could rename a key ('w' to 'v') or reshape
+    # a leaf ([2, 3] to [3, 2]) and still parse.
+    path, bad = tmp_path / "model.ckpt", tmp_path / "bad.ckpt"
+    model = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "s": np.int32(3), "ok": np.array(True)}
+    fg.save(path, model)
+    data = path.read_bytes()
+    for at in range(len(data)):
+        for bit in (0, 1, 4):
+            damaged = bytearray(data)
+            damaged[at] ^= 1 << bit
+            bad.write_bytes(bytes(damaged))
+            for like in (None, model):
+                with pytest.raises(fg.CheckpointError, match=str(bad)):
+                    fg.load(bad, like=like)
 
 
 def _with_header(header: Any, payload: bytes = b"\0" * 8) -> bytes:
@@ -326,19 +357,42 @@ def test_save_that_cannot_write_names_the_users_path(tmp_path, where, why):
 
 
 def test_temporary_files_of_killed_saves_are_removed_by_the_next_save(tmp_path):
-    import fgrad.io
+    import fcntl
 
-    old = time.time() - fgrad.io.STALE_AFTER - 60
-    stale = tmp_path / ".model.ckpt.k1ll3d.tmp"  # as a save killed mid-write leaves it
-    live = tmp_path / ".model.ckpt.wr1t1ng.tmp"  # another process's save, under way
+    stale = tmp_path / ".model.ckpt.k1ll3d.tmp"  # as a save killed mid-write a moment ago leaves it
+    live = tmp_path / ".model.ckpt.wr1t1ng.tmp"  # another save, under way: its writer holds the lock
     other = tmp_path / ".other.ckpt.k1ll3d.tmp"  # another checkpoint's: that one's next save removes it
     mine = tmp_path / "notes.tmp"  # not fgrad's
     for p in (stale, live, other, mine):
         p.write_bytes(b"partial")
-    for p in (stale, other, mine):
-        os.utime(p, (old, old))
-    fg.save(tmp_path / "model.ckpt", {"w": np.ones(2, np.float32)})
+    with open(live, "rb") as writer:
+        fcntl.flock(writer, fcntl.LOCK_EX)
+        fg.save(tmp_path / "model.ckpt", {"w": np.ones(2, np.float32)})
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name, mine.name, "model.ckpt"])
+    fg.save(tmp_path / "model.ckpt", {"w": np.ones(2, np.float32)})  # its writer is gone now
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([other.name, mine.name, "model.ckpt"])
+
+
+def test_a_save_killed_mid_write_leaves_the_old_file_and_the_next_save_cleans_up(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "model.ckpt"
+    big = np.full((1000, 1000), 1.0, np.float32)
+    fg.save(path, {"w": big})
+    writer = subprocess.Popen([sys.executable, "-c", "import fgrad, numpy as np, sys\n"
+                               "while True: fgrad.save(sys.argv[1], {'w': np.full((1000, 1000), 2.0, np.float32)})",
+                               str(path)])
+    deadline = time.time() + 60
+    while not list(tmp_path.glob(".model.ckpt.*.tmp")) and time.time() < deadline:
+        time.sleep(0.01)
+    writer.send_signal(signal.SIGKILL)
+    assert time.time() < deadline, "the writer never started a save"
+    writer.wait()
+    assert float(fg.load(path)["w"][0, 0]) in (1.0, 2.0)
+    fg.save(path, {"w": np.zeros(2, np.float32)})
+    assert [p.name for p in tmp_path.iterdir()] == ["model.ckpt"]
 
 
 def test_checkpoint_name_is_free_for_a_transform():

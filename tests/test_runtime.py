@@ -311,10 +311,10 @@ def _cache_entry(folder, graph):
 
 def _rewrite_entry(entry, payload: bytes) -> None:
     """Replace an entry's payload, keeping its magic line and giving it a matching checksum."""
-    import hashlib
+    from fgrad.lower import disk_cache
 
     magic = entry.read_bytes().split(b"\n", 1)[0] + b"\n"
-    entry.write_bytes(magic + hashlib.sha256(payload).hexdigest().encode() + payload)
+    entry.write_bytes(magic + disk_cache._digest(entry.name.removesuffix(".program"), payload) + payload)
 
 
 class _Tripwire:
@@ -366,7 +366,31 @@ MALFORMED_ENTRIES = [
     pytest.param(lambda body: _kernel_read(body, "0"), id="buffer-not-an-int"),
     pytest.param(lambda body: _kernel_read(body, {"tree": "sideways"}), id="unknown-tree"),
     pytest.param(lambda body: _kernel_read(body, {"bytes": "!!"}), id="bad-base64"),
+    pytest.param(lambda body: _kernel_read(body, True), id="buffer-a-bool"),
+    pytest.param(lambda body: _set(body, "kernels", 0, "reads", [0]), id="bindings-differ-from-the-wgsl"),
+    pytest.param(lambda body: _set(body, "kernels", 0, "grid", [0, 1, 1]), id="empty-grid"),
+    pytest.param(lambda body: _set(body, "kernels", 0, "grid", [1, 1]), id="grid-of-two"),
+    pytest.param(lambda body: _set(body, "buffers", 0, "size", "48"), id="size-not-an-int"),
+    pytest.param(lambda body: _set(body, "buffers", 0, "size", 4), id="buffer-smaller-than-its-value"),
+    pytest.param(lambda body: _set(body, "buffers", 0, "kind", "secret"), id="unknown-buffer-kind"),
+    pytest.param(lambda body: _set(body, "copies", [[0, 99]]), id="copy-out-of-range"),
+    pytest.param(lambda body: _set(body, "donated", [5]), id="donated-out-of-range"),
+    pytest.param(lambda body: _set(body, "outputs", [0]), id="result-in-an-input-buffer"),
+    pytest.param(lambda body: _set(body, "graph", "nodes", 0, "params", 0, 1, "z"), id="input-renamed"),
+    pytest.param(lambda body: _set(body, "graph", "nodes", 0, "spec", "shape", [3, 4]), id="node-spec-wrong"),
+    pytest.param(lambda body: _set(body, "specs", -1, "shape", [5]), id="result-spec-wrong"),
 ]
+
+
+def _set(body, *where_and_value):
+    """`body` with the value at a path of fields and indices replaced (dataclasses' fields stepped into)."""
+    *where, value = where_and_value
+    node = body
+    for step in where[:-1]:
+        node = node["fields"][step] if isinstance(node, dict) and "fields" in node else node[step]
+    holder = node["fields"] if isinstance(node, dict) and "fields" in node else node
+    holder[where[-1]] = value
+    return body
 
 
 @pytest.mark.parametrize("damage", MALFORMED_ENTRIES)
@@ -382,6 +406,42 @@ def test_malformed_cache_entries_are_ignored(tmp_path, monkeypatch, damage):
     bad = damage(json.loads(entry.read_bytes().split(b"\n", 1)[1][64:]))
     _rewrite_entry(entry, bad if isinstance(bad, bytes) else json.dumps(bad).encode())
     assert disk_cache.load(name, graph) is None
+
+
+def test_a_cache_entry_under_another_graphs_name_is_not_used(tmp_path, monkeypatch):
+    # Both programs are well formed and of the same signature: only the name tells them apart.
+    import shutil
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    times, plus = fg.trace(lambda a: a * 2.0, fg.spec(3)), fg.trace(lambda a: a + 100.0, fg.spec(3))
+    _, _, entry = _cache_entry(tmp_path, times)
+    name, _, _ = _cache_entry(tmp_path, plus)
+    shutil.copy(entry, tmp_path / f"{name}.program")
+    from fgrad.lower import disk_cache
+
+    assert disk_cache.load(name, plus) is None
+    device = fg.default_device()
+    times_entry = tmp_path / f"{disk_cache.key(times, device.limits, frozenset(), device.name)}.program"
+    fg.compile(times)
+    shutil.copy(times_entry, tmp_path / f"{disk_cache.key(plus, device.limits, frozenset(), device.name)}.program")
+    np.testing.assert_array_equal(fg.compile(plus)(np.ones(3, np.float32)).numpy(), [101.0] * 3)
+
+
+def test_a_cached_kernel_that_fails_validation_is_rebuilt(tmp_path, monkeypatch):
+    import json
+
+    from fgrad.lower import disk_cache
+
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda a: fg.exp(a) * 2.0, fg.spec(3))
+    device = fg.default_device()
+    fg.compile(graph)
+    entry = tmp_path / f"{disk_cache.key(graph, device.limits, frozenset(), device.name)}.program"
+    body = json.loads(entry.read_bytes().split(b"\n", 1)[1][64:])
+    wgsl = body["fields"]["kernels"][0]["fields"]["wgsl"]
+    _rewrite_entry(entry, json.dumps(_set(body, "kernels", 0, "wgsl", wgsl.replace("fn main", "fn main("))).encode())
+    x = np.array([0.0, 1.0, -1.0], np.float32)
+    np.testing.assert_allclose(fg.compile(graph)(x).numpy(), np.exp(x) * 2.0, rtol=1e-6)
 
 
 def test_cache_format_follows_the_dataclass_fields(tmp_path, monkeypatch):
@@ -409,19 +469,18 @@ def test_cache_format_follows_the_dataclass_fields(tmp_path, monkeypatch):
 
 
 def test_cache_writes_leave_no_temporary_files(tmp_path, monkeypatch):
+    import fcntl
     import os
-    import time
 
-    import fgrad.io
     from fgrad.lower import disk_cache
 
     monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
-    old = time.time() - fgrad.io.STALE_AFTER - 60
     stale = tmp_path / ".0123abcd.program.k1ll3d.tmp"  # a store killed mid-write left it
-    live = tmp_path / ".4567cdef.program.wr1t1ng.tmp"  # another process's store, under way
+    live = tmp_path / ".4567cdef.program.wr1t1ng.tmp"  # another process's store, under way: locked
     stale.write_bytes(b"partial")
     live.write_bytes(b"partial")
-    os.utime(stale, (old, old))
+    writer = open(live, "rb")
+    fcntl.flock(writer, fcntl.LOCK_EX)
     graph = fg.trace(lambda a: a * 3.0, fg.spec(5))
     name, program, entry = _cache_entry(tmp_path, graph)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, entry.name])
@@ -433,6 +492,7 @@ def test_cache_writes_leave_no_temporary_files(tmp_path, monkeypatch):
     other = fg.trace(lambda a: a * 4.0, fg.spec(5))
     disk_cache.store(disk_cache.key(other, Limits(), frozenset(), "test adapter"), lower(other))  # skipped
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, entry.name])
+    writer.close()
 
 
 def test_cache_key_covers_the_format_and_fgrads_source(monkeypatch):

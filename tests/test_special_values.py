@@ -404,3 +404,54 @@ def test_bool_reductions_of_long_rows():
     check(lambda m: fg.max(m, axis=1), m, want=[True, False, True])
     check(lambda m: fg.min(m, axis=1), m, want=[False, False, True])
     check(lambda m: fg.max(m, axis=0), m.T.copy(), want=[True, False, True])
+
+
+# ---------------------------------------------------------------------------
+# Float to integer conversion saturates, as XLA's convert
+# ---------------------------------------------------------------------------
+
+# jnp.asarray(x).astype(jnp.int32): truncation toward zero, clamped to the i32 range, NaN 0.
+TO_I32 = np.float32([NAN, INF, -INF, 3e9, -3e9, 2.0**31, -(2.0**31), 2147483520.0, 1e30, -2.7, 2.7, -0.0])
+TO_I32_WANT = [0, I32_MAX, I32_MIN, I32_MAX, I32_MIN, I32_MAX, I32_MIN, 2147483520, I32_MAX, -2, 2, 0]
+
+
+def test_float_to_int_saturates_and_maps_nan_to_zero():
+    check(lambda x: fg.astype(x, "i32"), TO_I32, want=TO_I32_WANT)
+    # fused: a compiler must not fold the round trip into trunc(x), which keeps NaN and inf
+    # (every converted value is finite, so subtracting inf gives -inf everywhere)
+    check(lambda x: fg.astype(fg.astype(x * 2.0, "i32"), "f32") - INF, TO_I32, want=np.full(12, -INF))
+    check(lambda x: fg.astype(fg.astype(x * 2.0, "i32"), "f32"), TO_I32,
+          want=[0, 2.0**31, -(2.0**31), 2.0**31, -(2.0**31), 2.0**31, -(2.0**31), 2.0**31, 2.0**31, -5, 5, 0])
+    # constants and eager values convert the same way
+    check(lambda x: x + fg.astype(TO_I32, "i32"), np.int32(0), want=TO_I32_WANT)
+    np.testing.assert_array_equal(fg.astype(TO_I32, "i32"), TO_I32_WANT)
+
+
+# ---------------------------------------------------------------------------
+# Gradients at kinks and with non-finite cotangents, as jax.grad
+# ---------------------------------------------------------------------------
+
+
+def test_abs_gradient_at_zero_and_nan_follows_jax():
+    # jax's rule is select(x >= 0, g, -g): +1 at 0 and -0, -1 at NaN
+    x = np.float32([0.0, -0.0, NAN, 2.0, -3.0, INF, -INF])
+    graph = fg.grad(fg.trace(lambda x: fg.sum(fg.abs(x) * 2.0), x))
+    want, got = both(graph, x)
+    np.testing.assert_array_equal(want, [2.0, 2.0, -2.0, 2.0, -2.0, 2.0, -2.0])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in multiply:RuntimeWarning")
+@pytest.mark.parametrize("pick", ["maximum", "minimum"])
+def test_maximum_and_minimum_scale_the_cotangent_by_their_share(pick):
+    # jax: g * share, share 1, 1/2 or 0; an infinite or NaN cotangent times a share of 0 is NaN
+    x = np.float32([2.0, -2.0, 1.0, NAN])
+    y = np.float32([0.0, 0.0, 1.0, 0.0])
+    g = np.float32([INF, NAN, INF, 1.0])
+    graph = fg.vjp(fg.trace(getattr(fg, pick), x, y))
+    _, (gx, gy) = fg.interpret(graph, x, y, g)
+    chosen = [0, 1] if pick == "maximum" else [1, 0]  # which of x, y each of the first two picks
+    want_x = [INF if chosen[0] == 0 else NAN, NAN, INF, 0.0]
+    want_y = [NAN if chosen[0] == 0 else INF, NAN, INF, 0.0]
+    np.testing.assert_array_equal(gx, want_x)
+    np.testing.assert_array_equal(gy, want_y)

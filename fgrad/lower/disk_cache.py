@@ -6,11 +6,14 @@ named by a SHA-256 of everything the program depends on: the graph (its
 nodes, constants' bytes, structures), the adapter's name and limits, the
 donated inputs, this file format and fgrad's own source.
 
-An entry is data only, never code: a magic line, the SHA-256 of the rest,
-and JSON. The JSON is written from the dataclasses' fields (whatever fields
+An entry is data only, never code: a magic line, the SHA-256 of its name
+and the rest (so an entry copied under another name is not taken for that
+graph's), and JSON. The JSON is written from the dataclasses' fields (whatever fields
 `Program`, `Kernel`, `Buffer` and the IR have), with WGSL as text and
 constant bytes as base64; reading it builds only dataclasses and enums of
-fgrad's IR and program modules. The argument and result structures are not
+fgrad's IR and program modules, each field of the type it is declared with,
+and the program must fit the caller's graph (its inputs, results and every
+reference within it). The argument and result structures are not
 stored (their classes are code): they are the caller's graph's, which
 lowering keeps. An entry that is unreadable, damaged, malformed or of
 another format is ignored and rewritten, never trusted. Entries are written
@@ -27,12 +30,16 @@ import functools
 import hashlib
 import json
 import os
+import re
+import types
+import typing
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from fgrad import ir
 from fgrad.io import write_atomically
-from fgrad.ir import Const, Graph
+from fgrad.ir import Const, Graph, typecheck
 from fgrad.lower import program as program_module
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.pytree import TreeDef
@@ -89,13 +96,17 @@ def load(name: str, graph: Graph) -> Program | None:
     except OSError:
         return None
     digest, payload = data[len(MAGIC): len(MAGIC) + 64], data[len(MAGIC) + 64:]
-    if not data.startswith(MAGIC) or hashlib.sha256(payload).hexdigest().encode() != digest:
+    if not data.startswith(MAGIC) or _digest(name, payload) != digest:
         return None
     try:
         program = _decode(json.loads(payload), graph)
+        return program if _well_formed(program, graph) else None
     except Exception:  # noqa: BLE001 - whatever a malformed entry breaks (JSON, a constructor's checks), it is rebuilt
         return None
-    return program if _well_formed(program) else None
+
+
+def _digest(name: str, payload: bytes) -> bytes:
+    return hashlib.sha256(name.encode() + b"\0" + payload).hexdigest().encode()
 
 
 def store(name: str, program: Program) -> None:
@@ -109,7 +120,7 @@ def store(name: str, program: Program) -> None:
         return
 
     def write(f: BinaryIO) -> None:
-        f.write(MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
+        f.write(MAGIC + _digest(name, payload) + payload)
 
     try:
         write_atomically(folder / f"{name}.program", write, stale=".*.program.*.tmp")
@@ -156,8 +167,31 @@ def _decode(value: Any, graph: Graph) -> Any:
         cls = _named(value["dataclass"], object)
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{value['dataclass']} is not a dataclass")
-        return cls(**{k: _decode(v, graph) for k, v in value["fields"].items()})
+        fields = {k: _decode(v, graph) for k, v in value["fields"].items()}
+        hints = typing.get_type_hints(cls)
+        wrong = next((k for k, v in fields.items() if not _conforms(v, hints[k])), None)
+        if wrong is not None:
+            raise TypeError(f"{cls.__name__}.{wrong} is not a {hints[wrong]}")
+        return cls(**fields)
     raise ValueError(f"unknown value {sorted(value)}")
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether `value` is of the declared type `hint` (the forms the IR and program modules use)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint in (Any, Hashable):
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, a) for a in args)
+    if origin is tuple:
+        if type(value) is not tuple:
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(v, args[0]) for v in value)
+        return len(value) == len(args) and all(map(_conforms, value, args))
+    if hint in (int, str, bytes, bool, type(None)):
+        return type(value) is hint
+    return isinstance(value, origin or hint)
 
 
 def _named(tag: str, base: type) -> type:
@@ -169,15 +203,27 @@ def _named(tag: str, base: type) -> type:
     return cls
 
 
-def _well_formed(p: Any) -> bool:
-    """Whether a decoded value is a Program whose references stay within it (the runtime relies on them)."""
-    if not (isinstance(p, Program) and isinstance(p.graph, Graph) and all(isinstance(k, Kernel) for k in p.kernels)
-            and all(isinstance(b, Buffer) for b in p.buffers)):
+def _well_formed(p: Any, graph: Graph) -> bool:
+    """Whether a decoded value is a Program for `graph` whose references stay within it (the runtime relies on
+    them): its graph type-checks and has `graph`'s inputs and result specs, every buffer index and node index is
+    in range, each kernel binds as many buffers as its WGSL declares, and results have buffers of their own."""
+    if not isinstance(p, Program):
         return False
-    n, m = len(p.buffers), len(p.graph.nodes)
-    buffers = [*p.inputs, *p.outputs, *(b for k in p.kernels for b in (*k.reads, *k.writes))]
-    nodes = [*p.graph.inputs, *p.graph.outputs, *(i for k in p.kernels for i in (*k.nodes, *k.roots))]
-    return (len(p.specs) == n and len(p.inputs) == len(p.graph.inputs) and len(p.outputs) == len(p.graph.outputs)
-            and all(type(b) is int and 0 <= b < n for b in buffers)
-            and all(type(i) is int and 0 <= i < m for i in nodes))
+    g, n = p.graph, len(p.buffers)
+    typecheck(g)
+    nodes = [*g.inputs, *g.outputs, *(i for k in p.kernels for i in (*k.nodes, *k.roots))]
+    buffers = [*p.inputs, *p.outputs, *(b for k in p.kernels for b in (*k.reads, *k.writes)),
+               *(b for pair in p.copies for b in pair)]
+    if not (all(0 <= i < len(g.nodes) for i in nodes) and all(0 <= b < n for b in buffers) and len(p.specs) == n):
+        return False
+    node = [graph.nodes[i] for i in (*graph.inputs, *graph.outputs)]
+    return ([g.nodes[i] for i in g.inputs] == node[:len(graph.inputs)]
+            and [g.nodes[i].spec for i in g.outputs] == [x.spec for x in node[len(graph.inputs):]]
+            and [p.specs[b] for b in (*p.inputs, *p.outputs)] == [x.spec for x in node]
+            and all(b.kind in ("input", "output", "constant", "scratch") and b.size >= 0 for b in p.buffers)
+            and all(p.buffers[b].size >= p.specs[b].nbytes for b in range(n))
+            and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
+            and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
+            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) == len(
+                set(re.findall(r"@binding\((\d+)\)", k.wgsl))) for k in p.kernels))
 
