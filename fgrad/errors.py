@@ -75,3 +75,9 @@ NUMPY_FUNCTION = (
     "functions need concrete arrays, and a traced value has none until the "
     "compiled function runs. {instead}"
 )
+
+IMMUTABLE = (
+    "setitem: x[...] = value on {what}: fgrad values are immutable, as JAX arrays are; "
+    "build the new value instead, e.g. fg.where(fg.arange(n) == i, value, x) or "
+    "x + fg.scatter_add(...)"
+)

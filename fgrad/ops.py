@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
+from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
 from fgrad.ir import Const, DType, HasSpec, Node, Spec
 from fgrad.trace import Tensor, bind, check_live, spec_of, user_call, user_site
 
@@ -1049,9 +1049,17 @@ def _elementwise(op: Op, *args: ArrayLike, dtype: DType | None = None) -> Tensor
 
 
 def _arith_dtype(*args: ArrayLike) -> DType:
-    # Arithmetic on bools counts them as integers, like Python's True + True == 2.
+    # Arithmetic that has no bool form (sum, pow, relu) counts bools as integers, as jax.numpy.
     dt = result_dtype(*args)
     return DType.i32 if dt is DType.bool else dt
+
+
+def _no_bool(name: str, *args: ArrayLike) -> None:
+    """jax.numpy refuses bools where NumPy's bool arithmetic would be a trap (-b, b - c)."""
+    if result_dtype(*args) is DType.bool:
+        raise DTypeError(f"{name}: bool operands are not supported "
+                         f"({', '.join(str(spec_of(asarray(a))) for a in args)}); use fg.logical_not / "
+                         "fg.not_equal for logic, or astype('i32') for arithmetic", user_site())
 
 
 def _no_keywords(name: str, keywords: dict[str, Any], takes: str = "only the value x") -> None:
@@ -1091,9 +1099,21 @@ cos = _float_unary(cos_p)
 sigmoid = _float_unary(sigmoid_p)
 silu = _float_unary(silu_p)
 erf = _float_unary(erf_p)
-neg = _numeric_unary(neg_p)
-abs = _numeric_unary(abs_p)
 relu = _numeric_unary(relu_p)
+_neg = _numeric_unary(neg_p)
+_abs = _numeric_unary(abs_p)
+
+
+def neg(x: ArrayLike, **keywords: Any) -> Tensor | np.ndarray:
+    """Elementwise -x of an f32 or i32 value (bools are refused, as in jax.numpy)."""
+    _no_bool("neg", x)
+    return _neg(x, **keywords)
+
+
+def abs(x: ArrayLike, **keywords: Any) -> Tensor | np.ndarray:
+    """Elementwise |x| of an f32 or i32 value; a bool stays as it is, as in jax.numpy."""
+    _no_keywords("abs", keywords)
+    return asarray(x) if result_dtype(x) is DType.bool else _abs(x)
 
 
 def gelu(x: ArrayLike, approximate: bool = True, **keywords: Any) -> Tensor | np.ndarray:
@@ -1134,17 +1154,23 @@ def logical_not(x: ArrayLike) -> Tensor | np.ndarray:
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x + y with NumPy broadcasting and promotion (bool < i32 < f32)."""
+    """x + y with NumPy broadcasting and promotion (bool < i32 < f32); two bools give
+    their logical or, as in NumPy and jax.numpy."""
+    if result_dtype(x, y) is DType.bool:
+        return logical_or(x, y)
     return _elementwise(add_p, x, y, dtype=_arith_dtype(x, y))
 
 
 def subtract(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x - y with broadcasting and promotion."""
+    """x - y with broadcasting and promotion (two bools are refused, as in jax.numpy)."""
+    _no_bool("subtract", x, y)
     return _elementwise(sub_p, x, y, dtype=_arith_dtype(x, y))
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x * y with broadcasting and promotion."""
+    """x * y with broadcasting and promotion; two bools give their logical and."""
+    if result_dtype(x, y) is DType.bool:
+        return logical_and(x, y)
     return _elementwise(mul_p, x, y, dtype=_arith_dtype(x, y))
 
 
@@ -1500,7 +1526,10 @@ def pad(x: ArrayLike, pad_width: Any, constant_values: float | int | bool = 0) -
 
 
 def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
-    """Matrix product with NumPy's rules: 1-D operands are vectors, batch dims broadcast."""
+    """Matrix product with NumPy's rules: 1-D operands are vectors, batch dims broadcast;
+    bools give bool (an or of ands), as in jax.numpy."""
+    if result_dtype(a, b) is DType.bool:
+        return greater(matmul(astype(a, DType.i32), astype(b, DType.i32)), 0)
     dt = _arith_dtype(a, b)
     a, b = asarray(a, dt), asarray(b, dt)
     sa, sb = _shape(a), _shape(b)
@@ -1769,9 +1798,7 @@ def _invert(x: Tensor) -> Tensor:
 
 
 def _setitem(x: Tensor, key: Any, value: Any) -> None:
-    raise TraceError(f"setitem: x[...] = value on a Tensor {x.spec}: fgrad values are immutable, as JAX arrays "
-                     "are; build the new value instead, e.g. fg.where(fg.arange(n) == i, value, x) or "
-                     "x + fg.scatter_add(...)", user_site())
+    raise TraceError(IMMUTABLE.format(what=f"a Tensor {x.spec}"), user_site())
 
 
 Tensor.__add__, Tensor.__radd__ = add, _flip(add)

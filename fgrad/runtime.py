@@ -28,7 +28,7 @@ import numpy as np
 import wgpu
 
 from fgrad import ops
-from fgrad.errors import CompileError, DTypeError, FgradError, InputError, ShapeError, TraceError
+from fgrad.errors import IMMUTABLE, CompileError, DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes
@@ -421,6 +421,13 @@ Array.__pos__ = Array.copy  # type: ignore[method-assign]  # a new Array, so don
 Array.__abs__ = lambda x: _on_device(ops.abs, x)  # type: ignore[method-assign]
 Array.__invert__ = _invert  # type: ignore[method-assign]
 Array.__getitem__ = _getitem  # type: ignore[method-assign]
+
+
+def _setitem(self: Array, key: Any, value: Any) -> None:
+    raise InputError(IMMUTABLE.format(what=f"an Array {self.spec}"), user_site())
+
+
+Array.__setitem__ = _setitem  # type: ignore[attr-defined]
 Array.T = property(lambda x: _on_device(ops.transpose, x))  # type: ignore[attr-defined]
 Array.reshape = lambda x, *shape: _on_device(ops.reshape, x, shape=_shape_args(shape))  # type: ignore[attr-defined]
 Array.transpose = lambda x, *axes: _on_device(  # type: ignore[attr-defined]
@@ -511,10 +518,17 @@ class Executable:
                    for n, b in enumerate((*kernel.reads, *kernel.writes))]
         return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
 
-    def __call__(self, *args: Any, captures: bool | Sequence[str] = False) -> Any:
+    def __call__(self, *args: Any, captures: bool | Sequence[str] = False, **keywords: Any) -> Any:
         """Run on `args`; with `captures` (True, or a list of names) return `(outputs, {name: Array})`
         for the intermediates registered with `fg.capture` (compiled on first request)."""
         site = user_site()
+        if keywords:
+            raise InputError(f"compiled function: arguments are positional, in the graph's order "
+                             f"({', '.join(self.graph.arg_names)}); got the keyword {next(iter(keywords))!r}", site)
+        if not (isinstance(captures, bool) or (isinstance(captures, (list, tuple))
+                                               and all(isinstance(n, str) for n in captures))):
+            raise InputError(f"compiled function: captures must be True, False or a list of capture names, "
+                             f"got {captures!r}", site)
         if captures is not False:
             names = None if captures is True else tuple(captures)
             if names not in self.capturing:

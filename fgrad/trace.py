@@ -25,6 +25,7 @@ from fgrad.errors import (
     TRACER_FOREIGN,
     TRACER_INDEX,
     TRACER_LEAKED,
+    DTypeError,
     FgradError,
     TraceError,
 )
@@ -236,6 +237,8 @@ def spec_of(value: Any, name: str = "value") -> Spec:
         return value
     if isinstance(value, Tensor):
         return value.spec
+    if type(value) is int and not -2**31 <= value < 2**31:  # a Python int is an i32, as in JAX: no wrap
+        raise DTypeError(f"argument {name}: the integer {value} does not fit i32")
     if isinstance(value, (bool, int, float, np.generic, np.ndarray)) or (
         hasattr(value, "shape") and hasattr(value, "dtype")
     ):

@@ -253,7 +253,7 @@ OP_CASES: tuple[Case, ...] = (
     Case("add", "i32", fg.add, (I(3, 1), I(3)), np.add),
     Case("add", "i32-f32", fg.add, (I(2, 3), F(2, 3)), np.add),
     Case("add", "i32-python-int", lambda x: fg.add(x, 2), (I(4),), lambda x: x + 2),
-    Case("add", "bool-bool", fg.add, (B(3, 2), B(3, 2)), lambda a, b: np.add(*as_i32(a, b))),  # like True + True == 2
+    Case("add", "bool-int", fg.add, (B(3, 2), I(2)), np.add),
     Case("add", "operator-radd", lambda x: 1 + x, (F(3),), lambda x: 1 + x, eager=False),
     Case("sub", "f32", fg.subtract, (F(2, 3), F(2, 3)), np.subtract),
     Case("sub", "bcast", fg.subtract, (F(1, 4), F(3, 1)), np.subtract),
@@ -297,6 +297,8 @@ OP_CASES: tuple[Case, ...] = (
     Case("logical_and", "bcast-operator", lambda x, y: x & y, (B(3, 1), B(4)), np.logical_and, eager=False),
     Case("logical_or", "bool", fg.logical_or, (B(2, 3), B(1, 3)), np.logical_or),
     Case("logical_or", "operator", lambda x, y: x | y, (B(4), B(4)), np.logical_or, eager=False),
+    Case("logical_or", "add-bool-bool", fg.add, (B(3, 2), B(3, 2)), np.add),  # NumPy's and jax.numpy's bool add: or
+    Case("logical_and", "multiply-bool-bool", lambda a, b: a * b, (B(3, 2), B(2)), np.multiply, eager=False),
     # where, astype, stop_gradient
     Case("where", "bool", fg.where, (B(2, 3), F(2, 3), F(2, 3)), np.where),
     Case("where", "bcast", fg.where, (B(3, 1), F(1, 4), F()), np.where),
@@ -406,6 +408,7 @@ OP_CASES: tuple[Case, ...] = (
     Case("matmul", "i32", fg.matmul, (I(2, 3), I(3, 2)), np.matmul),
     Case("matmul", "operator", lambda a, b: a @ b, (F(2, 3, lo=-1, hi=1), F(3, 2, lo=-1, hi=1)), np.matmul,
          eager=False),
+    Case("matmul", "bool-bool", fg.matmul, (B(3, 5), B(5, 2)), np.matmul),  # an or of ands, as jax.numpy
     Case("take", "const-negative-axis-1", lambda x: fg.take(x, [2, -1, 0], axis=1), (F(3, 4),),
          lambda x: np.take(x, [2, -1, 0], axis=1)),
     Case("take", "const-scalar-index", lambda x: fg.take(x, -1, axis=0), (I(3, 2),), lambda x: np.take(x, -1, axis=0)),

@@ -318,3 +318,23 @@ def test_copy_deepcopy_and_pickle_give_arrays_of_their_own():
     b = copy.copy(a)
     assert b.buffer is not a.buffer and b.spec == a.spec
     np.testing.assert_array_equal(b.numpy(), G)
+
+
+def test_item_assignment_and_integers_outside_i32_are_clear_errors():
+    a = fg.device_put(np.arange(3, dtype=np.int32))
+    with pytest.raises(fg.InputError, match=r"setitem: .* an Array i32\[3\]: fgrad values are immutable") as e:
+        a[0] = 1
+    assert "test_arrays.py" in str(e.value)
+    with pytest.raises(fg.DTypeError, match=r"add: .*1099511627776 does not fit i32") as e:
+        a + 2**40
+    assert "test_arrays.py" in str(e.value)
+    np.testing.assert_array_equal((a + (2**31 - 3)).numpy(), np.int32([2**31 - 3, 2**31 - 2, 2**31 - 1]))
+
+
+def test_compiled_functions_refuse_keywords_and_bad_captures_by_name():
+    exe = fg.compile(fg.trace(lambda w: w * 2.0, fg.spec(3)))
+    x = np.ones(3, np.float32)
+    with pytest.raises(fg.InputError, match=r"arguments are positional, in the graph's order \(w\); got the keyword 'w'"):
+        exe(x, w=x)
+    with pytest.raises(fg.InputError, match=r"captures must be True, False or a list of capture names, got 3"):
+        exe(x, captures=3)

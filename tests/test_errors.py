@@ -8,6 +8,7 @@ first line of the body (offset 1).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -630,6 +631,14 @@ def pad_value_too_large(i):
     return fg.pad(i, 1, constant_values=2**40)
 
 
+def neg_of_bool(m):
+    return -m
+
+
+def subtract_bools(m):
+    return fg.subtract(m, m)
+
+
 NEW_CASES = {
     "i32-python-int": Case(int_add_too_large, (S(3, "i32"),), fg.DTypeError, ["add", "2199023255552", "i32"]),
     "i32-numpy-array": Case(int_where_numpy_too_large, (S(2, "i32"),), fg.DTypeError,
@@ -649,6 +658,8 @@ NEW_CASES = {
                          ["index", "i32[]", "x[i + fg.arange(k)]"]),
     "take-mode": Case(take_unknown_mode, (S(5), S(2, "i32")), fg.TraceError, ["take", "'wrap'", "'clip'"]),
     "i32-pad-value": Case(pad_value_too_large, (S(3, "i32"),), fg.DTypeError, ["pad", "1099511627776", "i32"]),
+    "neg-bool": Case(neg_of_bool, (S(3, "bool"),), fg.DTypeError, ["neg", "bool", "logical_not"]),
+    "subtract-bool": Case(subtract_bools, (S(3, "bool"),), fg.DTypeError, ["subtract", "bool[3]", "not_equal"]),
 }
 
 
@@ -983,3 +994,12 @@ def test_wrong_call_of_returned_functions_names_no_internals() -> None:
     assert "<locals>" not in str(e.value)
     with pytest.raises(TypeError, match=r"^Array.mean\(\) got an unexpected keyword argument 'weights'"):
         fg.device_put(X3).mean(weights=X3)
+
+
+def test_python_int_arguments_outside_i32_are_refused() -> None:
+    # as in JAX, a Python int argument is an i32: one that does not fit is an error, not a wrap
+    with pytest.raises(fg.DTypeError, match=r"argument n: the integer 1099511627776 does not fit i32") as e:
+        fg.trace(lambda n: n + 1, 2**40)
+    assert f"test_errors.py:{sys._getframe().f_lineno - 1}" in str(e.value)
+    with pytest.raises(fg.DTypeError, match=r"does not fit i32"):
+        fg.jit(lambda x, n: x + n)(np.ones(2, np.int32), -(2**31) - 1)

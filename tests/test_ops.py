@@ -155,7 +155,12 @@ PROMOTIONS = (
     Promotion("int+i32", lambda x: 2 * x, (I(3),), "i32"),
     Promotion("f32+int", lambda x: x + 2, (F(3),), "f32"),
     Promotion("i32+float", lambda x: x + 2.5, (I(3),), "f32"),
-    Promotion("bool+bool", lambda x, y: x + y, (B(3), B(3)), "i32"),
+    Promotion("bool+bool", lambda x, y: x + y, (B(3), B(3)), "bool"),  # or, as NumPy and jax.numpy
+    Promotion("bool@bool", lambda x, y: x @ y, (B(3, 2), B(2, 4)), "bool"),
+    Promotion("bool+True", lambda x: x + True, (B(3),), "bool"),
+    Promotion("bool+1", lambda x: x + 1, (B(3),), "i32"),
+    Promotion("abs-bool", lambda x: abs(x), (B(3),), "bool"),
+    Promotion("sum-bool", lambda x: x.sum(), (B(3),), "i32"),
     Promotion("bool*i32", lambda x, y: x * y, (B(3), I(3)), "i32"),
     Promotion("i32/i32", lambda x, y: x / y, (I(3), I(3, lo=1, hi=3)), "f32"),
     Promotion("i32/int", lambda x: x / 2, (I(3),), "f32"),
