@@ -164,9 +164,10 @@ def vjp_body(graph: Graph, argnums: Sequence[int]) -> Body:
     return body
 
 
-def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_value: bool) -> Body:
-    """`(*args) -> grads` (or `((value, aux), grads)` ...) of a scalar-valued graph."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_value: bool, nargs: int) -> Body:
+    """`(*args) -> grads` (or `((value, aux), grads)` ...) of a scalar-valued graph of `nargs`
+    arguments (a negative argnum counts from the last)."""
+    nums = tuple(a % nargs for a in ((argnums,) if isinstance(argnums, int) else argnums))
 
     def body(*args: Any) -> Any:
         env = replay(graph, flatten(tuple(args))[0])
@@ -194,10 +195,10 @@ def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux:
         raise DTypeError(f"{name}: the function must return a float scalar, got {out}", site)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
-        if not isinstance(a, int) or not 0 <= a < nargs:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
             raise InputError(f"{name}: argnums={argnums!r} is out of range for a function of {nargs} arguments", site)
     arg_ids = _arg_leaf_ids(graph)
-    for a in nums:
+    for a in (a % nargs for a in nums):
         for i in arg_ids[a]:
             node = graph.nodes[i]
             if not node.spec.dtype.is_float:
@@ -334,7 +335,7 @@ def _reverse(f: Graph | Callable[..., Any], argnums: int | Sequence[int], has_au
         raise InputError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}", user_site())
     return _apply(
         f, name,
-        lambda graph, n: grad_body(graph, argnums, has_aux, with_value),
+        lambda graph, n: grad_body(graph, argnums, has_aux, with_value, n),
         lambda graph, n, site: _check_grad(graph, n, argnums, has_aux, name, site),
     )
 

@@ -141,6 +141,8 @@ class HasSpec:
 def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
     """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
     try:
+        if isinstance(shape, np.ndarray):  # an array of sizes: a 0-d one is one size
+            shape = shape.tolist()
         if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
             return Spec((int(shape),), DType.named(dtype))
         if isinstance(shape, (str, dict)) or not isinstance(shape, Iterable):

@@ -51,6 +51,9 @@ def shape_checked(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return checked(*args, **kwargs)
+        except KeyError as e:  # the layers read their parameters by name
+            raise InputError(f"{fn.__name__}: the parameters have no entry {e.args[0]!r}; pass the pytree its "
+                             f"init_{fn.__name__} gave", user_site()) from None
         except jaxtyping.TypeCheckError as e:
             lines = [ln.strip() for ln in str(e).splitlines()]
             keep = [ln for ln in lines if ln.startswith(("The problem", "Actual value", "Expected type"))]
@@ -214,6 +217,8 @@ class GPTConfig:
 
 def init_gpt(rng: np.random.Generator, config: GPTConfig) -> Params:
     """Token and position embeddings (std 0.02), blocks, a final layer norm and an untied head."""
+    if not isinstance(config, GPTConfig):
+        raise InputError(f"init_gpt: config must be an fg.nn.GPTConfig, got a {type(config).__name__}", user_site())
     c = config
     return {"wte": normal(rng, (c.vocab, c.width), 0.02), "wpe": normal(rng, (c.context, c.width), 0.02),
             "blocks": [init_block(rng, c.width) for _ in range(c.layers)],

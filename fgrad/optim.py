@@ -37,18 +37,40 @@ LearningRate = float | Callable[[Any], Any]
 # ---------------------------------------------------------------------------
 
 
+_REAL = (int, float, np.integer, np.floating)
+
+
+def _not_numbers(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if not isinstance(v, _REAL) or isinstance(v, bool)}
+
+
+def _check_schedule(name: str, steps: dict[str, Any], **numbers: Any) -> None:
+    """A schedule's settings: numbers, and step counts that are non-negative integers."""
+    bad = _not_numbers(**numbers) | {k: v for k, v in steps.items()
+                                     if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0}
+    if bad:
+        shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+        raise InputError(f"{name}: {shown}: rates must be numbers and step counts non-negative integers",
+                         user_site())
+
+
 def constant(value: float) -> Callable[[Any], Any]:
     """The same learning rate at every step."""
+    _check_schedule("constant", {}, value=value)
     return lambda step: asarray(value)
 
 
 def linear_warmup(peak: float, warmup_steps: int, init: float = 0.0) -> Callable[[Any], Any]:
     """From `init` up to `peak` linearly over `warmup_steps`, then `peak`."""
+    _check_schedule("linear_warmup", {"warmup_steps": warmup_steps}, peak=peak, init=init)
     return lambda step: init + (peak - init) * minimum(step / float(max(warmup_steps, 1)), 1.0)
 
 
 def cosine_decay(init: float, decay_steps: int, alpha: float = 0.0) -> Callable[[Any], Any]:
     """optax.cosine_decay_schedule: from `init` down to `alpha * init` over `decay_steps`, then flat."""
+    _check_schedule("cosine_decay", {"decay_steps": decay_steps}, init=init, alpha=alpha)
+    if decay_steps < 1:
+        raise InputError(f"cosine_decay: decay_steps={decay_steps!r} must be positive, as in optax", user_site())
 
     def schedule(step: Any) -> Any:
         progress = minimum(step, float(decay_steps)) / float(decay_steps)
@@ -61,6 +83,8 @@ def warmup_cosine(peak: float, warmup_steps: int, decay_steps: int, init: float 
                   ) -> Callable[[Any], Any]:
     """optax.warmup_cosine_decay_schedule: linear from `init` to `peak` over `warmup_steps`,
     then cosine down to `end` at `decay_steps` (counted from the start)."""
+    _check_schedule("warmup_cosine", {"warmup_steps": warmup_steps, "decay_steps": decay_steps}, peak=peak,
+                    init=init, end=end)
     warm = linear_warmup(peak, warmup_steps, init)
     cool = cosine_decay(peak - end, max(decay_steps - warmup_steps, 1))
 
@@ -112,11 +136,10 @@ def _check_state(name: str, params: Any, opt_state: Any, init: Callable[[Any], A
 
 
 def _check_hyperparameters(name: str, lr: Any, clip_norm: Any, **numbers: Any) -> None:
-    real = (int, float, np.integer, np.floating)
-    bad = {k: v for k, v in numbers.items() if not isinstance(v, real) or isinstance(v, bool)}
-    if not (callable(lr) or isinstance(lr, real) and not isinstance(lr, bool)):
+    bad = _not_numbers(**numbers)
+    if not (callable(lr) or isinstance(lr, _REAL) and not isinstance(lr, bool)):
         bad["lr"] = lr
-    if clip_norm is not None and not isinstance(clip_norm, real):
+    if clip_norm is not None and not isinstance(clip_norm, _REAL):
         bad["clip_norm"] = clip_norm
     if bad:
         shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())

@@ -452,3 +452,20 @@ def test_gather_gradient_by_scatter_and_by_one_hot_matmul(limit, monkeypatch):
     assert ("scatter_add" in [n.op for n in graph.nodes]) == (limit == 0)
     check_grads(f, (table,), order=2)
     check_grads(lambda t: fg.sum(fg.take(t, idx, axis=1) ** 2), (normal(2, 6),), order=1)
+
+
+def test_negative_argnums_count_from_the_last_argument_as_in_jax():
+    x, y = np.float32([1.0, 2.0]), np.float32([3.0, 4.0])
+
+    def f(x, y):
+        return fg.sum(x * y * y)
+
+    np.testing.assert_array_equal(fg.grad(f, argnums=-1)(x, y), 2 * x * y)
+    gx, gy = fg.grad(f, argnums=(0, -1))(x, y)
+    np.testing.assert_array_equal(gx, y * y)
+    np.testing.assert_array_equal(gy, 2 * x * y)
+    np.testing.assert_array_equal(fg.interpret(fg.grad(fg.trace(f, x, y), argnums=-1), x, y), 2 * x * y)
+    # inside another transform the closure argument added at the end does not shift -1
+    np.testing.assert_array_equal(fg.grad(lambda a: fg.sum(fg.grad(f, argnums=-1)(a, y)))(x), 2 * y)
+    with pytest.raises(fg.InputError, match="argnums=-3 is out of range for a function of 2 arguments"):
+        fg.grad(f, argnums=-3)(x, y)

@@ -8,6 +8,7 @@ first line of the body (offset 1).
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -1003,3 +1004,23 @@ def test_python_int_arguments_outside_i32_are_refused() -> None:
     assert f"test_errors.py:{sys._getframe().f_lineno - 1}" in str(e.value)
     with pytest.raises(fg.DTypeError, match=r"does not fit i32"):
         fg.jit(lambda x, n: x + n)(np.ones(2, np.int32), -(2**31) - 1)
+
+
+def test_layers_schedules_and_specs_name_the_mistake() -> None:
+    from fgrad import nn
+
+    cases = [
+        (lambda: fg.trace(lambda x: nn.layer_norm({}, x), S((2, 3))), fg.InputError,
+         "layer_norm: the parameters have no entry 'g'"),
+        (lambda: nn.init_gpt(np.random.default_rng(0), {"vocab": 3}), fg.InputError,
+         "init_gpt: config must be an fg.nn.GPTConfig, got a dict"),
+        (lambda: fg.optim.warmup_cosine("a", 1, 1), fg.InputError, "warmup_cosine: peak='a'"),
+        (lambda: fg.optim.linear_warmup(1e-3, 2.5), fg.InputError, "linear_warmup: warmup_steps=2.5"),
+        (lambda: fg.optim.cosine_decay(1e-3, 0), fg.InputError, "cosine_decay: decay_steps=0 must be positive"),
+        (lambda: fg.spec(np.array(2.5)), fg.ShapeError, "spec: invalid shape 2.5"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=re.escape(message)) as e:
+            call()
+        assert "test_errors.py" in str(e.value), str(e.value)
+    assert fg.spec(np.array(3)) == fg.spec(3) and fg.spec(np.array([2, 3]), "i32") == fg.spec((2, 3), "i32")
