@@ -10,8 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import TraceError
-from fgrad.ir import DType, Graph, check_args, expose_captures
+from fgrad.ir import DType, Graph, check_args, expose_captures, require_graph
 from fgrad.ops import OPS
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
@@ -30,10 +29,7 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
         `captures`, the pair `(outputs, {name: value})`.
     """
     site = user_site()
-    if not isinstance(graph, Graph):
-        raise TraceError(
-            f"interpret: expected a Graph, got a {type(graph).__name__}; use fg.interpret(fg.trace(fn, *args), *args)",
-            site)
+    require_graph(graph, "interpret", "; use fg.interpret(fg.trace(fn, *args), *args)")
     if captures is not False:
         graph = expose_captures(graph, None if captures is True else captures, site)
     float_dtype = np.float64 if float64 else np.float32

@@ -1,8 +1,8 @@
 """Checkpoints: pytrees of arrays (parameters, optimizer state) on disk, without pickle.
 
 A file is a magic line, the header's length, a SHA-256 of that length, the
-header and the leaves, a JSON header (the pytree's structure, and each leaf's dtype,
-shape and place) and the leaves' raw little-endian bytes: a truncated or
+header and the leaves, then the JSON header (the pytree's structure, and each
+leaf's dtype, shape and place) and the leaves' raw little-endian bytes: a truncated or
 damaged file is refused, whether the damage is in the values or in the
 header (a key, a shape); files of versions 1 and 2 had the leaves' bytes
 checked only. `save` writes a temporary file beside the target and renames it
@@ -41,7 +41,7 @@ except ImportError:  # Windows: temporary files are judged by their age (STALE_A
 import numpy as np
 
 from fgrad.errors import FgradError
-from fgrad.ir import DType
+from fgrad.ir import I32, DType, fits_i32
 from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, join_path, leaf_paths, unflatten
 from fgrad.trace import user_site
 
@@ -52,7 +52,6 @@ _UNCHECKED_HEADER = (b"FGRAD-CHECKPOINT 2\n", b"FGRAD-CHECKPOINT 1\n")
 _READABLE = (MAGIC, *_UNCHECKED_HEADER)
 _DTYPES = {"float32": np.dtype("<f4"), "int32": np.dtype("<i4"), "bool": np.dtype("|b1")}
 _KINDS = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}
-_I32 = np.iinfo(np.int32)
 _RECORDS = ("namedtuple", "dataclass")
 # A writer holds an advisory lock on its temporary file until it renames it: one that nobody
 # locks was left by a killed writer (the system drops a dead process's locks). Without locks
@@ -134,9 +133,9 @@ def _stored(leaf: Any, path: str) -> np.ndarray:
                               "and bool arrays")
     with np.errstate(over="ignore"):
         stored = arr.astype(_DTYPES[kind], order="C")
-    if kind == "int32" and arr.size and (int(arr.min()) < _I32.min or int(arr.max()) > _I32.max):
+    if kind == "int32" and not fits_i32(arr):
         raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds values from {arr.min()} to "
-                              f"{arr.max()}, outside int32 ({_I32.min}..{_I32.max}), fgrad's integer type")
+                              f"{arr.max()}, outside int32 ({I32.min}..{I32.max}), fgrad's integer type")
     if kind == "float32" and np.any(np.isfinite(arr) & ~np.isfinite(stored)):
         raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds finite values too large for "
                               "float32, fgrad's float type")

@@ -284,13 +284,15 @@ def format_graph(graph: Graph) -> str:
     return "\n".join(lines)
 
 
-def require_graph(value: Any, who: str) -> None:
-    """Refuse anything but a Graph where `who` (a graph pass, say) takes one."""
+def require_graph(value: Any, who: str, hint: str | None = None) -> None:
+    """Refuse anything but a Graph where `who` (a graph pass, say) takes one, ending the
+    message with `hint` (by default, for a function, to trace it first)."""
     if not isinstance(value, Graph):
         # NOTE: imported here because trace.py builds on this module.
         from fgrad.trace import user_site
 
-        hint = "; trace the function first: fg.trace(fn, *specs)" if callable(value) else ""
+        if hint is None:
+            hint = "; trace the function first: fg.trace(fn, *specs)" if callable(value) else ""
         raise TraceError(f"{who}: expected a Graph, got a {type(value).__name__}{hint}", user_site())
 
 
@@ -357,7 +359,7 @@ def _arg_label(graph: Graph, path: str) -> str:
     return graph.arg_names[int(head)] + rest
 
 
-_I32 = np.iinfo(np.int32)
+I32 = np.iinfo(np.int32)  # the range of fgrad's integer type
 # Python numbers are weakly typed: an int may feed an f32 input, as in JAX.
 _WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
 
@@ -396,9 +398,13 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) 
     return leaves
 
 
+def fits_i32(values: Any) -> bool:
+    """Whether the integers `values` (a number or an array) all lie in i32's range."""
+    values = np.asarray(values)
+    return not values.size or bool(I32.min <= values.min() and values.max() <= I32.max)
+
+
 def check_i32_range(value: Any, spec: Spec, what: str, site: str | None) -> None:
     """Refuse host integers (int64, say) that do not fit the i32 they are for."""
-    if spec.dtype is DType.i32:
-        values = np.asarray(value)
-        if values.size and (values.min() < _I32.min or values.max() > _I32.max):
-            raise InputError(f"{what} has values outside the i32 range", site)
+    if spec.dtype is DType.i32 and not fits_i32(value):
+        raise InputError(f"{what} has values outside the i32 range", site)

@@ -71,8 +71,7 @@ def shape_checked(fn: F) -> F:
 
 def _param_shape(shape: int | tuple[int, ...]) -> tuple[int, ...]:
     """A parameter's shape: positive integer sizes (a layer width of 0 or 2.5 is a mistake)."""
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape) if isinstance(shape, (tuple, list)) \
-        else (shape,)
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1 for d in dims):
         raise ShapeError(f"init: parameter sizes must be positive integers, got {shape!r}", user_site())
     return dims

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
-from fgrad.ir import Const, DType, HasSpec, Node, Spec
+from fgrad.ir import I32, Const, DType, HasSpec, Node, Spec, fits_i32
 from fgrad.trace import Tensor, bind, check_live, spec_of, user_call, user_site
 
 ArrayLike = Any  # Tensor, NumPy array, or Python number
@@ -994,7 +994,7 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
     have = _dtype(x)
     want = have if dtype is None else _as_dtype(dtype)
     if isinstance(x, Tensor):
-        check_live(x, user_call())
+        check_live(x)
         return x if x.dtype is want else bind(astype_p, x, dtype=want)
     if 0 in _shape(x):
         raise ShapeError(f"{user_call()}: got an empty array of shape {_shape(x)}; fgrad values have at least "
@@ -1007,18 +1007,13 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
     return bind(constant_p, value=value)
 
 
-_I32 = np.iinfo(np.int32)
-
-
 def _host_constant(x: Any, dtype: DType) -> Const:
     """A number or array of the user's as a Const of `dtype`. Integers that do not fit an
     i32 raise OverflowError, as JAX does for Python ints, instead of wrapping."""
     arr = np.asarray(x)
-    if dtype is DType.i32 and arr.dtype.kind in "iuO" and arr.size:
-        low, high = arr.min(), arr.max()
-        if low < _I32.min or high > _I32.max:
-            bad = high if high > _I32.max else low
-            raise OverflowError(f"the integer {bad} does not fit i32 ({_I32.min}..{_I32.max})")
+    if dtype is DType.i32 and arr.dtype.kind in "iuO" and not fits_i32(arr):
+        bad = arr.max() if arr.max() > I32.max else arr.min()
+        raise OverflowError(f"the integer {bad} does not fit i32 ({I32.min}..{I32.max})")
     return Const.of(convert(arr, dtype), dtype)
 
 
@@ -1672,7 +1667,7 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
                              f"stop={stop!r}, step={step!r}", user_site())
     dt = _as_dtype(dtype, "arange") if dtype is not None else result_dtype(start, stop, step)
     count = math.ceil((stop - start) / step) if step else 0
-    if count > _I32.max:
+    if count > I32.max:
         raise ShapeError(f"arange: {count} values (start={start}, stop={stop}, step={step}) do not fit i32 "
                          "indices", user_site())
     if count < 1:

@@ -44,14 +44,18 @@ def _not_numbers(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if not isinstance(v, _REAL) or isinstance(v, bool)}
 
 
+def _refuse(name: str, bad: dict[str, Any], rule: str) -> None:
+    """Raise an InputError showing the settings in `bad` (if any) and the `rule` they break."""
+    if bad:
+        shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+        raise InputError(f"{name}: {shown}: {rule}", user_site())
+
+
 def _check_schedule(name: str, steps: dict[str, Any], **numbers: Any) -> None:
     """A schedule's settings: numbers, and step counts that are non-negative integers."""
     bad = _not_numbers(**numbers) | {k: v for k, v in steps.items()
                                      if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0}
-    if bad:
-        shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
-        raise InputError(f"{name}: {shown}: rates must be numbers and step counts non-negative integers",
-                         user_site())
+    _refuse(name, bad, "rates must be numbers and step counts non-negative integers")
 
 
 def constant(value: float) -> Callable[[Any], Any]:
@@ -139,11 +143,9 @@ def _check_hyperparameters(name: str, lr: Any, clip_norm: Any, **numbers: Any) -
     bad = _not_numbers(**numbers)
     if not (callable(lr) or isinstance(lr, _REAL) and not isinstance(lr, bool)):
         bad["lr"] = lr
-    if clip_norm is not None and not isinstance(clip_norm, _REAL):
+    if clip_norm is not None and _not_numbers(clip_norm=clip_norm):
         bad["clip_norm"] = clip_norm
-    if bad:
-        shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
-        raise InputError(f"{name}: {shown}: hyperparameters must be numbers (lr may be a schedule)", user_site())
+    _refuse(name, bad, "hyperparameters must be numbers (lr may be a schedule)")
 
 
 # ---------------------------------------------------------------------------

@@ -28,8 +28,8 @@ import numpy as np
 import wgpu
 
 from fgrad import ops
-from fgrad.errors import IMMUTABLE, CompileError, DTypeError, FgradError, InputError, ShapeError, TraceError
-from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures
+from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError, TraceError
+from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures, require_graph
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
@@ -337,12 +337,6 @@ def _power(self: Array, other: Any) -> Any:
     return _binary(ops.pow)(self, other)
 
 
-def _invert(self: Array) -> Any:
-    if self.dtype is not DType.bool:
-        raise DTypeError(f"invert: ~ is logical not and needs a bool value, got {self.spec}", user_site())
-    return _on_device(ops.logical_not, self)
-
-
 def _static(value: Any) -> Hashable:
     """A static argument as a cache key can hold it: lists become tuples."""
     return tuple(_static(v) for v in value) if isinstance(value, (list, tuple)) else value
@@ -350,7 +344,7 @@ def _static(value: Any) -> Hashable:
 
 def _shape_args(args: tuple[Any, ...]) -> Hashable:
     """`reshape(2, 3)` and `reshape((2, 3))` alike, as NumPy takes them."""
-    return _static(args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args)
+    return _static(ops._varargs_shape(args))
 
 
 def _reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -419,7 +413,7 @@ Array.__pow__, Array.__rpow__ = _power, _binary(ops.pow, reflected=True)  # type
 Array.__neg__ = lambda x: _on_device(ops.neg, x)  # type: ignore[method-assign]
 Array.__pos__ = Array.copy  # type: ignore[method-assign]  # a new Array, so donating it leaves `a` alone
 Array.__abs__ = lambda x: _on_device(ops.abs, x)  # type: ignore[method-assign]
-Array.__invert__ = _invert  # type: ignore[method-assign]
+Array.__invert__ = lambda x: _on_device(ops._invert, x)  # type: ignore[method-assign]
 Array.__getitem__ = _getitem  # type: ignore[method-assign]
 
 
@@ -670,8 +664,7 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     into the old ones), and the Arrays passed there are used up.
     """
     site = user_site()
-    if not isinstance(graph, Graph):
-        raise TraceError(f"compile: expected a Graph, got a {type(graph).__name__}; use fg.jit(fn) for functions", site)
+    require_graph(graph, "compile", "; use fg.jit(fn) for functions")
     nums = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
     children = graph.in_tree.children
     if not isinstance(nums, (tuple, list)):
@@ -716,24 +709,26 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
     cache: dict[Any, Executable] = {}
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        if current_trace() is not None or any(isinstance(x, Tensor) for x in flatten((args, kwargs))[0]):
+        if current_trace() is not None:
             return fn(*args, **kwargs)
-        call_site = user_site()
         static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
-        donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
         positions = [i for i in range(len(args)) if i not in static_at]
         keywords = sorted(k for k in kwargs if k not in static[1])
         fixed = tuple((i, args[i]) for i in sorted(static_at)) + tuple(
             (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
         values = [args[i] for i in positions] + [kwargs[k] for k in keywords]
         leaves, tree = flatten(tuple(values))
+        if any(isinstance(x, Tensor) for x in (*leaves, *flatten(fixed)[0])):
+            return fn(*args, **kwargs)
         try:
             key = (tuple(positions), tuple(keywords), _strict(fixed), tree, tuple(spec_of(x) for x in leaves))
             hash(key)
         except (FgradError, TypeError):  # an unhashable static value, or a leaf that is not an array
-            raise _refused(fn, len(args), positions, keywords, fixed, tree, leaves, call_site) from None
+            raise _refused(fn, len(args), positions, keywords, fixed, tree, leaves, user_site()) from None
         if key not in cache:
-            names = [_arg_names(fn, len(args))[i] for i in positions] + keywords
+            arg_names = _arg_names(fn, len(args))
+            names = [arg_names[i] for i in positions] + keywords
+            donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
 
             def traced(*dynamic: Any) -> Any:
                 full, named = list(args), dict(kwargs)

@@ -10,6 +10,7 @@ its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import inspect
 import os
@@ -180,10 +181,11 @@ class Tensor(HasSpec):
         raise self._concrete("the NumPy value")
 
 
-def check_live(t: Tensor, op: str, site: str | None = None) -> None:
-    """Refuse a Tensor whose trace has ended (one leaked through a global, say), naming `op`."""
+def check_live(t: Tensor, op: str | None = None, site: str | None = None) -> None:
+    """Refuse a Tensor whose trace has ended (one leaked through a global, say), naming `op`
+    (by default the public function the user called, found only then: this runs per operand)."""
     if not t.trace.live:
-        raise TraceError(TRACER_LEAKED.format(op=op, spec=t.spec), site or user_site())
+        raise TraceError(TRACER_LEAKED.format(op=op or user_call(), spec=t.spec), site or user_site())
 
 
 def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np.ndarray:
@@ -360,7 +362,7 @@ def _with_unique_names(nodes: list[Node], inputs: list[int]) -> tuple[Node, ...]
             while f"{name}~{n}" in taken:
                 n += 1
             taken.add(f"{name}~{n}")
-            out[i] = Node("input", (), tuple(sorted({**nodes[i].attrs, "name": f"{name}~{n}"}.items())),
-                          nodes[i].spec, nodes[i].site)
+            params = {**nodes[i].attrs, "name": f"{name}~{n}"}
+            out[i] = dataclasses.replace(nodes[i], params=tuple(sorted(params.items())))
         seen.add(name)
     return tuple(out)

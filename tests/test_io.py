@@ -7,7 +7,6 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
-import os
 import time
 from collections import namedtuple
 from typing import Any

@@ -41,7 +41,7 @@ from fgrad import ir
 from fgrad.io import write_atomically
 from fgrad.ir import Const, Graph, typecheck
 from fgrad.lower import program as program_module
-from fgrad.lower.program import Buffer, Kernel, Limits, Program
+from fgrad.lower.program import Limits, Program
 from fgrad.pytree import TreeDef
 
 MAGIC = b"FGRAD-PROGRAM 2\n"
