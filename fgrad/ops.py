@@ -1796,16 +1796,18 @@ def _setitem(x: Tensor, key: Any, value: Any) -> None:
     raise TraceError(IMMUTABLE.format(what=f"a Tensor {x.spec}"), user_site())
 
 
-Tensor.__add__, Tensor.__radd__ = add, _flip(add)
-Tensor.__sub__, Tensor.__rsub__ = subtract, _flip(subtract)
-Tensor.__mul__, Tensor.__rmul__ = multiply, _flip(multiply)
-Tensor.__truediv__, Tensor.__rtruediv__ = divide, _flip(divide)
-Tensor.__pow__, Tensor.__rpow__ = pow, _flip(pow)
-Tensor.__matmul__, Tensor.__rmatmul__ = matmul, _flip(matmul)
-Tensor.__and__, Tensor.__rand__ = logical_and, _flip(logical_and)
-Tensor.__or__, Tensor.__ror__ = logical_or, _flip(logical_or)
-Tensor.__eq__, Tensor.__ne__ = equal, not_equal  # type: ignore[assignment]
-Tensor.__lt__, Tensor.__le__, Tensor.__gt__, Tensor.__ge__ = less, less_equal, greater, greater_equal
+# The operators of fgrad values, shared by Tensor (traced) and fg.Array (eager, on the device):
+# `__name__` and, for the arithmetic ones, the reflected `__rname__`.
+ARITHMETIC_OPERATORS = {"add": add, "sub": subtract, "mul": multiply, "truediv": divide, "pow": pow,
+                        "matmul": matmul, "and": logical_and, "or": logical_or}
+COMPARISON_OPERATORS = {"eq": equal, "ne": not_equal, "lt": less, "le": less_equal, "gt": greater,
+                        "ge": greater_equal}  # Python reflects these itself: `1 < x` is `x > 1`
+for _name, _fn in ARITHMETIC_OPERATORS.items():
+    setattr(Tensor, f"__{_name}__", _fn)
+    setattr(Tensor, f"__r{_name}__", _flip(_fn))
+for _name, _fn in COMPARISON_OPERATORS.items():
+    setattr(Tensor, f"__{_name}__", _fn)
+del _name, _fn
 Tensor.__neg__, Tensor.__pos__, Tensor.__abs__, Tensor.__invert__ = neg, lambda x: x, abs, _invert
 Tensor.__getitem__, Tensor.__setitem__ = getitem, _setitem
 Tensor.T = property(lambda x: transpose(x))

@@ -402,14 +402,12 @@ def _index(x: Any, *arrays: Any, layout: tuple[Any, ...], whole: bool) -> Any:
     return ops.getitem(x, parts if whole else parts[0])
 
 
-for _name_, _fn in {"add": ops.add, "sub": ops.subtract, "mul": ops.multiply, "truediv": ops.divide,
-                    "matmul": ops.matmul, "and": ops.logical_and, "or": ops.logical_or}.items():
+for _name_, _fn in ops.ARITHMETIC_OPERATORS.items():
     setattr(Array, f"__{_name_}__", _binary(_fn))
     setattr(Array, f"__r{_name_}__", _binary(_fn, reflected=True))
-for _name_, _fn in {"eq": ops.equal, "ne": ops.not_equal, "lt": ops.less, "le": ops.less_equal,
-                    "gt": ops.greater, "ge": ops.greater_equal}.items():
-    setattr(Array, f"__{_name_}__", _binary(_fn))  # Python reflects these itself: `1 < a` is `a > 1`
-Array.__pow__, Array.__rpow__ = _power, _binary(ops.pow, reflected=True)  # type: ignore[method-assign]
+for _name_, _fn in ops.COMPARISON_OPERATORS.items():
+    setattr(Array, f"__{_name_}__", _binary(_fn))
+Array.__pow__ = _power  # type: ignore[method-assign]
 Array.__neg__ = lambda x: _on_device(ops.neg, x)  # type: ignore[method-assign]
 Array.__pos__ = Array.copy  # type: ignore[method-assign]  # a new Array, so donating it leaves `a` alone
 Array.__abs__ = lambda x: _on_device(ops.abs, x)  # type: ignore[method-assign]
