@@ -1,11 +1,13 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import nn, optim
-from fgrad.autodiff import check_grads, grad, value_and_grad, vjp
+from fgrad import nn
+from fgrad.transforms import optim
+from fgrad.testing import check_grads
+from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.io import CheckpointError, load, save
 from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
-from fgrad.optim import adam_init, adam_step, sgd_init, sgd_step
+from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
 from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
 from fgrad.ops import (
     abs,
@@ -70,7 +72,7 @@ from fgrad.ops import (
     transpose,
     where,
 )
-from fgrad.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
+from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices, jit

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from fgrad.autodiff import check_grads
+from fgrad.testing import check_grads
 
 RNG = np.random.default_rng(1234)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from fgrad import optim
+from fgrad.transforms import optim
 from fgrad.lower import lower
 from fgrad.pytree import flatten
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from fgrad.autodiff import check_grads
+from fgrad.testing import check_grads
 from fgrad.ops import OPS, _nondiff
 from op_table import API_CASES, OP_CASES, B, Case, F, Fi, I, Rand, f64, make as _make
 

@@ -19,7 +19,7 @@ from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
 from fgrad.ops import OPS
-from fgrad.passes import simplify
+from fgrad.transforms.passes import simplify
 
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
 

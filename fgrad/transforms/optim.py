@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.autodiff import _check_grad, inline, value_and_grad
+from fgrad.transforms.autodiff import _check_grad, inline, value_and_grad
 from fgrad.errors import FgradError, InputError, ShapeError
 from fgrad.ir import DType, Graph
 from fgrad.ops import abs, asarray, astype, cos, exp, minimum, sqrt, sum, where
-from fgrad.passes import simplify
+from fgrad.transforms.passes import simplify
 from fgrad.pytree import first_difference, flatten, leaf_paths, unflatten
 from fgrad.trace import spec_of, trace_function, user_site
 
