@@ -8,8 +8,10 @@ from fgrad.io import CheckpointError, load, save
 from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
-from fgrad.ir import Const, DType, Graph, Node, Spec, spec, typecheck
-from fgrad.ops import (
+from fgrad.ir import Const, DType, Graph, Node, Spec
+from fgrad.trace import spec
+from fgrad.typecheck import typecheck
+from fgrad.numpy import (
     abs,
     add,
     arange,
@@ -75,7 +77,8 @@ from fgrad.ops import (
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
-from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices, jit
+from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices
+from fgrad.jit import jit
 from fgrad.trace import Tensor, capture, trace
 
 f32, i32 = DType.f32, DType.i32

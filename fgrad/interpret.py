@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.ir import DType, Graph, check_args, expose_captures, require_graph
-from fgrad.ops import OPS
+from fgrad.ir import PRIMITIVES, DType, Graph
+from fgrad.trace import expose_captures, require_graph
+from fgrad.typecheck import check_args
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
 
@@ -42,7 +43,7 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
         env[i] = as_computed(leaf, graph.nodes[i].spec.dtype)
     for i, node in enumerate(graph.nodes):
         if env[i] is None:
-            out = OPS[node.op].impl(*(env[j] for j in node.inputs), **node.attrs)
+            out = PRIMITIVES[node.op].impl(*(env[j] for j in node.inputs), **node.attrs)
             env[i] = as_computed(out, node.spec.dtype)
             assert env[i].shape == node.spec.shape, f"{node.op}: impl gave {env[i].shape}, rule {node.spec.shape}"
     return unflatten(graph.out_tree, [np.array(env[i]) for i in graph.outputs])

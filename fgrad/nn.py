@@ -23,7 +23,7 @@ from beartype import beartype
 from jaxtyping import Float, Int
 
 from fgrad.errors import InputError, ShapeError
-from fgrad.ops import (
+from fgrad.numpy import (
     causal_mask,
     gelu,
     log_softmax,

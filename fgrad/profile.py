@@ -21,7 +21,7 @@ from fgrad.errors import InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Kernel
 from fgrad.pytree import flatten, unflatten
-from fgrad.runtime import Array, Executable, _read
+from fgrad.runtime import Array, Executable
 from fgrad.trace import user_site
 
 
@@ -79,59 +79,41 @@ def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
     leaves, tree = flatten(tuple(args))
     donated = set(exe.program.donated)
     leaves = [x.copy() if k in donated and isinstance(x, Array) else x for k, x in enumerate(leaves)]
-    dev = exe.device.device
-    kernels = exe.program.kernels
     buffers, _ = exe.bind(tuple(unflatten(tree, leaves)), site)
-    groups = [exe.group(k, buffers) for k in range(len(kernels))]
-    timestamps = "timestamp-query" in dev.features
-    runs = []
-    for _ in range(repeat):
-        if timestamps:
-            runs.append(_timed_on_gpu(exe, groups))
-        else:
-            runs.append(_timed_on_host(exe, groups))
-    seconds = np.median(np.array(runs), axis=0)
+    timestamps = "timestamp-query" in exe.device.device.features
+    timed = _timed_on_gpu if timestamps else _timed_on_host
+    seconds = np.median(np.array([timed(exe, buffers) for _ in range(repeat)]), axis=0)
     total = float(seconds.sum()) or math.inf
     rows = []
-    for k, t in zip(kernels, seconds):
+    for k, t in zip(exe.program.kernels, seconds):
         flops, nbytes = kernel_work(exe.graph, k, exe.program.specs)
         rows.append(KernelTime(k.name, float(t), float(t) / total, flops, nbytes))
     return Profile(tuple(rows), "timestamps" if timestamps else "host timing")
 
 
-def _timed_on_gpu(exe: Executable, groups: list[Any]) -> list[float]:
+def _timed_on_gpu(exe: Executable, buffers: dict[int, Any]) -> list[float]:
+    """Each kernel's time from the timestamps around its compute pass, all in one submit."""
     dev = exe.device.device
-    n = len(groups)
+    n = len(exe.program.kernels)
     queries = dev.create_query_set(type=wgpu.QueryType.timestamp, count=2 * n)
     resolved = dev.create_buffer(size=16 * n, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
     encoder = dev.create_command_encoder()
-    for k, kernel in enumerate(exe.program.kernels):
-        compute = encoder.begin_compute_pass(timestamp_writes={
-            "query_set": queries, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
-        compute.set_pipeline(exe.pipelines[k])
-        compute.set_bind_group(0, groups[k])
-        compute.dispatch_workgroups(*kernel.grid)
-        compute.end()
+    exe.encode(encoder, buffers, timestamps=queries)
     encoder.resolve_query_set(queries, 0, 2 * n, resolved, 0)
     dev.queue.submit([encoder.finish()])
-    stamps = np.frombuffer(_read(exe.device, resolved, 16 * n), np.uint64).astype(np.int64)
+    stamps = np.frombuffer(exe.device.read(resolved, 16 * n), np.uint64).astype(np.int64)
     return list((stamps[1::2] - stamps[0::2]) * 1e-9)
 
 
-def _timed_on_host(exe: Executable, groups: list[Any]) -> list[float]:
+def _timed_on_host(exe: Executable, buffers: dict[int, Any]) -> list[float]:
+    """Each kernel's time from the host: a submit of it alone, and a wait until the device is done."""
     dev = exe.device.device
     out = []
-    probe = next(iter(exe.resident.values()), None)
-    for k, kernel in enumerate(exe.program.kernels):
+    for k in range(len(exe.program.kernels)):
         start = time.perf_counter()
         encoder = dev.create_command_encoder()
-        compute = encoder.begin_compute_pass()
-        compute.set_pipeline(exe.pipelines[k])
-        compute.set_bind_group(0, groups[k])
-        compute.dispatch_workgroups(*kernel.grid)
-        compute.end()
+        exe.encode(encoder, buffers, k, k + 1)
         dev.queue.submit([encoder.finish()])
-        if probe is not None:
-            _read(exe.device, probe, 4)
+        exe.device.wait()
         out.append(time.perf_counter() - start)
     return out

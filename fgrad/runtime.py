@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import inspect
 import operator
 import os
 import re
@@ -27,13 +26,16 @@ from typing import Any
 import numpy as np
 import wgpu
 
-from fgrad import ops
-from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError, TraceError
-from fgrad.ir import DType, Graph, HasSpec, Spec, check_args, check_i32_range, expose_captures, require_graph
-from fgrad.lower import Limits, Program, disk_cache, lower
+from fgrad import numpy as ops
+from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
+from fgrad.ir import DType, Graph, HasSpec, Spec
+from fgrad.trace import expose_captures, require_graph
+from fgrad.trace import check_i32_range
+from fgrad.typecheck import check_args
+from fgrad.lower import Kernel, Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes
-from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
-from fgrad.trace import Tensor, _arg_names, current_trace, spec_of, trace_function, user_site
+from fgrad.pytree import flatten, register_leaf, unflatten
+from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, user_site
 
 try:  # wgpu-native's C entry points: recording through them skips ~4 µs of Python per dispatch
     from wgpu.backends.wgpu_native._ffi import ffi as _ffi
@@ -59,6 +61,7 @@ class Device:
     limits: Limits
     pipelines: dict[str, Any] = field(default_factory=dict)  # sha256 of WGSL -> compute pipeline
     staging: dict[int, Any] = field(default_factory=dict)  # size -> mappable readback buffer
+    fence: Any = None  # the buffer wait() reads back, made on first use
 
     @property
     def name(self) -> str:
@@ -66,6 +69,29 @@ class Device:
 
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
+
+    def wait(self) -> None:
+        """Wait until the work submitted to this device so far has finished (a 4-byte readback,
+        which the queue runs after that work)."""
+        if self.fence is None:
+            self.fence = self.device.create_buffer(size=4, usage=STORAGE)
+        self.read(self.fence, 4)
+
+    def read(self, buffer: Any, nbytes: int) -> bytes:
+        """The first `nbytes` of a buffer of this device, once the work submitted before has finished
+        (copied through a staging buffer kept per size)."""
+        staging = self.staging.get(nbytes)
+        if staging is None:
+            staging = self.device.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+            self.staging[nbytes] = staging
+        encoder = self.device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
+        self.device.queue.submit([encoder.finish()])
+        staging.map_sync(wgpu.MapMode.READ)
+        try:
+            return bytes(staging.read_mapped())
+        finally:
+            staging.unmap()
 
 
 def devices() -> list[str]:
@@ -185,7 +211,7 @@ class Array(HasSpec):
         """The value on the host (read through a reusable staging buffer, then kept)."""
         self.check_live("numpy()", user_site())
         if self._host is None:
-            stored = np.frombuffer(_read(self.device, self.buffer, self.spec.nbytes),
+            stored = np.frombuffer(self.device.read(self.buffer, self.spec.nbytes),
                                    np.uint32 if self.dtype is DType.bool else self.dtype.np)
             # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
             self._host = (stored != 0 if self.dtype is DType.bool else stored.copy()).reshape(self.shape)
@@ -201,9 +227,9 @@ class Array(HasSpec):
         return self.numpy().tolist()
 
     def block_until_ready(self) -> Array:
-        """Wait until the device has computed this value (a 4-byte readback), and return it."""
+        """Wait until the device has computed this value, and return it."""
         self.check_live("block_until_ready()", user_site())
-        _read(self.device, self.buffer, 4)
+        self.device.wait()
         return self
 
     def copy(self) -> Array:
@@ -270,55 +296,30 @@ class Array(HasSpec):
         return format(self.numpy()[()] if not self.shape else self.numpy(), format_spec)
 
 
-def _read(device: Device, buffer: Any, nbytes: int) -> bytes:
-    staging = device.staging.get(nbytes)
-    if staging is None:
-        staging = device.device.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
-        device.staging[nbytes] = staging
-    encoder = device.device.create_command_encoder()
-    encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
-    device.device.queue.submit([encoder.finish()])
-    staging.map_sync(wgpu.MapMode.READ)
-    try:
-        return bytes(staging.read_mapped())
-    finally:
-        staging.unmap()
-
-
 # ---------------------------------------------------------------------------
 # Array operators: eager, on the device
 # ---------------------------------------------------------------------------
 
 _OPERAND = (Array, Tensor, np.ndarray, np.generic, bool, int, float)  # what an operator takes beside an Array
-# (function, static arguments, operand specs, device) -> its program. The device is keyed by
-# id: each Executable holds its device, so the id is not reused while the entry lives.
-_EAGER: dict[Hashable, Executable] = {}
+# Each operator's program, keyed by (function, static arguments, device) beside the operand specs.
+# The device is keyed by id: each Executable holds its device, so the id is not reused while it lives.
+_EAGER: Staged[Executable] = Staged()
 
 
 def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> Any:
     """`fn(*operands, **static)` computed on the device of the Arrays among `operands`, as a JAX
     array's operator is: traced with the operands as arguments and compiled once per signature.
     Inside a trace, or beside a traced Tensor, `fn` is called as it is, so the trace records it."""
-    if current_trace() is not None or any(isinstance(x, Tensor) for x in operands):
-        return fn(*operands, **static)
     device = next(x.device for x in operands if isinstance(x, Array))
-    try:
-        specs = tuple(spec_of(x) for x in operands)
-    except FgradError as e:  # an ndarray of a dtype fgrad lacks (float16, complex) beside the Array
-        raise type(e)(f"{fn.__name__}: {e}", user_site()) from None
-    key = (fn, _strict(tuple(sorted(static.items()))), specs, id(device))
-    exe = _EAGER.get(key)
-    if exe is None:
-        exe = _EAGER[key] = compile(trace_function(functools.partial(fn, **static), operands)[0], device)
-    return exe(*operands)
 
+    def build() -> Executable:
+        return compile(trace_function(functools.partial(fn, **static), operands)[0], device)
 
-def _strict(value: Any) -> Hashable:
-    """A static value as a cache key: tagged with its type, through tuples, since Python's 2, 2.0, True
-    and np.float32(2) are equal and hash alike but trace to different programs (as in `jax.jit`)."""
-    if type(value) is tuple:
-        return tuple, tuple(_strict(v) for v in value)
-    return type(value), value
+    def refused(e: Exception) -> Exception:  # an ndarray of a dtype fgrad lacks (float16, complex) beside the Array
+        return type(e)(f"{fn.__name__}: {e}", user_site()) if isinstance(e, FgradError) else e
+
+    exe = _EAGER.product(operands, (fn, tuple(sorted(static.items())), id(device)), build, refused)
+    return fn(*operands, **static) if exe is None else exe(*operands)
 
 
 def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[Array, Any], Any]:
@@ -575,30 +576,34 @@ class Executable:
         return buffers, leaves
 
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
-        """Dispatches start..stop (all by default) in one compute pass of one command buffer,
-        and after the last one the plan's copies."""
+        """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)
+        in one compute pass, and after the last one the plan's copies."""
         encoder = self.device.device.create_command_encoder()
-        compute = encoder.begin_compute_pass()
         stop = len(self.program.kernels) if stop is None else min(stop, len(self.program.kernels))
-        groups = self.groups_for(buffers)[start:stop]
-        work = list(zip(self.pipelines[start:stop], groups, self.program.kernels[start:stop]))
-        if _native is not None and hasattr(compute, "_internal"):
-            # NOTE: errors recorded here surface at finish() and submit(), which check them.
-            handle = compute._internal
-            for pipeline, group, kernel in work:
-                _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
-                _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
-                _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *kernel.grid)
-        else:
-            for pipeline, group, kernel in work:
-                compute.set_pipeline(pipeline)
-                compute.set_bind_group(0, group)
-                compute.dispatch_workgroups(*kernel.grid)
-        compute.end()
+        self.encode(encoder, buffers, start, stop)
         if stop == len(self.program.kernels):
             for source, target in self.program.copies:
                 encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, self.program.buffers[target].size)
         return encoder.finish()
+
+    def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,
+               timestamps: Any = None) -> None:
+        """Encode the dispatches of kernels start..stop (all by default) on `buffers` (from `bind`) into
+        a wgpu command encoder: in one compute pass, or, given a timestamp query set (two entries per
+        kernel), each kernel k in a pass of its own that writes timestamp 2k before it and 2k + 1 after."""
+        stop = len(self.program.kernels) if stop is None else stop
+        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop],
+                        self.program.kernels[start:stop]))
+        if timestamps is None:
+            compute = encoder.begin_compute_pass()
+            _dispatch(compute, work)
+            compute.end()
+            return
+        for k, one in enumerate(work, start):
+            compute = encoder.begin_compute_pass(timestamp_writes={
+                "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
+            _dispatch(compute, [one])
+            compute.end()
 
     def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
         """Every kernel's bind group for these buffers. Only kernels bound to a buffer that
@@ -621,6 +626,22 @@ class Executable:
         bound = tuple(buffers[b] for b in self.bindings[k])
         self.groups[k] = (bound, self._bind_group(k, buffers))
         return self.groups[k][1]
+
+
+def _dispatch(compute: Any, work: list[tuple[Any, Any, Kernel]]) -> None:
+    """Set each (pipeline, bind group, kernel) of `work` in a compute pass and dispatch the kernel's grid."""
+    if _native is not None and hasattr(compute, "_internal"):
+        # NOTE: errors recorded here surface at finish() and submit(), which check them.
+        handle = compute._internal
+        for pipeline, group, kernel in work:
+            _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
+            _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
+            _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *kernel.grid)
+    else:
+        for pipeline, group, kernel in work:
+            compute.set_pipeline(pipeline)
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(*kernel.grid)
 
 
 def device_put(tree: Any, device: Device | None = None) -> Any:
@@ -683,126 +704,3 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     disk_cache.store(name, program)
     return Executable(program, device, graph)
 
-
-def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = None,
-        static_argnames: str | Sequence[str] | None = None, donate_argnums: int | Sequence[int] | None = None,
-        donate_argnames: str | Sequence[str] | None = None) -> Callable[..., Any]:
-    """Trace `fn` on the first call per argument signature, compile it, and run it on the device, as `jax.jit`.
-
-    Arguments, positional or keyword, are pytrees of arrays and numbers, traced, except the static ones:
-    `static_argnums` (positions) and `static_argnames` (keywords) are passed to `fn` as Python values
-    (configs, flags, sizes); they must be hashable, and each new value traces and compiles again.
-    `donate_argnums` and `donate_argnames` donate arguments as `compile` does. As in JAX, when only the
-    numbers or only the names are given, the other is found through `fn`'s signature. Inside another
-    trace, `fn` is simply traced in place.
-    """
-    site = user_site()
-    if not callable(fn):
-        raise TraceError(f"jit: expected a function, got a {type(fn).__name__}", site)
-    static = _argnums_and_argnames(fn, static_argnums, static_argnames, "static", site)
-    donate = _argnums_and_argnames(fn, donate_argnums, donate_argnames, "donate", site)
-    both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
-    if both:
-        raise InputError(f"jit: arguments {both} are both static and donated; a static argument has no buffer", site)
-    cache: dict[Any, Executable] = {}
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if current_trace() is not None:
-            return fn(*args, **kwargs)
-        static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
-        positions = [i for i in range(len(args)) if i not in static_at]
-        keywords = sorted(k for k in kwargs if k not in static[1])
-        fixed = tuple((i, args[i]) for i in sorted(static_at)) + tuple(
-            (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
-        values = [args[i] for i in positions] + [kwargs[k] for k in keywords]
-        leaves, tree = flatten(tuple(values))
-        if any(isinstance(x, Tensor) for x in (*leaves, *flatten(fixed)[0])):
-            return fn(*args, **kwargs)
-        try:
-            key = (tuple(positions), tuple(keywords), _strict(fixed), tree, tuple(spec_of(x) for x in leaves))
-            hash(key)
-        except (FgradError, TypeError):  # an unhashable static value, or a leaf that is not an array
-            raise _refused(fn, len(args), positions, keywords, fixed, tree, leaves, user_site()) from None
-        if key not in cache:
-            arg_names = _arg_names(fn, len(args))
-            names = [arg_names[i] for i in positions] + keywords
-            donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
-
-            def traced(*dynamic: Any) -> Any:
-                full, named = list(args), dict(kwargs)
-                for i, value in zip(positions, dynamic):
-                    full[i] = value
-                named.update(zip(keywords, dynamic[len(positions):]))
-                return fn(*full, **named)
-
-            donated = [k for k, i in enumerate(positions) if i in donated_at]
-            donated += [len(positions) + k for k, name in enumerate(keywords) if name in donate[1]]
-            cache[key] = compile(trace_function(traced, values, names)[0], donate_argnums=tuple(donated))
-        return cache[key](*values)
-
-    run.__wrapped__ = fn  # type: ignore[attr-defined]
-    run.__name__ = _name(fn)
-    run.__doc__ = fn.__doc__
-    return run
-
-
-def _name(fn: Callable[..., Any]) -> str:
-    return getattr(fn, "__name__", "fn")
-
-
-def _refused(fn: Callable[..., Any], nargs: int, positions: list[int], keywords: list[str],
-             fixed: tuple[tuple[Any, Any], ...], tree: Any, leaves: list[Any], site: str | None) -> Exception:
-    """The error for a `jit` call whose static arguments cannot be hashed or whose traced leaves are not arrays
-    (the argument names are read off the signature only here and on a cache miss: calls stay cheap)."""
-    positional_names = _arg_names(fn, nargs)
-    names = [positional_names[i] for i in positions] + keywords
-    for where, value in fixed:
-        try:
-            hash(value)
-        except TypeError:
-            name = positional_names[where] if isinstance(where, int) else where
-            return InputError(f"jit: static argument {name} is a {type(value).__name__}, which is not hashable; "
-                              "static values are part of the compile cache key: pass a hashable value (a tuple, "
-                              "a frozen dataclass)", site)
-    paths = [(k, path) for k, sub in enumerate(tree.children) for path in leaf_paths(sub, prefix=names[k])]
-    for (k, path), leaf in zip(paths, leaves):
-        try:
-            spec_of(leaf, path)
-        except TraceError:  # not an array or a number
-            where = f"static_argnums={positions[k]}" if k < len(positions) else f"static_argnames={names[k]!r}"
-            return InputError(f"jit: argument {path} is a {type(leaf).__name__}, not an array; a Python value such "
-                              f"as a config or a flag must be static: fg.jit({_name(fn)}, {where})", site)
-        except FgradError as e:  # an array of a dtype fgrad lacks
-            return type(e)(f"jit: {e}", site)
-    raise AssertionError("jit: a call was refused for no reason found")
-
-
-def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] | None,
-                          argnames: str | Sequence[str] | None, what: str,
-                          site: str | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """`jit`'s {what}_argnums and {what}_argnames, checked against `fn`'s signature; when only one is given,
-    the other names the same positional-or-keyword parameters, as in JAX."""
-    nums = () if argnums is None else (argnums,) if isinstance(argnums, int) else argnums
-    names = () if argnames is None else (argnames,) if isinstance(argnames, str) else argnames
-    if not (isinstance(nums, (tuple, list)) and all(isinstance(n, int) for n in nums)
-            and isinstance(names, (tuple, list)) and all(isinstance(n, str) for n in names)):
-        raise InputError(f"jit: {what}_argnums must be ints and {what}_argnames strings, got {argnums!r} and "
-                         f"{argnames!r}", site)
-    nums, names = tuple(nums), tuple(names)
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):  # a builtin without a signature: take the numbers and names as given
-        return nums, names
-    kinds = {p.kind for p in params}
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    shown = f"{_name(fn)}{inspect.signature(fn)}"
-    if inspect.Parameter.VAR_POSITIONAL not in kinds and any(not -len(positional) <= n < len(positional) for n in nums):
-        raise InputError(f"jit: {what}_argnums={argnums!r} is out of range for {shown}", site)
-    if inspect.Parameter.VAR_KEYWORD not in kinds and any(n not in keyword for n in names):
-        raise InputError(f"jit: {what}_argnames={argnames!r} names no keyword parameter of {shown}", site)
-    if argnames is None:
-        names = tuple(p.name for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and i in nums)
-    elif argnums is None:
-        nums = tuple(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
-    return nums, names

@@ -10,11 +10,12 @@ import numpy as np
 
 from fgrad.errors import InputError
 from fgrad.interpret import interpret
-from fgrad.ir import Graph, check_args
+from fgrad.ir import Graph
+from fgrad.typecheck import check_args
 from fgrad.pytree import flatten, unflatten
 from fgrad.trace import Tensor, spec_of, trace_function, user_site
 from fgrad.transforms.autodiff import inline, vjp
-from fgrad.ops import add
+from fgrad.numpy import add
 
 def check_grads(f: Graph | Callable[..., Any], args: Sequence[Any], order: int = 1, eps: float = 1e-5,
                 rtol: float = 1e-5, atol: float = 1e-6, samples: int = 64, seed: int = 0) -> None:

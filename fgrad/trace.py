@@ -1,7 +1,7 @@
 """Tracing: run a Python function on Tensors and record the Graph it builds.
 
 A `Tensor` is a symbolic value inside a trace: it knows its Spec and the id
-of the node that makes it. Public op functions (fgrad/ops.py) call `bind`,
+of the node that makes it. Public op functions (fgrad/numpy.py) call `bind`,
 which checks the op's shape rule, records the user's `file:line` and appends
 a Node. Outside any trace, `bind` on concrete arrays evaluates the op with
 its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
@@ -16,8 +16,8 @@ import inspect
 import os
 import sys
 import threading
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -28,9 +28,11 @@ from fgrad.errors import (
     TRACER_LEAKED,
     DTypeError,
     FgradError,
+    InputError,
+    ShapeError,
     TraceError,
 )
-from fgrad.ir import DType, Graph, HasSpec, Node, Spec
+from fgrad.ir import Const, DType, Graph, HasSpec, Node, Spec, constant_p, fits_i32, input_p
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -120,7 +122,7 @@ class Trace:
         key = (id(t.trace), t.id)
         if key not in self._lifted:
             name = f"closure.{len(self.closed_over)}"
-            self._lifted[key] = self.add(Node("input", (), (("name", name), ("spec", t.spec)), t.spec, None))
+            self._lifted[key] = self.add(Node(input_p.name, (), (("name", name), ("spec", t.spec)), t.spec, None))
             self.closed_over.append(t)
         return self._lifted[key]
 
@@ -139,7 +141,7 @@ class Tensor(HasSpec):
     """A traced value: the output of node `id` in `trace`, with static `spec`.
 
     Operators, methods (`+`, `@`, `[]`, `.sum()`, ...) and NumPy ufunc and
-    function dispatch are attached by fgrad/ops.py, next to the ops they call.
+    function dispatch are attached by fgrad/numpy.py, next to the ops they call.
     """
 
     __slots__ = ("trace", "id", "spec")
@@ -181,6 +183,14 @@ class Tensor(HasSpec):
         raise self._concrete("the NumPy value")
 
 
+def constant(value: Any, dtype: DType) -> Tensor | np.ndarray:
+    """A host value (a number or array, already checked to fit `dtype`) as a constant node of
+    the current trace, or as a NumPy array outside any trace."""
+    if current_trace() is None:
+        return np.asarray(value, dtype.np)
+    return bind(constant_p, value=Const.of(value, dtype))
+
+
 def check_live(t: Tensor, op: str | None = None, site: str | None = None) -> None:
     """Refuse a Tensor whose trace has ended (one leaked through a global, say), naming `op`
     (by default the public function the user called, found only then: this runs per operand)."""
@@ -189,7 +199,7 @@ def check_live(t: Tensor, op: str | None = None, site: str | None = None) -> Non
 
 
 def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np.ndarray:
-    """Apply primitive `op` (an ops.Op) to `args` with static `params`.
+    """Apply primitive `op` (an ir.Primitive) to `args` with static `params`.
 
     Inside a trace the args are Tensors of that trace and a node is recorded;
     outside any trace they are NumPy arrays and the op runs eagerly.
@@ -208,9 +218,9 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     try:
         if trace is None:
             arrays = [np.asarray(a) for a in args]
-            spec = op.rule(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
+            spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
             return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
-        spec = op.rule(*(t.spec for t in tensors), **params)
+        spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:
         # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.
         message = str(e) if str(e).startswith(f"{op.name}:") else f"{user_call()}: {e}"
@@ -282,6 +292,58 @@ def recapture(name: str, x: Any) -> None:
         trace.captures.setdefault(name, x.id)
 
 
+T = TypeVar("T")
+
+
+class Staged(Generic[T]):
+    """The products (a Graph, an Executable) of a function staged out once per argument signature, as
+    `fg.jit` and the function transforms (`fg.grad(f)`) stage theirs.
+
+    A call made inside a trace, or given a trace's Tensors, has no product: it runs in place, so the
+    trace records it (transforms nest, as in JAX). A call on arrays finds its product by signature: the
+    arguments' pytree structure, each leaf's Spec, and a key of the static values that shape the product.
+    Static values compare with their types, since Python's 2, 2.0, True and np.float32(2) are equal and
+    hash alike but trace to different programs (as in `jax.jit`).
+    """
+
+    def __init__(self) -> None:
+        self.products: dict[Hashable, T] = {}
+
+    def __len__(self) -> int:
+        return len(self.products)
+
+    def product(self, args: tuple[Any, ...], static: Hashable, build: Callable[[], T],
+                refused: Callable[[Exception], Exception] | None = None, also: Any = ()) -> T | None:
+        """The product for a call on `args` (a tuple of pytrees) with the static key `static`, made by
+        `build()` on the first call with this signature; None where the call belongs to a trace (made
+        inside one, or given Tensors in `args` or in `also`, the static values) and runs in place.
+
+        A signature that can be no key (a leaf that is not an array, an unhashable static value) raises
+        `refused(error)`; without `refused`, `build()` runs uncached, and its tracing names the argument.
+        """
+        leaves, tree = flatten(args)
+        if current_trace() is not None or any(isinstance(x, Tensor) for x in (*leaves, *flatten(also)[0])):
+            return None
+        try:
+            key = (_strict(static), tree, tuple(spec_of(x) for x in leaves))
+            hash(key)
+        except (FgradError, TypeError) as e:
+            if refused is None:
+                return build()
+            raise refused(e) from None
+        product = self.products.get(key)
+        if product is None:
+            product = self.products[key] = build()
+        return product
+
+
+def _strict(value: Any) -> Hashable:
+    """A static value as a key: tagged with its type, through tuples."""
+    if type(value) is tuple:
+        return tuple, tuple(_strict(v) for v in value)
+    return type(value), value
+
+
 def trace(fn: Callable[..., Any], *args: Any) -> Graph:
     """Trace `fn` on arguments given as pytrees of Specs, arrays or numbers.
 
@@ -300,9 +362,6 @@ def trace_function(
     extra inputs, passed as one more argument after `args` (a tuple named
     `closure`); they are returned beside the graph, in that order.
     """
-    # NOTE: imported here because ops.py builds on this module.
-    from fgrad.ops import asarray
-
     site = user_site()
     if not callable(fn):
         raise TraceError(f"trace: expected a function, got a {type(fn).__name__}", site)
@@ -317,7 +376,7 @@ def trace_function(
     stack = _stack()
     stack.append(t)
     try:
-        inputs = [t.add(Node("input", (), (("name", p), ("spec", s)), s, site)) for p, s in zip(paths, specs)]
+        inputs = [t.add(Node(input_p.name, (), (("name", p), ("spec", s)), s, site)) for p, s in zip(paths, specs)]
         out = fn(*unflatten(arg_tree, inputs))
         out_leaves, out_tree = flatten(out)
         outputs = []
@@ -333,7 +392,11 @@ def trace_function(
                     text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
                     raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
                 leaf = t.lift(leaf)
-            outputs.append(asarray(leaf).id)
+            if not isinstance(leaf, Tensor):  # a number or array returned as it is: a constant
+                spec = spec_of(leaf, path)
+                check_i32_range(leaf, spec, f"trace: the value returned at {path}", site)
+                leaf = constant(leaf, spec.dtype)
+            outputs.append(leaf.id)
     finally:
         stack.pop()
         t.live = False
@@ -366,3 +429,47 @@ def _with_unique_names(nodes: list[Node], inputs: list[int]) -> tuple[Node, ...]
             out[i] = dataclasses.replace(nodes[i], params=tuple(sorted(params.items())))
         seen.add(name)
     return tuple(out)
+
+
+def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
+    """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
+    try:
+        if isinstance(shape, np.ndarray):  # an array of sizes: a 0-d one is one size
+            shape = shape.tolist()
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+            return Spec((int(shape),), DType.named(dtype))
+        if isinstance(shape, (str, dict)) or not isinstance(shape, Iterable):
+            raise ShapeError(f"invalid shape {shape!r}: expected an integer or a tuple of integers")
+        return Spec(tuple(shape), DType.named(dtype))
+    except (ShapeError, DTypeError) as e:
+        raise type(e)(f"spec: {e}", user_site()) from None
+
+
+def require_graph(value: Any, who: str, hint: str | None = None) -> None:
+    """Refuse anything but a Graph where `who` (a graph pass, say) takes one, ending the
+    message with `hint` (by default, for a function, to trace it first)."""
+    if not isinstance(value, Graph):
+        if hint is None:
+            hint = "; trace the function first: fg.trace(fn, *specs)" if callable(value) else ""
+        raise TraceError(f"{who}: expected a Graph, got a {type(value).__name__}{hint}", user_site())
+
+
+def expose_captures(graph: Graph, names: Sequence[str] | None = None, site: str | None = None) -> Graph:
+    """The graph returning `(outputs, {name: captured value})` for `names` (all if None)."""
+    available = dict(graph.captures)
+    if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names)):
+        raise InputError(f"captures: expected True or a list of capture names, got {names!r}", site)
+    names = list(available) if names is None else list(names)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise InputError(f"captures: no capture named {', '.join(map(repr, unknown))}; the graph has "
+                         f"{', '.join(map(repr, available)) or 'none'}", site)
+    picked = {n: available[n] for n in names}
+    leaves, tree = flatten((unflatten(graph.out_tree, list(graph.outputs)), picked))
+    return Graph(graph.nodes, graph.inputs, tuple(leaves), graph.in_tree, tree, graph.captures)
+
+
+def check_i32_range(value: Any, spec: Spec, what: str, site: str | None) -> None:
+    """Refuse host integers (int64, say) that do not fit the i32 they are for."""
+    if spec.dtype is DType.i32 and not fits_i32(value):
+        raise InputError(f"{what} has values outside the i32 range", site)

@@ -14,11 +14,11 @@ from fgrad.errors import CompileError
 from fgrad.ir import Graph
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
-from fgrad.lower.rewrites import split_long_matmuls, split_long_reductions, split_wide_concatenates
+from fgrad.lower.kinds import Normalization, kind_of
+from fgrad.lower.rewrites import rewrite
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
-from fgrad.ops import OPS
 from fgrad.transforms.passes import simplify
 
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
@@ -32,8 +32,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     max_bindings = limits.max_storage_buffers_per_shader_stage
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = dataclasses.replace(graph, captures=())
-    graph = split_long_matmuls(split_wide_concatenates(graph, max_bindings - 1), limits.parallel_workgroups)
-    graph = simplify(split_long_reductions(graph))
+    graph = simplify(rewrite(graph, limits))
     groups, reads = plan_kernels(graph, max_bindings)
     buffers, specs, where, in_place, outputs, copies = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
@@ -87,14 +86,14 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         return cooperative_kernel(name, graph, group, reads, sources, most)
     if kind == "rows":
         node = graph.nodes[group[0]]
-        axis = node.attrs["axis"] if OPS[node.op].fusion == "normalization" else node.spec.ndim - 1
+        kind = kind_of(node)
+        axis = kind.axis(node) if isinstance(kind, Normalization) else node.spec.ndim - 1
         return cooperative_kernel(name, graph, group, reads, sources, most, axis)
     return elementwise_kernel(name, graph, group, reads, sources, most)
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:
     """The kernel's ops that do work (not views or constants), in order, at most four."""
-    ops = list(dict.fromkeys(graph.nodes[i].op for i in inside if OPS[graph.nodes[i].op].fusion
-                             not in ("view", "source")))
+    ops = list(dict.fromkeys(graph.nodes[i].op for i in inside if kind_of(graph.nodes[i]).works))
     ops = ops or [graph.nodes[inside[-1]].op]
     return "_".join(ops[:3] + ([ops[-1]] if len(ops) > 3 else []))

@@ -39,7 +39,8 @@ from typing import Any, BinaryIO
 
 from fgrad import ir
 from fgrad.io import write_atomically
-from fgrad.ir import Const, Graph, typecheck
+from fgrad.ir import Const, Graph
+from fgrad.typecheck import typecheck
 from fgrad.lower import program as program_module
 from fgrad.lower.program import Limits, Program
 from fgrad.pytree import TreeDef

@@ -2,14 +2,7 @@
 
 Every other node is computed inline by the kernels that use it, so chains
 of elementwise ops, with their broadcasts, views and scalar constants, fuse
-into their consumer. Each op's `fusion` kind (fgrad/ops.py) decides:
-
-- `source`: read from a buffer (inputs; constants unless all elements are equal);
-- `view`: index remapping, always inlined (reshape, transpose, slice, take, ...);
-- `elementwise`: inlined into its one reading kernel; materialized when several
-  kernels read it, or a contraction does (which would recompute it per use);
-- `reduction`, `normalization` (softmax) and `contraction`: a kernel of their
-  own, except that a matmul joins the kernel of its elementwise epilogue.
+into their consumer. Each primitive's kernel kind (fgrad/lower/kinds.py) decides.
 
 Graph outputs are always materialized. A reduction along the last axis
 joins the elementwise kernel of its rows (a layer norm is one kernel); what
@@ -26,13 +19,14 @@ from collections.abc import Sequence
 
 from fgrad.ir import Graph
 from fgrad.lower.matmul import tiles
-from fgrad.lower.wgsl import COOPERATE_FROM, folds
-from fgrad.ops import OPS, uniform_constant
+from fgrad.lower.kinds import Contraction, Elementwise, Kind, Normalization, Reduction, Source, View, folds, kind_of
+from fgrad.lower.wgsl import COOPERATE_FROM
+from fgrad.transforms.passes import uniform_constant
 
 
 def is_buffer_source(graph: Graph, i: int) -> bool:
     """Inputs, and constants with differing elements, are read from buffers."""
-    return OPS[graph.nodes[i].op].fusion == "source" and uniform_constant(graph.nodes, i) is None
+    return isinstance(kind_of(graph.nodes[i]), Source) and uniform_constant(graph.nodes, i) is None
 
 
 Group = tuple[int, ...]  # the materialized nodes one kernel computes (its roots)
@@ -44,17 +38,17 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     `max_bindings` counts the kernel's outputs too.
     """
     nodes = graph.nodes
-    kind = [OPS[n.op].fusion for n in nodes]
+    kind = [kind_of(n) for n in nodes]
     consumers: list[list[int]] = [[] for _ in nodes]
     for i, n in enumerate(nodes):
         for j in n.inputs:
             consumers[j].append(i)
     roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
-    roots |= {i for i, k in enumerate(kind) if k in ("reduction", "normalization", "contraction")}
+    roots |= {i for i, k in enumerate(kind) if k.materialized}
     _materialize_shared(roots, consumers, kind)
     _fuse_row_reductions(graph, roots, consumers)
     # Decide again which elementwise values are shared, now that some reductions are inlined.
-    roots -= {i for i in roots if kind[i] == "elementwise" and i not in graph.outputs}
+    roots -= {i for i in roots if isinstance(kind[i], Elementwise) and i not in graph.outputs}
     _materialize_shared(roots, consumers, kind)
     _materialize_selected(graph, roots)
     _fuse_epilogues(graph, roots, consumers)
@@ -77,16 +71,16 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     many contiguous values, else `elementwise` (an invocation per result, loops inline)."""
     if any(tiles(graph, i) for i in inside):
         return "matmul"
-    if any(OPS[graph.nodes[i].op].fusion == "reduction" for i in inside if i not in group):
+    if any(isinstance(kind_of(graph.nodes[i]), Reduction) for i in inside if i not in group):
         return "rows"  # an elementwise root with its rows' reductions inside
     root = group[0]
     node = graph.nodes[root]
-    kind = OPS[node.op].fusion
+    kind = kind_of(node)
     # A reduction over leading axes reads contiguously with an invocation per result.
-    leading = kind == "reduction" and graph.nodes[node.inputs[0]].spec.ndim - 1 not in node.attrs["axes"]
-    if folds(graph, root) < COOPERATE_FROM or leading:
+    leading = isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node)
+    if folds(graph.nodes, root) < COOPERATE_FROM or leading:
         return "elementwise"
-    return "rows" if kind == "normalization" else "cooperative"
+    return "rows" if isinstance(kind, Normalization) else "cooperative"
 
 
 def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
@@ -107,7 +101,7 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             between = (x for x in needs if max(g) < x < r and x not in g)
             fits = (kind == kinds[-back] and kind in ("elementwise", "cooperative")
                     and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
-                    and all(j not in g or OPS[graph.nodes[j].op].fusion == "elementwise" for j in needs[r])
+                    and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r])
                     and not any(needs[x] & set(g) for x in between)
                     and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
             if fits:
@@ -131,7 +125,7 @@ def group_inlined(graph: Graph, group: Group, roots: set[int]) -> list[int]:
     return sorted({i for r in group for i in inlined(graph, r, others)})
 
 
-def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[str]) -> None:
+def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[Kind]) -> None:
     """Add to `roots` the elementwise nodes that several kernels would compute inline, or that
     a contraction reads (it would recompute them for every use)."""
     kernels: list[set[int]] = [set() for _ in kind]  # the kernels that would compute node i inline
@@ -139,8 +133,9 @@ def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[
     for i in reversed(range(len(kind))):
         for c in consumers[i]:
             kernels[i] |= {c} if c in roots else kernels[c]
-            contracted[i] |= kind[c] == "contraction" or (kind[c] == "view" and c not in roots and contracted[c])
-        if kind[i] == "elementwise" and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
+            contracted[i] |= isinstance(kind[c], Contraction) or (
+                isinstance(kind[c], View) and c not in roots and contracted[c])
+        if isinstance(kind[i], Elementwise) and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
             roots.add(i)
 
 
@@ -157,10 +152,10 @@ def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -
             if len(readers) != 1:
                 break
             (e,) = readers
-            if OPS[nodes[e].op].fusion != "elementwise" or nodes[e].spec.shape != nodes[c].spec.shape:
+            if not isinstance(kind_of(nodes[e]), Elementwise) or nodes[e].spec.shape != nodes[c].spec.shape:
                 break
         else:
-            rows = any(OPS[nodes[i].op].fusion in ("reduction", "normalization") for i in inlined(graph, e, roots))
+            rows = any(isinstance(kind_of(nodes[i]), (Reduction, Normalization)) for i in inlined(graph, e, roots))
             if e not in cored and not rows:  # a kernel with rows to reduce has no matmul tiles
                 roots.discard(c)
                 cored.add(e)
@@ -171,13 +166,13 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
     into one elementwise kernel of its rows joins it: the kernel runs a workgroup per row,
     reduces first, then writes the row (a layer norm, softmax's backward: one kernel)."""
     nodes = graph.nodes
-    kind = [OPS[n.op].fusion for n in nodes]
+    kind = [kind_of(n) for n in nodes]
     for n in sorted(roots, reverse=True):
         node = nodes[n]
-        if kind[n] != "reduction" or n in graph.outputs:
+        if not isinstance(kind[n], Reduction) or n in graph.outputs:
             continue
         x = nodes[node.inputs[0]].spec
-        if node.attrs["axes"] != (x.ndim - 1,):
+        if kind[n].axes(node) != (x.ndim - 1,):
             continue
         width, reached, stack, seen = x.shape[-1], set(), list(consumers[n]), set()
         ok = True
@@ -189,26 +184,18 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
             if c in roots:
                 reached.add(c)
                 continue
-            spec, view = nodes[c].spec, kind[c] == "view"
-            squeezed = [d for d in spec.shape if d != 1]
-            # Between the reduction and the root: elementwise work, and views that only add or
-            # drop size-1 axes or broadcast the last axis back to its width.
-            if view and nodes[c].op not in ("reshape", "broadcast_to"):
-                ok = False
-            elif view and nodes[c].op == "broadcast_to" and (
-                    not spec.shape or spec.shape[-1] != width
-                    or nodes[nodes[c].inputs[0]].spec.shape != (*spec.shape[:-1], 1)):
-                ok = False
-            elif not view and kind[c] != "elementwise":
-                ok = False
-            elif view and nodes[c].op == "reshape" and squeezed != [d for d in nodes[nodes[c].inputs[0]].spec.shape if d != 1]:
+            # Between the reduction and the root: elementwise work, and views that keep one
+            # value per row (adding or dropping size-1 axes, broadcasting the last axis back).
+            if isinstance(kind[c], View):
+                ok = kind[c].keeps_rows(nodes[c], nodes[nodes[c].inputs[0]].spec, width)
+            elif not isinstance(kind[c], Elementwise):
                 ok = False
             stack.extend(consumers[c])
         if not ok or len(reached) != 1:
             continue
         (e,) = reached
         shape = nodes[e].spec.shape
-        if kind[e] == "elementwise" and shape and shape[-1] == width and nodes[e].spec.size == node.spec.size * width:
+        if isinstance(kind[e], Elementwise) and shape and shape[-1] == width and nodes[e].spec.size == node.spec.size * width:
             roots.discard(n)
 
 
@@ -219,7 +206,7 @@ def _materialize_selected(graph: Graph, roots: set[int]) -> None:
     by equality with them. So each value such a reduction folds that the kernel computes
     elsewhere too becomes a root: both loops read it from one buffer."""
     nodes = graph.nodes
-    fused = {i for i, node in enumerate(nodes) if OPS[node.op].selects and i not in roots}
+    fused = {i for i, node in enumerate(nodes) if getattr(kind_of(node), "selects", False) and i not in roots}
     pending = sorted(roots) if fused else []
     while pending:
         root = pending.pop()
@@ -228,9 +215,9 @@ def _materialize_selected(graph: Graph, roots: set[int]) -> None:
             stack = [nodes[n].inputs[0]]
             while stack:
                 j = stack.pop()
-                if j in roots or OPS[nodes[j].op].fusion == "source":
+                if j in roots or isinstance(kind_of(nodes[j]), Source):
                     continue
-                if j in elsewhere and OPS[nodes[j].op].fusion == "elementwise":
+                if j in elsewhere and isinstance(kind_of(nodes[j]), Elementwise):
                     roots.add(j)
                     pending.append(j)
                 else:
@@ -282,4 +269,4 @@ def reads_in_place(graph: Graph, root: int, source: int, roots: set[int]) -> boo
             reaching[i] = any(j == source or (j in inside and reaches(j)) for j in graph.nodes[i].inputs)
         return reaching[i]
 
-    return all(OPS[graph.nodes[i].op].fusion == "elementwise" for i in inside if i == root or reaches(i))
+    return all(isinstance(kind_of(graph.nodes[i]), Elementwise) for i in inside if i == root or reaches(i))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from fgrad.ir import DType, Graph
 from fgrad.lower.wgsl import KernelWriter, module, store
-from fgrad.ops import OPS
+from fgrad.lower.kinds import Contraction, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
 BK = 8  # the k extent of a staged tile
@@ -28,18 +28,15 @@ BK = 8  # the k extent of a staged tile
 def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
     """Whether consecutive values along node i's last axis are (probably) adjacent in memory."""
     node = graph.nodes[i]
-    if i in sources or OPS[node.op].fusion != "view" or not node.inputs:
+    kind = kind_of(node)
+    if i in sources or not isinstance(kind, View) or not node.inputs:
         return True
-    x = graph.nodes[node.inputs[0]].spec
-    if node.op == "transpose":
-        perm = node.attrs["perm"]
-        if perm[-1] == x.ndim - 1:
-            return inner_is_last(graph, node.inputs[0], sources)
-        return x.ndim >= 2 and perm[-2:] == (x.ndim - 1, x.ndim - 2) and not inner_is_last(graph, node.inputs[0], sources)
-    if node.op in ("reshape", "broadcast_to", "slice"):
-        keeps = x.ndim > 0 and node.spec.ndim > 0 and x.shape[-1] % node.spec.shape[-1] == 0 and x.shape[-1] != 1
-        return inner_is_last(graph, node.inputs[0], sources) if keeps else True
-    return True
+    relation = kind.last_axis(node, graph.nodes[node.inputs[0]].spec)
+    if relation == "same":
+        return inner_is_last(graph, node.inputs[0], sources)
+    if relation == "swapped":
+        return not inner_is_last(graph, node.inputs[0], sources)
+    return relation is None
 
 
 TILES = [(8, 8), (8, 4), (4, 8), (4, 4), (4, 2), (2, 4), (2, 2)]  # most work per invocation first
@@ -140,4 +137,5 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 def tiles(graph: Graph, i: int) -> bool:
     """Whether node i is a matmul this kernel can build around (f32)."""
     node = graph.nodes[i]
-    return node.op == "matmul" and node.spec.dtype is DType.f32
+    kind = kind_of(node)
+    return isinstance(kind, Contraction) and kind.tiled and node.spec.dtype is DType.f32

@@ -23,7 +23,7 @@ import struct
 from collections.abc import Callable, Iterator, Sequence
 
 from fgrad.ir import DType, Graph, Node, Spec
-from fgrad.ops import OPS
+from fgrad.lower.kinds import folds, lowerings
 
 WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
 COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
@@ -165,9 +165,7 @@ class KernelWriter:
             expr = f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]"
             expr = f"({expr} != 0u)" if node.spec.dtype is DType.bool else expr
         else:
-            rule = OPS[node.op].wgsl
-            if rule is None:
-                raise NotImplementedError(f"{node.op}: no wgsl rule")
+            rule = lowerings[node.op].wgsl
             if isinstance(rule, str):
                 expr = rule.format(*(self.value(j, coords) for j in node.inputs))
             else:
@@ -299,7 +297,7 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     writes the row."""
     root = roots[0]
     node = graph.nodes[root]
-    span = node.spec.shape[axis] if axis is not None else max(folds(graph, r) for r in roots)
+    span = node.spec.shape[axis] if axis is not None else max(folds(graph.nodes, r) for r in roots)
     width = min(COOPERATIVE, max(32, 1 << (span - 1).bit_length()))  # a power of two, about the row
     w = KernelWriter(graph, sources, cooperative=width)
     row = node.spec.shape[axis] if axis is not None else 1
@@ -321,10 +319,3 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
     return module(name, graph, root, reads, width, prelude, w, []), g
-
-
-def folds(graph: Graph, i: int) -> int:
-    """How many values node `i` combines into each of its results (0 for none)."""
-    node = graph.nodes[i]
-    rule = OPS[node.op].folds
-    return rule(node, *(graph.nodes[j].spec for j in node.inputs)) if rule else 0

@@ -2,8 +2,9 @@
 
 Each transform turns a graph into a *body*: a Python function over Tensors
 that replays the forward nodes and then walks them backwards, calling each
-op's VJP rule (fgrad/ops.py). The rules are written with fgrad ops, so the
-backward pass is itself a traced graph that can be differentiated again.
+primitive's rule in `vjp_rules` (registered in fgrad/primitives.py). The rules
+are written with fgrad ops, so the backward pass is itself a traced graph that
+can be differentiated again.
 
 A transform applied to a Graph traces its body into a new, simplified
 Graph. Applied to a Python function it returns a function that, inside a
@@ -23,13 +24,21 @@ import numpy as np
 
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
-from fgrad.ir import DType, Graph, Spec, check_args
-from fgrad.ops import OPS, add, asarray, broadcast_to
+from fgrad.ir import PRIMITIVES, DType, Graph, RuleTable, Spec
+from fgrad.typecheck import check_args
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
-from fgrad.trace import Tensor, bind, current_trace, recapture, sites_from, spec_of, trace_function, user_site
+from fgrad.trace import Staged, Tensor, bind, constant, recapture, sites_from, spec_of, trace_function, user_site
 
 Body = Callable[..., Any]
+
+# primitive -> vjp(g, ans, *inputs, **params) -> one cotangent (or None) per input.
+vjp_rules = RuleTable("vjp", "vjp rule")
+
+
+def nondiff(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple[None, ...]:
+    """VJP of a primitive with no derivative (bool or integer results, stop_gradient)."""
+    return (None,) * len(xs)
 
 
 # ---------------------------------------------------------------------------
@@ -44,11 +53,11 @@ def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray]) -> list[Tensor |
     """
     env: list[Any] = [None] * len(graph.nodes)
     for i, leaf in zip(graph.inputs, leaves):
-        env[i] = asarray(leaf, graph.nodes[i].spec.dtype)
+        env[i] = leaf if isinstance(leaf, Tensor) else constant(leaf, graph.nodes[i].spec.dtype)
     for i, node in enumerate(graph.nodes):
         if env[i] is None:
             with sites_from(node.site):
-                env[i] = bind(OPS[node.op], *(env[j] for j in node.inputs), **node.attrs)
+                env[i] = bind(PRIMITIVES[node.op], *(env[j] for j in node.inputs), **node.attrs)
     for name, i in graph.captures:
         recapture(name, env[i])
     return env
@@ -77,22 +86,20 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
         node = graph.nodes[i]
         if i not in cts or not node.inputs:
             continue
-        op = OPS[node.op]
-        if op.vjp is None:
-            raise NotImplementedError(f"{op.name}: no vjp rule")
+        rule = vjp_rules[node.op]
         with sites_from(node.site):
-            in_cts = op.vjp(cts.pop(i), env[i], *(env[j] for j in node.inputs), **node.attrs)
+            in_cts = rule(cts.pop(i), env[i], *(env[j] for j in node.inputs), **node.attrs)
             for j, ct in zip(node.inputs, in_cts, strict=True):
                 if ct is None or not active[j]:
                     continue
                 want = graph.nodes[j].spec
-                assert spec_of(ct) == want, f"{op.name}: vjp gave {spec_of(ct)} for {want}"
-                cts[j] = add(cts[j], ct) if j in cts else ct
+                assert spec_of(ct) == want, f"{node.op}: vjp gave {spec_of(ct)} for {want}"
+                cts[j] = cts[j] + ct if j in cts else ct
     return {i: cts[i] for i in wrt if i in cts}
 
 
 def _zeros(spec: Spec) -> Tensor | np.ndarray:
-    return broadcast_to(asarray(0.0, spec.dtype), spec.shape)
+    return constant(np.broadcast_to(np.zeros((), spec.dtype.np), spec.shape), spec.dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -134,20 +141,21 @@ def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: 
     paths = zip(leaf_paths(tree, prefix="cotangent"), leaf_paths(tree, prefix="output"))
     for (path, out_path), i, c in zip(paths, outputs, ct_leaves):
         want = graph.nodes[i].spec
-        need = "a float32 or float64 array" if want.dtype.is_float else f"{want} (the value is ignored)"
+        need = (f"a {want.dtype.np}{' or float64' if want.dtype is DType.f32 else ''} array" if want.dtype.is_float
+                else f"{want} (the value is ignored)")
         try:
             got = spec_of(c, path)
-        except FgradError:  # not an array, or a dtype fgrad lacks (float16)
+        except FgradError:  # not an array, or a dtype fgrad lacks
             what = f"{c.dtype}{list(np.shape(c))}" if hasattr(c, "dtype") else f"a {type(c).__name__}"
             raise InputError(f"vjp: {path} is {what}, expected {need} for {out_path} {want}", site) from None
         if got.shape != want.shape:
             raise InputError(f"vjp: {path} has shape {got.shape}, expected {want.shape}, the shape of {out_path} "
                              f"{want}", site)
-        if want.dtype.is_float != got.dtype.is_float or not (want.dtype.is_float or got.dtype is want.dtype):
+        if got.dtype is not want.dtype:
             raise InputError(f"vjp: {path} is {got}, expected {need} for {out_path} {want}", site)
         if want.dtype.is_float:
-            c = asarray(c, DType.f32)
-            cts[i] = add(cts[i], c) if i in cts else c
+            c = c.astype(want.dtype) if isinstance(c, Tensor) else constant(c, want.dtype)
+            cts[i] = cts[i] + c if i in cts else c
     return cts
 
 
@@ -173,7 +181,7 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
         env = replay(graph, flatten(tuple(args))[0])
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
         loss_id = graph.outputs[0]
-        grads = _grads_of(graph, env, nums, {loss_id: asarray(1.0)})
+        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, DType.f32)})
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return (outs, grads) if with_value else ((grads, outs[1]) if has_aux else grads)
 
@@ -237,7 +245,7 @@ class Transformed:
     def __init__(self, fn: Callable[..., Any], name: str, make_body: MakeBody, check: Check):
         functools.update_wrapper(self, fn)
         self.fn, self.name, self.make_body, self.check = fn, name, make_body, check
-        self.cache: dict[Any, Graph] = {}
+        self.staged: Staged[Graph] = Staged()
 
     def __repr__(self) -> str:
         return f"<fg.{self.name} of {getattr(self.fn, '__name__', self.fn)}>"
@@ -247,20 +255,18 @@ class Transformed:
         if kwargs:
             raise TraceError(f"{self.name}: keyword argument {next(iter(kwargs))!r}: fg.{self.name}(fn) takes "
                              "the arguments of fn positionally", site)
-        leaves, tree = flatten(tuple(args))
-        if current_trace() is not None or any(isinstance(x, Tensor) for x in leaves):
+
+        def build() -> Graph:  # tracing names an argument that is not an array
+            graph = trace_function(self.fn, args)[0]
+            self.check(graph, len(args), site)
+            return _trace_body(self.make_body(graph, len(args)), args, graph.arg_names)
+
+        transformed = self.staged.product(args, (), build)
+        if transformed is None:  # inside a trace: closures over outer Tensors become extra inputs
             graph, closed_over = trace_function(self.fn, args, closures=True)
             self.check(graph, len(args), site)
             return self.make_body(graph, len(args))(*args, tuple(closed_over))
-        try:
-            key = (tree, tuple(spec_of(x) for x in leaves))
-        except FgradError:  # tracing names the argument that is not an array
-            key = None
-        if key not in self.cache:
-            graph = trace_function(self.fn, args)[0]
-            self.check(graph, len(args), site)
-            self.cache[key] = _trace_body(self.make_body(graph, len(args)), args, graph.arg_names)
-        return interpret(self.cache[key], *args)
+        return interpret(transformed, *args)
 
 
 def _apply(f: Graph | Callable[..., Any], name: str, make_body: MakeBody, check: Check,

@@ -24,7 +24,7 @@ import numpy as np
 from fgrad.transforms.autodiff import _check_grad, inline, value_and_grad
 from fgrad.errors import FgradError, InputError, ShapeError
 from fgrad.ir import DType, Graph
-from fgrad.ops import abs, asarray, astype, cos, exp, minimum, sqrt, sum, where
+from fgrad.numpy import abs, asarray, astype, cos, exp, minimum, sqrt, sum, where
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import first_difference, flatten, leaf_paths, unflatten
 from fgrad.trace import spec_of, trace_function, user_site

@@ -2,8 +2,8 @@
 
 - `fold_constants`: evaluates nodes whose inputs are all constants (when the
   result is no larger than its inputs) and applies each op's algebraic
-  identities (its `simplify` rule in fgrad/ops.py: x*1, x+0, double
-  transpose, reshape of reshape, ...).
+  identities (its rule in `simplify_rules`, registered in fgrad/primitives.py:
+  x*1, x+0, double transpose, reshape of reshape, ...).
 - `eliminate_common_subexpressions`: merges nodes with the same op, inputs
   and params.
 - `eliminate_dead_code`: drops nodes no output depends on (inputs stay).
@@ -12,26 +12,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fgrad.ir import Const, Graph, Node, require_graph
-from fgrad.ops import OPS
+from fgrad.ir import PRIMITIVES, Const, Graph, Node, RuleTable, constant_p, input_p
+from fgrad.trace import require_graph
 
 # (node with inputs already renumbered, nodes kept so far) -> an existing id, a new node, or None.
 Rewrite = Callable[[Node, list[Node]], "int | Node | None"]
 
+simplify_rules = RuleTable("simplify", "simplify rule", optional=True)
+# Primitives through which a constant keeps every element's value, so that a uniform one
+# stays uniform (broadcasts, reshapes); registered with them.
+uniform_through: set[str] = set()
+
 FOLD_LIMIT = 1 << 16  # largest constant (in elements) that folding may create
 
 
-def _rebuild(graph: Graph, rewrite: Rewrite) -> Graph:
-    """Walk `graph` in order, letting `rewrite` alias or replace each non-input node."""
+def rebuild(graph: Graph, rewrite: Rewrite | None = None, keep: Sequence[bool] | None = None) -> Graph:
+    """Walk `graph` in order, renumbering: `rewrite` may alias each non-input node to an
+    existing id, replace it by a new node, or append nodes of its own to `nodes` and return
+    the id of the last; nodes whose `keep` is False are dropped (no kept node may read them)."""
     nodes: list[Node] = []
     new_id: dict[int, int] = {}
     for i, node in enumerate(graph.nodes):
+        if keep is not None and not keep[i]:
+            continue
         node = Node(node.op, tuple(new_id[j] for j in node.inputs), node.params, node.spec, node.site)
-        result = rewrite(node, nodes) if node.op != "input" else None
+        result = rewrite(node, nodes) if rewrite is not None and node.op != input_p.name else None
         while isinstance(result, Node):  # a replacement may simplify further
             node, result = result, rewrite(result, nodes)
         if isinstance(result, int):
@@ -39,25 +48,31 @@ def _rebuild(graph: Graph, rewrite: Rewrite) -> Graph:
         else:
             nodes.append(node)
             new_id[i] = len(nodes) - 1
-    return _renumbered(graph, nodes, new_id)
-
-
-def _renumbered(graph: Graph, nodes: list[Node] | tuple[Node, ...], new_id: dict[int, int]) -> Graph:
-    """`graph` with new nodes, its inputs, outputs and captures mapped through `new_id`."""
     return Graph(tuple(nodes), tuple(new_id[i] for i in graph.inputs), tuple(new_id[i] for i in graph.outputs),
                  graph.in_tree, graph.out_tree, tuple((name, new_id[i]) for name, i in graph.captures))
+
+
+def uniform_constant(nodes: Sequence[Node], i: int) -> float | int | bool | None:
+    """The value of node `i` if it is a constant with all elements equal (seen through
+    broadcasts and reshapes), else None."""
+    while nodes[i].op in uniform_through:
+        i = nodes[i].inputs[0]
+    if nodes[i].op != constant_p.name:
+        return None
+    arr = nodes[i].attrs["value"].array
+    return arr.flat[0].item() if (arr == arr.flat[0]).all() else None
 
 
 def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
     """Value of node `i` if it is a constant, or a broadcast or reshape of one,
     with the size of that underlying constant."""
     node = nodes[i]
-    if node.op == "constant":
+    if node.op == constant_p.name:
         return node.attrs["value"].array, node.spec.size
-    if node.op in ("broadcast_to", "reshape"):
+    if node.op in uniform_through:
         inner = _constant_value(nodes, node.inputs[0])
         if inner is not None:
-            return OPS[node.op].impl(inner[0], **node.attrs), inner[1]
+            return PRIMITIVES[node.op].impl(inner[0], **node.attrs), inner[1]
     return None
 
 
@@ -65,16 +80,16 @@ def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     values = [_constant_value(nodes, j) for j in node.inputs]
     # Fold only what does not grow: a broadcast of a scalar stays a broadcast.
     if values and None not in values and node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)):
-        value = OPS[node.op].impl(*(v for v, _ in values), **node.attrs)
-        return Node("constant", (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
-    rule = OPS[node.op].simplify
+        value = PRIMITIVES[node.op].impl(*(v for v, _ in values), **node.attrs)
+        return Node(constant_p.name, (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
+    rule = simplify_rules.get(node.op)
     return rule(node, nodes) if rule is not None else None
 
 
 def fold_constants(graph: Graph) -> Graph:
     """Evaluate all-constant nodes and apply each op's algebraic identities."""
     require_graph(graph, "fold_constants")
-    return _rebuild(graph, _fold)
+    return rebuild(graph, _fold)
 
 
 def eliminate_common_subexpressions(graph: Graph) -> Graph:
@@ -89,7 +104,7 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
         seen[key] = len(nodes)  # the id this node gets when appended
         return None
 
-    return _rebuild(graph, merge)
+    return rebuild(graph, merge)
 
 
 def eliminate_dead_code(graph: Graph) -> Graph:
@@ -102,10 +117,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
         if live[i]:
             for j in graph.nodes[i].inputs:
                 live[j] = True
-    kept = [i for i in range(len(graph.nodes)) if live[i]]
-    new_id = {old: new for new, old in enumerate(kept)}
-    nodes = [Node(n.op, tuple(new_id[j] for j in n.inputs), n.params, n.spec, n.site) for n in (graph.nodes[i] for i in kept)]
-    return _renumbered(graph, nodes, new_id)
+    return rebuild(graph, keep=live)
 
 
 def simplify(graph: Graph) -> Graph:

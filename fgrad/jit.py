@@ -1,0 +1,137 @@
+"""`fg.jit`: trace and compile a Python function once per argument signature, as `jax.jit`.
+
+Static arguments (configs, flags, sizes) are passed to the function as Python
+values and keyed by value; the others are traced. Each signature's Executable
+is kept by a `Staged` cache (fgrad/trace.py), which also runs a call made
+inside another trace in place.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fgrad.errors import FgradError, InputError, TraceError
+from fgrad.pytree import flatten, leaf_paths
+from fgrad.runtime import Executable, compile
+from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
+
+
+def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None, donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Sequence[str] | None = None) -> Callable[..., Any]:
+    """Trace `fn` on the first call per argument signature, compile it, and run it on the device, as `jax.jit`.
+
+    Arguments, positional or keyword, are pytrees of arrays and numbers, traced, except the static ones:
+    `static_argnums` (positions) and `static_argnames` (keywords) are passed to `fn` as Python values
+    (configs, flags, sizes); they must be hashable, and each new value traces and compiles again.
+    `donate_argnums` and `donate_argnames` donate arguments as `compile` does. As in JAX, when only the
+    numbers or only the names are given, the other is found through `fn`'s signature. Inside another
+    trace, `fn` is simply traced in place.
+    """
+    site = user_site()
+    if not callable(fn):
+        raise TraceError(f"jit: expected a function, got a {type(fn).__name__}", site)
+    static = _argnums_and_argnames(fn, static_argnums, static_argnames, "static", site)
+    donate = _argnums_and_argnames(fn, donate_argnums, donate_argnames, "donate", site)
+    both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
+    if both:
+        raise InputError(f"jit: arguments {both} are both static and donated; a static argument has no buffer", site)
+    staged: Staged[Executable] = Staged()
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
+        positions = [i for i in range(len(args)) if i not in static_at]
+        keywords = sorted(k for k in kwargs if k not in static[1])
+        fixed = tuple((i, args[i]) for i in sorted(static_at)) + tuple(
+            (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
+        values = tuple([args[i] for i in positions] + [kwargs[k] for k in keywords])
+
+        def build() -> Executable:
+            arg_names = _arg_names(fn, len(args))
+            names = [arg_names[i] for i in positions] + keywords
+            donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
+
+            def traced(*dynamic: Any) -> Any:
+                full, named = list(args), dict(kwargs)
+                for i, value in zip(positions, dynamic):
+                    full[i] = value
+                named.update(zip(keywords, dynamic[len(positions):]))
+                return fn(*full, **named)
+
+            donated = [k for k, i in enumerate(positions) if i in donated_at]
+            donated += [len(positions) + k for k, name in enumerate(keywords) if name in donate[1]]
+            return compile(trace_function(traced, values, names)[0], donate_argnums=tuple(donated))
+
+        exe = staged.product(values, (tuple(positions), tuple(keywords), fixed), build, also=fixed,
+                             refused=lambda e: _refused(fn, len(args), positions, keywords, fixed, values, user_site()))
+        return fn(*args, **kwargs) if exe is None else exe(*values)
+
+    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    run.__name__ = _name(fn)
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__name__", "fn")
+
+
+def _refused(fn: Callable[..., Any], nargs: int, positions: list[int], keywords: list[str],
+             fixed: tuple[tuple[Any, Any], ...], values: tuple[Any, ...], site: str | None) -> Exception:
+    """The error for a `jit` call whose static arguments cannot be hashed or whose traced leaves are not arrays
+    (the argument names are read off the signature only here and on a cache miss: calls stay cheap)."""
+    positional_names = _arg_names(fn, nargs)
+    names = [positional_names[i] for i in positions] + keywords
+    for where, value in fixed:
+        try:
+            hash(value)
+        except TypeError:
+            name = positional_names[where] if isinstance(where, int) else where
+            return InputError(f"jit: static argument {name} is a {type(value).__name__}, which is not hashable; "
+                              "static values are part of the compile cache key: pass a hashable value (a tuple, "
+                              "a frozen dataclass)", site)
+    leaves, tree = flatten(values)
+    paths = [(k, path) for k, sub in enumerate(tree.children) for path in leaf_paths(sub, prefix=names[k])]
+    for (k, path), leaf in zip(paths, leaves):
+        try:
+            spec_of(leaf, path)
+        except TraceError:  # not an array or a number
+            where = f"static_argnums={positions[k]}" if k < len(positions) else f"static_argnames={names[k]!r}"
+            return InputError(f"jit: argument {path} is a {type(leaf).__name__}, not an array; a Python value such "
+                              f"as a config or a flag must be static: fg.jit({_name(fn)}, {where})", site)
+        except FgradError as e:  # an array of a dtype fgrad lacks
+            return type(e)(f"jit: {e}", site)
+    raise AssertionError("jit: a call was refused for no reason found")
+
+
+def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] | None,
+                          argnames: str | Sequence[str] | None, what: str,
+                          site: str | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """`jit`'s {what}_argnums and {what}_argnames, checked against `fn`'s signature; when only one is given,
+    the other names the same positional-or-keyword parameters, as in JAX."""
+    nums = () if argnums is None else (argnums,) if isinstance(argnums, int) else argnums
+    names = () if argnames is None else (argnames,) if isinstance(argnames, str) else argnames
+    if not (isinstance(nums, (tuple, list)) and all(isinstance(n, int) for n in nums)
+            and isinstance(names, (tuple, list)) and all(isinstance(n, str) for n in names)):
+        raise InputError(f"jit: {what}_argnums must be ints and {what}_argnames strings, got {argnums!r} and "
+                         f"{argnames!r}", site)
+    nums, names = tuple(nums), tuple(names)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: take the numbers and names as given
+        return nums, names
+    kinds = {p.kind for p in params}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    shown = f"{_name(fn)}{inspect.signature(fn)}"
+    if inspect.Parameter.VAR_POSITIONAL not in kinds and any(not -len(positional) <= n < len(positional) for n in nums):
+        raise InputError(f"jit: {what}_argnums={argnums!r} is out of range for {shown}", site)
+    if inspect.Parameter.VAR_KEYWORD not in kinds and any(n not in keyword for n in names):
+        raise InputError(f"jit: {what}_argnames={argnames!r} names no keyword parameter of {shown}", site)
+    if argnames is None:
+        names = tuple(p.name for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and i in nums)
+    elif argnums is None:
+        nums = tuple(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
+    return nums, names

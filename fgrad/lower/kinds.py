@@ -1,0 +1,155 @@
+"""Kernel kinds and the lowering table.
+
+Every primitive registers, next to its declaration (fgrad/primitives.py), a
+`Lowering`: its kernel kind and its WGSL rule. The kind says how fusion
+(fgrad/lower/fusion.py) groups its nodes into kernels and which kernel
+skeleton computes it, and declares the static params it reads, checked
+against the primitive's abstract evaluation when registered:
+
+- `Source`: read from a buffer (inputs; constants unless all elements are equal);
+- `View`: index remapping, always inlined (reshape, transpose, slice, take, ...);
+- `Elementwise`: inlined into its one reading kernel; materialized when several
+  kernels read it, or a contraction does (which would recompute it per use);
+- `Reduction` (over `axes`), `Normalization` (along `axis`, softmax), `Scan`
+  (along `axis`, cumsum) and `Contraction`: a kernel of their own, except that
+  a matmul joins the kernel of its elementwise epilogue.
+
+A WGSL rule gives the node's value at output coordinates (WGSL i32
+expressions, one per axis): a template over the operands' values there, or
+a function `wgsl(w, i, coords)` of the kernel writer w (fgrad/lower/wgsl.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fgrad.ir import Node, Primitive, RuleTable, Spec
+
+WGSLRule = str | Callable[..., str] | None
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How lowering treats a primitive's nodes. `params` are the static params it reads."""
+
+    params = ()
+    materialized = False  # always the root of a kernel of its own
+    works = True  # does work of its own (named in kernel names), unlike views and sources
+
+    def folds(self, node: Node, *inputs: Spec) -> int:
+        """How many values the node combines into each of its results (0 for none)."""
+        return 0
+
+
+@dataclass(frozen=True)
+class Source(Kind):
+    works = False
+
+
+@dataclass(frozen=True)
+class Elementwise(Kind):
+    pass
+
+
+def _no_relation(node: Node, x: Spec) -> str | None:
+    return None
+
+
+def _never(node: Node, x: Spec, width: int) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class View(Kind):
+    """Index remapping. `last_axis(node, x)` tells how the view's last axis walks its
+    operand's: "same" (consecutive along the operand's last axis, so probably adjacent in
+    memory), "swapped" (the last two axes exchanged), or None. `keeps_rows(node, x, width)`:
+    whether a value per row of `width` stays one value per row seen through the view (a
+    row reduction may then join the kernel of its rows)."""
+
+    last_axis: Callable[[Node, Spec], str | None] = _no_relation
+    keeps_rows: Callable[[Node, Spec, int], bool] = _never
+    works = False
+
+
+@dataclass(frozen=True)
+class Reduction(Kind):
+    """Folds its operand over `axes`. `selects`: the result is one of the values folded, bit
+    for bit (max, min): fusion keeps one computation of what it folds."""
+
+    selects: bool = False
+    params = ("axes",)
+    materialized = True
+
+    def axes(self, node: Node) -> tuple[int, ...]:
+        return node.attrs["axes"]
+
+    def folds(self, node: Node, *inputs: Spec) -> int:
+        return math.prod(inputs[0].shape[a] for a in self.axes(node))
+
+
+@dataclass(frozen=True)
+class Normalization(Kind):
+    """Each result reads its whole row along `axis` (softmax)."""
+
+    params = ("axis",)
+    materialized = True
+
+    def axis(self, node: Node) -> int:
+        return node.attrs["axis"]
+
+    def folds(self, node: Node, *inputs: Spec) -> int:
+        return inputs[0].shape[self.axis(node)]
+
+
+@dataclass(frozen=True)
+class Scan(Normalization):
+    """Each result folds the prefix of its row along `axis` (cumsum)."""
+
+
+@dataclass(frozen=True)
+class Contraction(Kind):
+    """Sums products or updates into each result; `count(node, *inputs)` of them."""
+
+    count: Callable[..., int] = lambda node, *inputs: 0
+    tiled: bool = False  # the tiled matrix-product skeleton computes it (fgrad/lower/matmul.py)
+    materialized = True
+
+    def folds(self, node: Node, *inputs: Spec) -> int:
+        return self.count(node, *inputs)
+
+
+SOURCE, ELEMENTWISE, VIEW = Source(), Elementwise(), View()
+REDUCTION, NORMALIZATION = Reduction(), Normalization()
+
+
+@dataclass(frozen=True)
+class Lowering:
+    kind: Kind
+    wgsl: WGSLRule
+
+
+lowerings = RuleTable("lower", "WGSL lowering")
+
+
+def register_lowering(primitive: Primitive, kind: Kind, wgsl: WGSLRule) -> None:
+    """Register `primitive`'s kernel kind and WGSL rule; the params the kind reads must be
+    params of the primitive."""
+    taken = inspect.signature(primitive.abstract_eval).parameters
+    missing = [p for p in kind.params if p not in taken]
+    assert not missing, f"{primitive}: kind {type(kind).__name__} reads params {missing} it does not have"
+    lowerings.register(primitive, Lowering(kind, wgsl))
+
+
+def kind_of(node: Node) -> Kind:
+    return lowerings[node.op].kind
+
+
+def folds(nodes: Any, i: int) -> int:
+    """How many values node `i` of `nodes` combines into each of its results (0 for none)."""
+    node = nodes[i]
+    return kind_of(node).folds(node, *(nodes[j].spec for j in node.inputs))

@@ -1,0 +1,96 @@
+"""Type checking: of a graph against its primitives' abstract evaluation, and of call
+arguments against a graph's inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fgrad.errors import DTypeError, GraphError, InputError
+from fgrad.ir import PRIMITIVES, DType, Graph, Spec, fits_i32, input_p
+from fgrad.pytree import first_difference, flatten, split_path
+from fgrad.trace import check_i32_range, require_graph
+
+
+def typecheck(graph: Graph) -> Graph:
+    """Re-derive every node's spec from its op's rule; raise GraphError on any mismatch.
+
+    Returns the graph, so that it can wrap a transform's result.
+    """
+    require_graph(graph, "typecheck")
+
+    def fail(i: int, why: str) -> GraphError:
+        node = graph.nodes[i]
+        return GraphError(f"typecheck: node %{i} ({node.op}) {why}", node.site)
+
+    for i, node in enumerate(graph.nodes):
+        if node.op not in PRIMITIVES:
+            raise fail(i, "has an unknown op")
+        if any(not 0 <= j < i for j in node.inputs):
+            raise fail(i, f"reads {node.inputs}, which are not earlier nodes")
+        try:
+            want = PRIMITIVES[node.op].abstract_eval(*(graph.nodes[j].spec for j in node.inputs), **node.attrs)
+        except Exception as e:  # noqa: BLE001 - any failure of the rule means a malformed node
+            raise fail(i, f"breaks its op's rule: {type(e).__name__}: {e}") from None
+        if want != node.spec:
+            raise fail(i, f"declares {node.spec} but its rule gives {want}")
+    if sorted(graph.inputs) != [i for i, n in enumerate(graph.nodes) if n.op == input_p.name]:
+        raise GraphError(f"typecheck: graph inputs {graph.inputs} are not exactly the input nodes")
+    if len(graph.inputs) != graph.in_tree.num_leaves:
+        raise GraphError(f"typecheck: {len(graph.inputs)} inputs for an argument structure of {graph.in_tree.num_leaves} leaves")
+    if any(not 0 <= i < len(graph.nodes) for i in graph.outputs) or len(graph.outputs) != graph.out_tree.num_leaves:
+        raise GraphError(f"typecheck: outputs {graph.outputs} do not fit {len(graph.nodes)} nodes and structure {graph.out_tree}")
+    names = graph.input_names
+    if len(set(names)) != len(names):
+        raise GraphError(f"typecheck: input names are not unique: {names}")
+    captured = [name for name, _ in graph.captures]
+    if len(set(captured)) != len(captured) or any(not 0 <= i < len(graph.nodes) for _, i in graph.captures):
+        raise GraphError(f"typecheck: captures {graph.captures} are not unique names of nodes")
+    return graph
+
+
+def _arg_label(graph: Graph, path: str) -> str:
+    """Turn a structure path `1.layers.0` into `params.layers.0` using the input names."""
+    head, rest = split_path(path)
+    if not head.isdigit():
+        return path
+    return graph.arg_names[int(head)] + rest
+
+
+
+
+# Python numbers are weakly typed: an int may feed an f32 input, as in JAX.
+_WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
+
+
+def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) -> list[Any]:
+    """Check call arguments against the graph's inputs; return the leaves in input order.
+
+    Raises InputError naming the first argument whose structure, shape or dtype
+    differs, and the caller's `site`.
+    """
+    if len(args) != len(graph.in_tree.children):
+        names = ", ".join(graph.arg_names)
+        raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}", site)
+    leaves, tree = flatten(tuple(args))
+    if tree != graph.in_tree:
+        path, what = first_difference(graph.in_tree, tree)
+        raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
+    for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
+        if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
+            continue
+        if type(leaf) in (bool, int, float):
+            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype]
+            got = f"a Python {type(leaf).__name__}"
+        else:
+            shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+            if shape is None or dtype is None:
+                raise InputError(f"{who}: argument {name} is a {type(leaf).__name__}, expected an array {want}", site)
+            try:
+                ok = tuple(shape) == want.shape and DType.of(dtype) is want.dtype
+            except DTypeError:
+                ok = False
+            got = f"{dtype}{list(shape)}".replace(" ", "")
+        if not ok:
+            raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
+        check_i32_range(leaf, want, f"{who}: argument {name}", site)
+    return leaves
