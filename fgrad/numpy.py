@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from fgrad import primitives as P
 from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TRACER_INDEX, DTypeError, ShapeError, TraceError
-from fgrad.ir import I32, Const, DType, HasSpec, Node, Primitive, Spec, constant_p, fits_i32
+from fgrad.ir import I32, Const, DType, HasSpec, Primitive, constant_p, fits_i32
 from fgrad.primitives import (
     abs_p, add_p, astype_p, broadcast_to_p, concatenate_p, cos_p, div_p, eq_p, erf_p, exp_p, ge_p,
     gelu_p, gt_p, integer_pow_p, iota_p, isinf_p, isnan_p, le_p, log_p, log_softmax_p,

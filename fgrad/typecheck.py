@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fgrad.errors import DTypeError, GraphError, InputError
-from fgrad.ir import PRIMITIVES, DType, Graph, Spec, fits_i32, input_p
+from fgrad.ir import PRIMITIVES, DType, Graph, input_p
 from fgrad.pytree import first_difference, flatten, split_path
 from fgrad.trace import check_i32_range, require_graph
 

@@ -440,9 +440,9 @@ def test_check_grads_reports_the_worst_element():
 @pytest.mark.parametrize("limit", [0, 1 << 24])
 def test_gather_gradient_by_scatter_and_by_one_hot_matmul(limit, monkeypatch):
     """Small tables differentiate through a one-hot matmul, large ones through scatter_add."""
-    import fgrad.primitives
+    import fgrad.primitives.indexing
 
-    monkeypatch.setattr(fgrad.primitives, "ONE_HOT_GRADIENT_LIMIT", limit)
+    monkeypatch.setattr(fgrad.primitives.indexing, "ONE_HOT_GRADIENT_LIMIT", limit)
     table, idx = normal(6, 3), np.array([[0, 5, 5], [2, 0, 1]], np.int32)
 
     def f(t):

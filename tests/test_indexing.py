@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-import fgrad.primitives
+import fgrad.primitives.indexing
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
@@ -88,11 +88,11 @@ def test_one_hot_of_out_of_range_labels_is_zero():
     np.testing.assert_array_equal(out.sum(-1), [0, 1, 0, 0, 1, 0, 0])
 
 
-@pytest.mark.parametrize("limit", [fgrad.primitives.ONE_HOT_GRADIENT_LIMIT, 0], ids=["one-hot-matmul", "scatter"])
+@pytest.mark.parametrize("limit", [fgrad.primitives.indexing.ONE_HOT_GRADIENT_LIMIT, 0], ids=["one-hot-matmul", "scatter"])
 def test_gradients_through_traced_indices(limit, monkeypatch):
     """x[i] sends the cotangent to the row read (clamped); take's filled entries and
     scatter_add's dropped updates get none, even when their cotangent is NaN."""
-    monkeypatch.setattr(fgrad.primitives, "ONE_HOT_GRADIENT_LIMIT", limit)
+    monkeypatch.setattr(fgrad.primitives.indexing, "ONE_HOT_GRADIENT_LIMIT", limit)
     weights = np.array([1, 2, 4, 8, 16, 32, 64], np.float32)
 
     def loss_getitem(x, i):

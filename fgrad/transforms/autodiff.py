@@ -25,7 +25,6 @@ import numpy as np
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.ir import PRIMITIVES, DType, Graph, RuleTable, Spec
-from fgrad.typecheck import check_args
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import Staged, Tensor, bind, constant, recapture, sites_from, spec_of, trace_function, user_site

@@ -1,0 +1,367 @@
+"""Elementwise primitives: arithmetic, functions, comparisons and logic, where, astype, and the rules
+of the IR's own input and constant primitives; with iota.
+
+One block per primitive: declaration, then its rules registered in each interpretation's
+table (see fgrad/primitives/__init__.py)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
+from fgrad.errors import DTypeError
+from fgrad.ir import DType, Node, Spec, constant_p, declare, input_p
+from fgrad.lower.kinds import ELEMENTWISE, SOURCE, VIEW, register_lowering
+from fgrad.lower.library import IS_INF, IS_NAN, POWER_F32, cast, pick
+from fgrad.trace import Tensor
+from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.passes import simplify_rules, uniform_constant
+
+from fgrad.primitives.abstract_eval import ANY, BOOL, FLOAT, NUMERIC, check_axes, check_dtypes, binary, elementwise, unary
+
+
+def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int | None]:
+    """Simplify rule: `x op unit` is x; `side` is which operand may be the unit (0, 1, or -1 for both)."""
+
+    def rule(node: Node, nodes: Sequence[Node]) -> int | None:
+        for k in ((0, 1) if side == -1 else (side,)):
+            if uniform_constant(nodes, node.inputs[k]) == unit and nodes[node.inputs[1 - k]].spec == node.spec:
+                return node.inputs[1 - k]
+        return None
+
+    return rule
+
+
+# input: a graph argument; interpret and the runtime supply its value. constant: an array
+# baked into the graph (numbers and arrays closed over). Both are declared with the IR;
+# in WGSL a constant whose elements are all equal is a literal, others are buffers.
+vjp_rules.register(input_p, nondiff)
+vjp_rules.register(constant_p, nondiff)
+register_lowering(input_p, SOURCE, None)
+register_lowering(constant_p, SOURCE, lambda w, i, c: w.literal(uniform_constant(w.nodes, i), w.spec(i).dtype))
+
+
+# iota: integers counting along `axis` of `shape` (arange, masks).
+def _iota_rule(*, shape: tuple[int, ...], axis: int, dtype: DType) -> Spec:
+    out = Spec(shape, dtype)
+    check_dtypes("iota", NUMERIC, out)
+    check_axes("iota", out, (axis,))
+    return out
+
+
+def _iota_impl(*, shape: tuple[int, ...], axis: int, dtype: DType) -> np.ndarray:
+    count = np.arange(shape[axis], dtype=dtype.np).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    return np.broadcast_to(count, shape)
+
+
+iota_p = declare("iota", _iota_rule, _iota_impl)
+vjp_rules.register(iota_p, nondiff)
+register_lowering(iota_p, VIEW, lambda w, i, c: cast(w, c[w.nodes[i].attrs["axis"]], DType.i32, w.spec(i).dtype))
+
+# neg: d(-x) = -dx; -(-x) is x.
+neg_p = declare("neg", unary("neg", NUMERIC), np.negative)
+vjp_rules.register(neg_p, lambda g, ans, x: (fnp.neg(g),))
+simplify_rules.register(neg_p, lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None)
+register_lowering(neg_p, ELEMENTWISE, "(-{0})")
+
+# abs: d|x| = sign(x) dx, taken as +1 at 0 (and -1 at NaN): JAX's select(x >= 0, g, -g).
+abs_p = declare("abs", unary("abs", NUMERIC), np.abs)
+vjp_rules.register(abs_p, lambda g, ans, x: (fnp.where(x >= 0, g, fnp.neg(g)),))
+register_lowering(abs_p, ELEMENTWISE, "abs({0})")
+
+# exp: d exp(x) = exp(x) dx, reusing the output.
+exp_p = declare("exp", unary("exp", FLOAT), np.exp)
+vjp_rules.register(exp_p, lambda g, ans, x: (g * ans,))
+register_lowering(exp_p, ELEMENTWISE, "exp({0})")
+
+# log: d log(x) = dx / x.
+log_p = declare("log", unary("log", FLOAT), np.log)
+vjp_rules.register(log_p, lambda g, ans, x: (g / x,))
+register_lowering(log_p, ELEMENTWISE, "log({0})")
+
+# sqrt: d sqrt(x) = dx / (2 sqrt(x)).
+sqrt_p = declare("sqrt", unary("sqrt", FLOAT), np.sqrt)
+vjp_rules.register(sqrt_p, lambda g, ans, x: (g / (ans * 2.0),))
+register_lowering(sqrt_p, ELEMENTWISE, "sqrt({0})")
+
+# rsqrt: d x^(-1/2) = -1/2 x^(-3/2) dx = -1/2 rsqrt(x) / x dx.
+rsqrt_p = declare("rsqrt", unary("rsqrt", FLOAT), lambda x: 1 / np.sqrt(x))
+vjp_rules.register(rsqrt_p, lambda g, ans, x: (g * ans / x * -0.5,))
+register_lowering(rsqrt_p, ELEMENTWISE, "inverseSqrt({0})")
+
+# sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
+sin_p = declare("sin", unary("sin", FLOAT), np.sin)
+vjp_rules.register(sin_p, lambda g, ans, x: (g * fnp.cos(x),))
+register_lowering(sin_p, ELEMENTWISE, "sin({0})")
+cos_p = declare("cos", unary("cos", FLOAT), np.cos)
+vjp_rules.register(cos_p, lambda g, ans, x: (fnp.neg(g * fnp.sin(x)),))
+register_lowering(cos_p, ELEMENTWISE, "cos({0})")
+
+# tanh: d tanh(x) = (1 - tanh(x)^2) dx.
+# NOTE: the clamp keeps tanh's exponentials finite on every backend; it would turn NaN
+# into -15, so NaN is passed through on its own.
+def _tanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = w.operand(i, 0, coords)
+    return f"select(tanh(clamp({x}, -15.0f, 15.0f)), {x}, {w.function('is_nan', IS_NAN)}({x}))"
+
+
+tanh_p = declare("tanh", unary("tanh", FLOAT), np.tanh)
+vjp_rules.register(tanh_p, lambda g, ans, x: (g * (1.0 - ans * ans),))
+register_lowering(tanh_p, ELEMENTWISE, _tanh_wgsl)
+
+# sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
+sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), lambda x: 0.5 * (np.tanh(0.5 * x) + 1))
+vjp_rules.register(sigmoid_p, lambda g, ans, x: (g * ans * (1.0 - ans),))
+register_lowering(sigmoid_p, ELEMENTWISE, "(1.0f / (1.0f + exp(-{0})))")
+
+# relu: max(x, 0) (NaN stays NaN); derivative 1 where x > 0, else 0.
+relu_p = declare("relu", unary("relu", NUMERIC), lambda x: np.maximum(x, 0))
+vjp_rules.register(relu_p, lambda g, ans, x: (fnp.where(x > 0, g, 0.0),))
+register_lowering(relu_p, ELEMENTWISE, lambda w, i, c: pick(w, "max", w.spec(i).dtype)(w.operand(i, 0, c), w.literal(0, w.spec(i).dtype)))
+
+# silu: x s(x); d = s (1 + x (1 - s)) dx.
+def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    s = fnp.sigmoid(x)
+    return (g * s * (1.0 + x * (1.0 - s)),)
+
+
+silu_p = declare("silu", unary("silu", FLOAT), lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1))
+vjp_rules.register(silu_p, _silu_vjp)
+register_lowering(silu_p, ELEMENTWISE, "({0} / (1.0f + exp(-{0})))")
+
+# gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
+# gelu(x) = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi), a = 0.044715;
+# d gelu = (1/2 (1 + t) + x/2 (1 - t^2) c (1 + 3 a x^2)) dx.
+GELU_C, GELU_A = math.sqrt(2 / math.pi), 0.044715
+
+
+def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    t = fnp.tanh((x + x * x * x * GELU_A) * GELU_C)
+    return (g * ((1.0 + t) * 0.5 + x * 0.5 * (1.0 - t * t) * GELU_C * (1.0 + x * x * (3 * GELU_A))),)
+
+
+gelu_p = declare("gelu", unary("gelu", FLOAT), lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))))
+vjp_rules.register(gelu_p, _gelu_vjp)
+register_lowering(gelu_p, ELEMENTWISE, f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))")
+
+# erf: (2/sqrt(pi)) times the integral of exp(-t^2) over [0, x]; d erf = 2/sqrt(pi) exp(-x^2) dx.
+# WGSL has no erf: for |x| < 1, erf(x) = x + x R(x^2); for 1 <= |x| <= 4,
+# erf(x) = 1 - exp(-x^2) Q(1/|x|); beyond 4 it is +-1 in f32. R and Q are
+# least-squares fits (relative error, Chebyshev nodes, float64) of erf(x)/x - 1
+# and erfc(x) exp(x^2); evaluated in f32 they stay within 1.5 ulp of erf.
+ERF_R = (0.12837917, -0.37612626, 0.112835854, -0.026853811, 0.0051883273, -0.000801019, 7.8538505e-05)
+ERF_Q = (0.00025308836, 0.5593159, 0.04015903, -0.46466464, 0.4809338, -0.21906129, 0.004019979, 0.03800315,
+         -0.0113754645)
+
+
+def _erf_impl(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _horner(w: Any, coefficients: Sequence[float], u: str) -> str:
+    acc = w.literal(coefficients[-1], DType.f32)
+    for c in reversed(coefficients[:-1]):
+        acc = w.let(f"{acc} * {u} + {w.literal(c, DType.f32)}")
+    return acc
+
+
+def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    w.function("is_nan", IS_NAN)
+    x = w.let(w.operand(i, 0, coords))
+    a = w.let(f"min(abs({x}), 4.0f)")
+    u = w.let(f"{a} * {a}")
+    small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
+    large = f"1.0f - exp(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
+    r = w.let(f"select({large}, {small}, {a} < 1.0f)")
+    return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
+
+
+erf_p = declare("erf", unary("erf", FLOAT), _erf_impl)
+vjp_rules.register(erf_p, lambda g, ans, x: (g * fnp.exp(fnp.neg(x * x)) * (2 / math.sqrt(math.pi)),))
+register_lowering(erf_p, ELEMENTWISE, _erf_wgsl)
+
+# logical_not: bool -> bool, no derivative.
+logical_not_p = declare("logical_not", unary("logical_not", BOOL), np.logical_not)
+vjp_rules.register(logical_not_p, nondiff)
+register_lowering(logical_not_p, ELEMENTWISE, "(!{0})")
+
+
+# isnan and isinf: f32 -> bool, no derivative. Read off the bits: a shader compiler may fold
+# `x != x` or `abs(x) == inf` away under its float rewrites.
+def _float_test(name: str) -> Callable[..., Spec]:
+    def rule(x: Spec) -> Spec:
+        check_dtypes(name, FLOAT, x)
+        return Spec(x.shape, DType.bool)
+
+    return rule
+
+
+isnan_p = declare("isnan", _float_test("isnan"), np.isnan)
+vjp_rules.register(isnan_p, nondiff)
+register_lowering(isnan_p, ELEMENTWISE, lambda w, i, c: f"{w.function('is_nan', IS_NAN)}({w.operand(i, 0, c)})")
+isinf_p = declare("isinf", _float_test("isinf"), np.isinf)
+vjp_rules.register(isinf_p, nondiff)
+register_lowering(isinf_p, ELEMENTWISE, lambda w, i, c: f"{w.function('is_inf', IS_INF)}({w.operand(i, 0, c)})")
+
+
+# integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
+# d x^n = n x^(n-1) dx; x^1 is x.
+def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
+    check_dtypes("integer_pow", NUMERIC, x)
+    if x.dtype is DType.i32 and n < 0:
+        raise DTypeError(f"integer_pow: negative power {n} of an i32 operand {x}; cast to f32 first")
+    return x
+
+
+def _integer_pow_vjp(g: Tensor, ans: Tensor, x: Tensor, *, n: int) -> tuple[Tensor]:
+    return (g * 0.0 if n == 0 else g if n == 1 else g * (x ** (n - 1) * float(n)),)
+
+
+def _integer_pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """x ** n by repeated squaring; 1 / x ** |n| for n < 0."""
+    x, n, dtype = w.operand(i, 0, coords), w.nodes[i].attrs["n"], w.spec(i).dtype
+    result, base, e = None, x, builtins.abs(n)
+    while e:
+        if e & 1:
+            result = base if result is None else w.let(f"{result} * {base}")
+        e >>= 1
+        if e:
+            base = w.let(f"{base} * {base}")
+    one = w.literal(1, dtype)
+    return one if result is None else f"{one} / {result}" if n < 0 else result
+
+
+integer_pow_p = declare("integer_pow", _integer_pow_rule, lambda x, *, n: np.power(x, n))
+vjp_rules.register(integer_pow_p, _integer_pow_vjp)
+simplify_rules.register(integer_pow_p, lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None)
+register_lowering(integer_pow_p, ELEMENTWISE, _integer_pow_wgsl)
+
+# add: d(x + y) = dx + dy; x + 0 is x.
+add_p = declare("add", binary("add", NUMERIC), np.add)
+vjp_rules.register(add_p, lambda g, ans, x, y: (g, g))
+simplify_rules.register(add_p, _identity_if(-1, 0))
+register_lowering(add_p, ELEMENTWISE, "({0} + {1})")
+
+# sub: d(x - y) = dx - dy; x - 0 is x.
+sub_p = declare("sub", binary("sub", NUMERIC), np.subtract)
+vjp_rules.register(sub_p, lambda g, ans, x, y: (g, fnp.neg(g)))
+simplify_rules.register(sub_p, _identity_if(1, 0))
+register_lowering(sub_p, ELEMENTWISE, "({0} - {1})")
+
+# mul: d(x y) = y dx + x dy; x * 1 is x.
+mul_p = declare("mul", binary("mul", NUMERIC), np.multiply)
+vjp_rules.register(mul_p, lambda g, ans, x, y: (g * y, g * x))
+simplify_rules.register(mul_p, _identity_if(-1, 1))
+register_lowering(mul_p, ELEMENTWISE, "({0} * {1})")
+
+# div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x.
+div_p = declare("div", binary("div", FLOAT), np.divide)
+vjp_rules.register(div_p, lambda g, ans, x, y: (g / y, fnp.neg(g * ans / y)))
+simplify_rules.register(div_p, _identity_if(1, 1))
+register_lowering(div_p, ELEMENTWISE, "({0} / {1})")
+
+
+# pow: x^y as C's pow (NumPy's, JAX's): x^0 and 1^y are 1 even for NaN; a negative base
+# takes integral exponents (odd ones keep its sign, -0 included) and gives NaN for others;
+# 0 and inf follow the limits (0^-0.7 = inf, (-inf)^0.3 = inf, (-1)^inf = 1).
+# d = y x^(y-1) dx + log(x) x^y dy, as JAX: log taken as 0 at x = 0, and dx = 0 where y = 0.
+def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    return g * fnp.where(y == 0.0, 0.0, y * fnp.pow(x, y - 1.0)), g * ans * fnp.log(fnp.where(x == 0.0, 1.0, x))
+
+
+def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    w.function("is_nan", IS_NAN)
+    return f"{w.function('power_f32', POWER_F32)}({w.operand(i, 0, coords)}, {w.operand(i, 1, coords)})"
+
+
+pow_p = declare("pow", binary("pow", FLOAT), np.power)
+vjp_rules.register(pow_p, _pow_vjp)
+register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
+
+
+# maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. Each operand's
+# cotangent is g times its share: 1 where it equals the result, 1/2 on a tie, 0 elsewhere;
+# where the result is NaN neither equals it. As JAX, a product, so an infinite or NaN g
+# gives NaN to the operand that was not chosen too.
+def _choose_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    x_hit, y_hit = fnp.equal(x, ans), fnp.equal(y, ans)
+    return g * fnp.where(x_hit, fnp.where(y_hit, 0.5, 1.0), 0.0), g * fnp.where(y_hit, fnp.where(x_hit, 0.5, 1.0), 0.0)
+
+
+def _pick_wgsl(which: str) -> Callable[..., str]:
+    return lambda w, i, c: pick(w, which, w.spec(i).dtype)(w.operand(i, 0, c), w.operand(i, 1, c))
+
+
+maximum_p = declare("maximum", binary("maximum", ANY), np.maximum)
+vjp_rules.register(maximum_p, _choose_vjp)
+register_lowering(maximum_p, ELEMENTWISE, _pick_wgsl("max"))
+minimum_p = declare("minimum", binary("minimum", ANY), np.minimum)
+vjp_rules.register(minimum_p, _choose_vjp)
+register_lowering(minimum_p, ELEMENTWISE, _pick_wgsl("min"))
+
+# Comparisons and logic: bool results, no derivative.
+eq_p = declare("eq", binary("eq", ANY, DType.bool), np.equal)
+vjp_rules.register(eq_p, nondiff)
+register_lowering(eq_p, ELEMENTWISE, "({0} == {1})")
+ne_p = declare("ne", binary("ne", ANY, DType.bool), np.not_equal)
+vjp_rules.register(ne_p, nondiff)
+register_lowering(ne_p, ELEMENTWISE, "({0} != {1})")
+lt_p = declare("lt", binary("lt", NUMERIC, DType.bool), np.less)
+vjp_rules.register(lt_p, nondiff)
+register_lowering(lt_p, ELEMENTWISE, "({0} < {1})")
+le_p = declare("le", binary("le", NUMERIC, DType.bool), np.less_equal)
+vjp_rules.register(le_p, nondiff)
+register_lowering(le_p, ELEMENTWISE, "({0} <= {1})")
+gt_p = declare("gt", binary("gt", NUMERIC, DType.bool), np.greater)
+vjp_rules.register(gt_p, nondiff)
+register_lowering(gt_p, ELEMENTWISE, "({0} > {1})")
+ge_p = declare("ge", binary("ge", NUMERIC, DType.bool), np.greater_equal)
+vjp_rules.register(ge_p, nondiff)
+register_lowering(ge_p, ELEMENTWISE, "({0} >= {1})")
+logical_and_p = declare("logical_and", binary("logical_and", BOOL), np.logical_and)
+vjp_rules.register(logical_and_p, nondiff)
+register_lowering(logical_and_p, ELEMENTWISE, "({0} && {1})")
+logical_or_p = declare("logical_or", binary("logical_or", BOOL), np.logical_or)
+vjp_rules.register(logical_or_p, nondiff)
+register_lowering(logical_or_p, ELEMENTWISE, "({0} || {1})")
+
+
+# where: x where cond holds, else y; the cotangent is routed the same way.
+def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
+    check_dtypes("where", BOOL, cond)
+    return elementwise("where", 3, ANY)(Spec(cond.shape, x.dtype), x, y)
+
+
+where_p = declare("where", _where_rule, np.where)
+vjp_rules.register(where_p, lambda g, ans, c, x, y: (None, fnp.where(c, g, 0.0), fnp.where(c, 0.0, g)))
+register_lowering(where_p, ELEMENTWISE, "select({2}, {1}, {0})")
+
+# astype: convert dtype. float -> int truncates toward zero and saturates, NaN giving 0
+# (XLA's convert, so jnp's astype; NumPy's cast leaves NaN and out-of-range values
+# undefined, and a shader compiler may fold the round trip f32(i32(x)) into trunc(x)); -> bool
+# is x != 0. Only float -> float carries a derivative, and fgrad has one float type.
+def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
+    """`x` as `dtype` by astype's rules (constants convert here too)."""
+    x = np.asarray(x)
+    if dtype is DType.i32 and x.dtype.kind == "f":
+        x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), -(2.0**31), 2.0**31 - 1))
+    return x.astype(dtype.np)
+
+
+def _astype_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    return cast(w, w.operand(i, 0, coords), w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype)
+
+
+astype_p = declare("astype", lambda x, *, dtype: Spec(x.shape, dtype), lambda x, *, dtype: convert(x, dtype))
+vjp_rules.register(astype_p, nondiff)
+register_lowering(astype_p, ELEMENTWISE, _astype_wgsl)
+
+# stop_gradient: identity whose derivative is zero.
+stop_gradient_p = declare("stop_gradient", lambda x: x, lambda x: x)
+vjp_rules.register(stop_gradient_p, nondiff)
+register_lowering(stop_gradient_p, ELEMENTWISE, "{0}")

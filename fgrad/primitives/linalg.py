@@ -1,0 +1,77 @@
+"""Matrix products: matmul with batch broadcasting.
+
+One block per primitive: declaration, then its rules registered in each interpretation's
+table (see fgrad/primitives/__init__.py)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
+from fgrad.errors import DTypeError, ShapeError
+from fgrad.ir import Spec, declare
+from fgrad.lower.kinds import Contraction, register_lowering
+from fgrad.lower.rewrites import rewrite_rules, split_long_matmul
+from fgrad.trace import Tensor, bind
+from fgrad.transforms.autodiff import vjp_rules
+
+from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes
+
+
+# matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
+# batch dims are equal or 1 (a size-1 batch dim broadcasts without a copy).
+# d(a @ b) = g @ b^T for a and a^T @ g for b, summed over the batch dims
+# that the operand broadcast.
+def _matmul_rule(a: Spec, b: Spec) -> Spec:
+    check_dtypes("matmul", NUMERIC, a, b)
+    if a.dtype != b.dtype:
+        raise DTypeError(f"matmul: operand dtypes differ: {a} @ {b}")
+    if a.ndim != b.ndim or a.ndim < 2:
+        raise ShapeError(f"matmul: operands must have equal rank >= 2, got {a.shape} @ {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ShapeError(f"matmul: inner dimensions differ: {a.shape} @ {b.shape}")
+    if any(x != y and 1 not in (x, y) for x, y in zip(a.shape[:-2], b.shape[:-2])):
+        raise ShapeError(f"matmul: batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast")
+    batch = tuple(builtins.max(x, y) for x, y in zip(a.shape[:-2], b.shape[:-2]))
+    return Spec(batch + (a.shape[-2], b.shape[-1]), a.dtype)
+
+
+def _matrix_transpose(x: Tensor) -> Tensor:
+    return fnp.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def _sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum the batch dims that `shape` has as 1 but `x` does not."""
+    axes = tuple(i for i, (d, s) in enumerate(zip(x.shape[:-2], shape[:-2])) if d != s)
+    return fnp.reshape(fnp.sum(x, axes), shape) if axes else x
+
+
+def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    # A weight b (batch dims all 1) against a batch of a: db = a^T g over all rows at once.
+    shared_b = b.ndim > 2 and all(d == 1 for d in b.shape[:-2])
+    db = (fnp.reshape(bind(matmul_p, _matrix_transpose(fnp.reshape(a, (-1, a.shape[-1]))), fnp.reshape(g, (-1, g.shape[-1]))),
+                  b.shape) if shared_b else _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
+    return _sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape), db
+
+
+def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """One output element: a dot product over k (an operand's size-1 batch dims read index 0)."""
+    a, b = w.nodes[i].inputs
+    sa, sb, dtype = w.spec(a).shape, w.spec(b).shape, w.spec(i).dtype
+    batch = coords[:-2]
+    acc = w.var(w.literal(0, dtype), dtype)
+    with w.loop(sa[-1]) as k:
+        va = w.value(a, [c if d != 1 else "0i" for c, d in zip(batch, sa[:-2])] + [coords[-2], k])
+        vb = w.value(b, [c if d != 1 else "0i" for c, d in zip(batch, sb[:-2])] + [k, coords[-1]])
+        w.line(f"{acc} = {acc} + {va} * {vb};")
+    return acc
+
+
+matmul_p = declare("matmul", _matmul_rule, np.matmul)
+vjp_rules.register(matmul_p, _matmul_vjp)
+register_lowering(matmul_p, Contraction(lambda node, a, b: a.shape[-1], tiled=True), _matmul_wgsl)
+rewrite_rules.register(matmul_p, split_long_matmul)

@@ -1,0 +1,242 @@
+"""Primitives that move elements: reshape, transpose, broadcast_to, slice, pad, concatenate.
+
+One block per primitive: declaration, then its rules registered in each interpretation's
+table (see fgrad/primitives/__init__.py)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
+from fgrad.errors import ShapeError
+from fgrad.ir import DType, Node, Spec, declare
+from fgrad.lower.kinds import VIEW, View, register_lowering
+from fgrad.lower.rewrites import rewrite_rules, split_wide_concatenate
+from fgrad.trace import Tensor, bind
+from fgrad.transforms.autodiff import vjp_rules
+from fgrad.transforms.passes import simplify_rules, uniform_through
+
+from fgrad.primitives.abstract_eval import check_axes, check_dtypes, same_last_axis, squeezed
+
+
+# reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
+def _reshape_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
+    if math.prod(shape) != x.size:
+        raise ShapeError(f"reshape: cannot reshape {x.shape} into {shape}")
+    return Spec(shape, x.dtype)
+
+
+def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
+    x = nodes[node.inputs[0]]
+    if x.spec == node.spec:
+        return node.inputs[0]
+    if x.op == "reshape":
+        return Node("reshape", x.inputs, node.params, node.spec, node.site)
+    return None
+
+
+reshape_p = declare("reshape", _reshape_rule, lambda x, *, shape: np.reshape(x, shape))
+vjp_rules.register(reshape_p, lambda g, ans, x, *, shape: (fnp.reshape(g, x.shape),))
+simplify_rules.register(reshape_p, _reshape_simplify)
+uniform_through.add(reshape_p.name)
+register_lowering(reshape_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: squeezed(node.spec.shape) == squeezed(x.shape)),
+                  lambda w, i, c: w.operand(i, 0, w.unravel(w.ravel(c, w.spec(i).shape), w.spec(w.nodes[i].inputs[0]).shape)))
+
+
+# transpose: out.shape[i] = x.shape[perm[i]]; the cotangent goes back by the
+# inverse permutation; a transpose of a transpose is one (or none).
+def _transpose_rule(x: Spec, *, perm: tuple[int, ...]) -> Spec:
+    if sorted(perm) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: axes {perm} are not a permutation of 0..{x.ndim - 1} for {x.shape}")
+    return Spec(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+def _transpose_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
+    x, perm = nodes[node.inputs[0]], node.attrs["perm"]
+    if perm == tuple(range(len(perm))):
+        return node.inputs[0]
+    if x.op == "transpose":
+        inner = x.attrs["perm"]
+        return Node("transpose", x.inputs, (("perm", tuple(inner[p] for p in perm)),), node.spec, node.site)
+    return None
+
+
+def _transpose_last_axis(node: Node, x: Spec) -> str:
+    perm = node.attrs["perm"]
+    if perm[-1] == x.ndim - 1:
+        return "same"
+    return "swapped" if x.ndim >= 2 and perm[-2:] == (x.ndim - 1, x.ndim - 2) else "scattered"
+
+
+def _transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    inner = [""] * len(coords)
+    for d, p in enumerate(w.nodes[i].attrs["perm"]):
+        inner[p] = coords[d]
+    return w.operand(i, 0, inner)
+
+
+transpose_p = declare("transpose", _transpose_rule, lambda x, *, perm: np.transpose(x, perm))
+vjp_rules.register(transpose_p, lambda g, ans, x, *, perm: (fnp.transpose(g, tuple(np.argsort(perm).tolist())),))
+simplify_rules.register(transpose_p, _transpose_simplify)
+register_lowering(transpose_p, View(last_axis=_transpose_last_axis), _transpose_wgsl)
+
+
+# broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims
+# stretched); the cotangent is summed over every stretched or added dim.
+def _broadcast_to_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
+    lead = len(shape) - x.ndim
+    if lead < 0 or any(d not in (1, s) for d, s in zip(x.shape, shape[lead:])):
+        raise ShapeError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
+    return Spec(shape, x.dtype)
+
+
+def _broadcast_to_vjp(g: Tensor, ans: Tensor, x: Tensor, *, shape: tuple[int, ...]) -> tuple[Tensor]:
+    lead = len(shape) - x.ndim
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(x.shape) if d == 1 and shape[lead + i] != 1)
+    return (fnp.reshape(fnp.sum(g, axes), x.shape),)
+
+
+def _broadcast_keeps_rows(node: Node, x: Spec, width: int) -> bool:
+    """Broadcasting one value per row back along the row's last axis."""
+    shape = node.spec.shape
+    return bool(shape) and shape[-1] == width and x.shape == (*shape[:-1], 1)
+
+
+def _broadcast_to_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = w.spec(w.nodes[i].inputs[0])
+    lead = len(coords) - x.ndim
+    return w.operand(i, 0, [coords[lead + d] if n != 1 else "0i" for d, n in enumerate(x.shape)])
+
+
+broadcast_to_p = declare("broadcast_to", _broadcast_to_rule, lambda x, *, shape: np.broadcast_to(x, shape))
+vjp_rules.register(broadcast_to_p, _broadcast_to_vjp)
+simplify_rules.register(broadcast_to_p, lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None)
+register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_broadcast_keeps_rows), _broadcast_to_wgsl)
+uniform_through.add(broadcast_to_p.name)
+
+
+# slice: x[start:stop:step] on every axis; steps >= 1, results non-empty. Its
+# VJP pads the cotangent back: low = start, interior = step - 1.
+def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> Spec:
+    if not len(starts) == len(stops) == len(steps) == x.ndim:
+        raise ShapeError(f"slice: {len(starts)} starts for {x.shape}")
+    out = []
+    for n, a, b, s in zip(x.shape, starts, stops, steps):
+        if not (s >= 1 and 0 <= a < b <= n):
+            raise ShapeError(f"slice: [{a}:{b}:{s}] is not a non-empty forward slice of a dimension of size {n} in {x.shape}")
+        out.append(len(range(a, b, s)))
+    return Spec(tuple(out), x.dtype)
+
+
+def _slice_impl(x: np.ndarray, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> np.ndarray:
+    return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(starts, stops, steps))]
+
+
+def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *, starts, stops, steps) -> tuple[Tensor]:
+    widths = tuple((a, n - 1 - (a + (m - 1) * s), s - 1) for n, m, a, s in zip(x.shape, g.shape, starts, steps))
+    return (bind(pad_p, g, widths=widths, value=0.0),)
+
+
+def _slice_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    attrs = w.nodes[i].attrs
+    inner = []
+    for c, a, s in zip(coords, attrs["starts"], attrs["steps"]):
+        scaled = c if s == 1 else f"{c} * {s}i"
+        inner.append(c if (a, s) == (0, 1) else w.let(f"{a}i + {scaled}" if a else scaled))
+    return w.operand(i, 0, inner)
+
+
+slice_p = declare("slice", _slice_rule, _slice_impl)
+vjp_rules.register(slice_p, _slice_vjp)
+register_lowering(slice_p, View(last_axis=same_last_axis), _slice_wgsl)
+
+
+# pad: constant padding by (low, high, interior) >= 0 on every axis; `interior`
+# values go between neighbours, so pad undoes a strided slice. Its VJP slices
+# the cotangent back out.
+def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int, int], ...], value: Hashable) -> Spec:
+    if len(widths) != x.ndim or any(len(w) != 3 or builtins.min(w) < 0 for w in widths):
+        raise ShapeError(f"pad: widths {widths} must be one non-negative (low, high, interior) triple per axis of {x.shape}")
+    return Spec(tuple(lo + n + (n - 1) * mid + hi for n, (lo, hi, mid) in zip(x.shape, widths)), x.dtype)
+
+
+def _padded_region(shape: tuple[int, ...], widths: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[int, ...]]:
+    """Slice params picking the original elements out of a padded array."""
+    return dict(starts=tuple(lo for lo, _, _ in widths),
+                stops=tuple(lo + (n - 1) * (mid + 1) + 1 for n, (lo, _, mid) in zip(shape, widths)),
+                steps=tuple(mid + 1 for _, _, mid in widths))
+
+
+def _pad_impl(x: np.ndarray, *, widths: tuple[tuple[int, int, int], ...], value: Hashable) -> np.ndarray:
+    out = np.full(_pad_rule(Spec(x.shape, DType.of(x.dtype)), widths=widths, value=value).shape, value, x.dtype)
+    region = _padded_region(x.shape, widths)
+    out[tuple(builtins.slice(*k) for k in zip(region["starts"], region["stops"], region["steps"]))] = x
+    return out
+
+
+def _pad_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """The fill value unless the coordinates land on an original element (loads stay in range)."""
+    node = w.nodes[i]
+    shape, inside, inner = w.spec(node.inputs[0]).shape, [], []
+    for c, n, (lo, hi, mid) in zip(coords, shape, node.attrs["widths"]):
+        if lo == hi == mid == 0:
+            inner.append(c)
+            continue
+        t = w.let(f"{c} - {lo}i") if lo else c
+        q = w.let(f"{t} / {mid + 1}i") if mid else t
+        inside += [f"{t} >= 0i", f"{q} < {n}i"] + ([f"{t} % {mid + 1}i == 0i"] if mid else [])
+        inner.append(w.let(f"clamp({q}, 0i, {n - 1}i)"))
+    v = w.operand(i, 0, inner)
+    return f"select({w.literal(node.attrs['value'], node.spec.dtype)}, {v}, {' && '.join(inside)})"
+
+
+pad_p = declare("pad", _pad_rule, _pad_impl)
+vjp_rules.register(pad_p, lambda g, ans, x, *, widths, value: (bind(slice_p, g, **_padded_region(x.shape, widths)),))
+register_lowering(pad_p, VIEW, _pad_wgsl)
+
+
+# concatenate: join operands of one rank and dtype along `axis`; the VJP slices
+# each operand's part out of the cotangent.
+def _concatenate_rule(*xs: Spec, axis: int) -> Spec:
+    check_dtypes("concatenate", (xs[0].dtype,), *xs)
+    check_axes("concatenate", xs[0], (axis,))
+    rest = {x.shape[:axis] + x.shape[axis + 1:] for x in xs}
+    if len({x.ndim for x in xs}) > 1 or len(rest) > 1:
+        raise ShapeError(f"concatenate: shapes {', '.join(str(x.shape) for x in xs)} differ outside axis {axis}")
+    shape = list(xs[0].shape)
+    shape[axis] = builtins.sum(x.shape[axis] for x in xs)
+    return Spec(tuple(shape), xs[0].dtype)
+
+
+def _concatenate_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple[Tensor, ...]:
+    offsets = np.cumsum([0] + [x.shape[axis] for x in xs]).tolist()
+    return tuple(
+        bind(slice_p, g, starts=tuple(a if i == axis else 0 for i in range(g.ndim)),
+             stops=tuple(b if i == axis else d for i, d in enumerate(g.shape)), steps=(1,) * g.ndim)
+        for a, b in zip(offsets, offsets[1:]))
+
+
+def _concatenate_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    """Each operand's value (at clamped coordinates), chosen by where the axis coordinate falls."""
+    node = w.nodes[i]
+    axis = node.attrs["axis"]
+    c, result, start = coords[axis], None, 0
+    for j in node.inputs:
+        n = w.spec(j).shape[axis]
+        inner = list(coords)
+        inner[axis] = w.let(f"clamp({c} - {start}i, 0i, {n - 1}i)")
+        v = w.value(j, inner)
+        result = v if result is None else f"select({result}, {v}, {c} >= {start}i)"
+        start += n
+    return result
+
+
+concatenate_p = declare("concatenate", _concatenate_rule, lambda *xs, axis: np.concatenate(xs, axis=axis))
+vjp_rules.register(concatenate_p, _concatenate_vjp)
+register_lowering(concatenate_p, VIEW, _concatenate_wgsl)
+rewrite_rules.register(concatenate_p, split_wide_concatenate)
