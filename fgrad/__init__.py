@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import nn
+from fgrad import lax, nn
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
@@ -8,8 +8,8 @@ from fgrad.io import CheckpointError, load, save
 from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
 from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
-from fgrad.ir import Const, DType, Graph, Node, Spec
-from fgrad.trace import spec
+from fgrad.ir import Const, Dim, DType, Graph, Node, Spec
+from fgrad.trace import dim, spec
 from fgrad.typecheck import typecheck
 from fgrad.numpy import (
     abs,
@@ -24,7 +24,10 @@ from fgrad.numpy import (
     clip,
     concatenate,
     cos,
+    cumsum,
     divide,
+    dynamic_slice,
+    dynamic_update_slice,
     equal,
     erf,
     exp,
@@ -81,7 +84,7 @@ from fgrad.runtime import Array, Executable, compile, default_device, device_put
 from fgrad.jit import jit
 from fgrad.trace import Tensor, capture, trace
 
-f32, i32 = DType.f32, DType.i32
+f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
 negative, power = neg, pow  # NumPy's names
 
 __version__ = "0.1.0"
@@ -89,12 +92,13 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "CheckpointError", "adam_init", "adam_step", "load", "nn", "optim", "profile", "save", "sgd_init", "sgd_step",
     "CompileError", "Executable", "compile", "default_device", "device_put", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
-    "Spec", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
-    "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f32", "gelu", "greater", "greater_equal",
-    "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
+    "Dim", "dim", "Spec", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
+    "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f16", "f32", "gelu", "greater",
+    "greater_equal", "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",
     "not_equal", "one_hot", "pad", "pow", "power", "relu", "reshape", "rsqrt", "scatter_add", "sigmoid", "silu", "sin", "softmax",
     "spec", "sqrt", "squeeze", "stack", "stop_gradient", "subtract", "sum", "take", "tanh", "trace",
-    "transpose", "tree_map", "simplify", "typecheck", "value_and_grad", "vjp", "where",
+    "transpose", "tree_map", "simplify", "typecheck", "u32", "value_and_grad", "vjp", "where",
     "argmin", "erf", "isfinite", "isinf", "isnan",
+    "cumsum", "dynamic_slice", "dynamic_update_slice", "lax",
 ]

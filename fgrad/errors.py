@@ -67,7 +67,8 @@ TRACER_INDEX = (
     "traces a function once, so Python indices and slice bounds must be static. To read "
     "at a traced position i, gather: fg.take(x, i, axis=...) for single entries, "
     "fg.take(x, i + fg.arange(k), axis=...) for a window of k entries starting at i "
-    "(on a traced x also x[i] and x[i + fg.arange(k)])"
+    "(on a traced x also x[i] and x[i + fg.arange(k)]), or fg.dynamic_slice(x, starts, sizes) "
+    "for a window clamped into range, as jax.lax.dynamic_slice"
 )
 
 NUMPY_FUNCTION = (

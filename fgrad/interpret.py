@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.ir import PRIMITIVES, DType, Graph
+from fgrad.ir import PRIMITIVES, DType, Graph, resolve
 from fgrad.trace import expose_captures, require_graph
-from fgrad.typecheck import check_args
+from fgrad.typecheck import check_args, symbol_values
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
 
@@ -23,7 +23,7 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
     Args:
         graph: a traced Graph.
         *args: one pytree per graph argument, matching its structure, shapes and dtypes.
-        float64: compute f32 values in float64 (for finite-difference checks).
+        float64: compute float values (f32, f16) in float64 (for finite-difference checks).
         captures: also return values registered with `fg.capture` (True for all, or a list of names).
     Returns:
         The outputs as NumPy arrays, in the graph's output pytree; with
@@ -33,17 +33,23 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
     require_graph(graph, "interpret", "; use fg.interpret(fg.trace(fn, *args), *args)")
     if captures is not False:
         graph = expose_captures(graph, None if captures is True else captures, site)
-    float_dtype = np.float64 if float64 else np.float32
 
     def as_computed(value: Any, dtype: DType) -> np.ndarray:
-        return np.asarray(value, dtype=float_dtype if dtype.is_float else dtype.np)
+        # Each value is rounded to its dtype (f16 after every op, as JAX's), or widened to float64.
+        return np.asarray(value, dtype=np.float64 if float64 and dtype.is_float else dtype.np)
 
     env: list[np.ndarray | None] = [None] * len(graph.nodes)
-    for i, leaf in zip(graph.inputs, check_args(graph, args, "interpret", site)):
+    leaves = check_args(graph, args, "interpret", site, float64)
+    # A symbolic graph runs at the values the arguments give its symbols: shapes in params
+    # (reshape's, broadcast_to's) and specs are resolved to them.
+    values = symbol_values(graph, leaves, "interpret", site) if graph.symbols else {}
+    for i, leaf in zip(graph.inputs, leaves):
         env[i] = as_computed(leaf, graph.nodes[i].spec.dtype)
     for i, node in enumerate(graph.nodes):
         if env[i] is None:
-            out = PRIMITIVES[node.op].impl(*(env[j] for j in node.inputs), **node.attrs)
+            attrs = node.attrs if not values else {k: resolve(v, values) for k, v in node.params}
+            out = PRIMITIVES[node.op].impl(*(env[j] for j in node.inputs), **attrs)
             env[i] = as_computed(out, node.spec.dtype)
-            assert env[i].shape == node.spec.shape, f"{node.op}: impl gave {env[i].shape}, rule {node.spec.shape}"
+            shape = resolve(node.spec.shape, values)
+            assert env[i].shape == shape, f"{node.op}: impl gave {env[i].shape}, rule {shape}"
     return unflatten(graph.out_tree, [np.array(env[i]) for i in graph.outputs])

@@ -15,9 +15,11 @@ None, namedtuple, dataclass). A namedtuple or dataclass is stored as its
 class name and fields, never as code, so `load` gives it back as a dict from
 field name to value; `load(path, like=model)` rebuilds the containers of
 `like`, its own classes included. Leaves: arrays, `fg.Array`s and numbers,
-stored as fgrad computes them, as float32, int32 or bool: float64 is
-rounded to float32 (as JAX does by default), and integers or finite floats
-that the stored type cannot hold are refused, naming the leaf.
+stored as fgrad computes them, in the NumPy dtype of their fgrad dtype
+(float32, float16, int32, uint32 or bool): float64 is rounded to float32 (as
+JAX does by default), other integer widths become int32 or uint32, and
+integers or finite floats that the stored type cannot hold are refused,
+naming the leaf.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ except ImportError:  # Windows: temporary files are judged by their age (STALE_A
 
 import numpy as np
 
-from fgrad.errors import FgradError
-from fgrad.ir import I32, DType, fits_i32
+from fgrad.errors import DTypeError, FgradError
+from fgrad.ir import DTYPES, DType, fits
 from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, join_path, leaf_paths, unflatten
 from fgrad.trace import user_site
 
@@ -50,8 +52,9 @@ MAGIC = b"FGRAD-CHECKPOINT 3\n"
 # dict as a JSON object, which allows string keys only.
 _UNCHECKED_HEADER = (b"FGRAD-CHECKPOINT 2\n", b"FGRAD-CHECKPOINT 1\n")
 _READABLE = (MAGIC, *_UNCHECKED_HEADER)
-_DTYPES = {"float32": np.dtype("<f4"), "int32": np.dtype("<i4"), "bool": np.dtype("|b1")}
-_KINDS = {"f": "float32", "i": "int32", "u": "int32", "b": "bool"}
+# What a leaf of each stored dtype name holds: each fgrad dtype's NumPy dtype, little-endian.
+_DTYPES = {row.np.name: row.np.newbyteorder("<") for row in DTYPES.values()}
+_HELD = ", ".join(_DTYPES)
 _RECORDS = ("namedtuple", "dataclass")
 # A writer holds an advisory lock on its temporary file until it renames it: one that nobody
 # locks was left by a killed writer (the system drops a dead process's locks). Without locks
@@ -124,21 +127,24 @@ def _describe(td: TreeDef, path: str) -> Any:
 
 
 def _stored(leaf: Any, path: str) -> np.ndarray:
-    """`leaf` as the checkpoint holds it (float32, int32 or bool), refusing values that would change."""
+    """`leaf` as the checkpoint holds it (the NumPy dtype of its fgrad dtype), refusing values
+    that would change."""
     where = path or "the top level"
     arr = np.asarray(leaf)
-    kind = _KINDS.get(arr.dtype.kind)
-    if kind is None:
-        raise CheckpointError(f"save: the leaf at {where} has dtype {arr.dtype}; checkpoints hold float32, int32 "
-                              "and bool arrays")
+    try:
+        dtype = DType.of(arr.dtype)
+    except DTypeError:
+        raise CheckpointError(f"save: the leaf at {where} has dtype {arr.dtype}; checkpoints hold {_HELD} "
+                              "arrays") from None
     with np.errstate(over="ignore"):
-        stored = arr.astype(_DTYPES[kind], order="C")
-    if kind == "int32" and not fits_i32(arr):
+        stored = arr.astype(_DTYPES[dtype.np.name], order="C")
+    if not fits(arr, dtype):
+        info = np.iinfo(dtype.np)
         raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds values from {arr.min()} to "
-                              f"{arr.max()}, outside int32 ({I32.min}..{I32.max}), fgrad's integer type")
-    if kind == "float32" and np.any(np.isfinite(arr) & ~np.isfinite(stored)):
+                              f"{arr.max()}, outside {dtype.np} ({info.min}..{info.max}), fgrad's {dtype}")
+    if dtype.is_float and np.any(np.isfinite(arr) & ~np.isfinite(stored)):
         raise CheckpointError(f"save: the leaf at {where} ({arr.dtype}) holds finite values too large for "
-                              "float32, fgrad's float type")
+                              f"{dtype.np}, fgrad's {dtype}")
     return stored
 
 
@@ -320,16 +326,14 @@ def _by_class_name(td: TreeDef) -> TreeDef:
 
 def _expected(leaf: Any, path: str, target: str, site: str | None) -> tuple[tuple[int, ...], np.dtype]:
     """Shape and stored dtype of a leaf of `like`: an array, Array, Spec or number, stored as `save`
-    would store it (float16 and float64 as float32, int64 and uint64 as int32)."""
+    would store it (float64 as float32, int64 as int32, uint64 as uint32)."""
     dtype = getattr(leaf, "dtype", None)
     if isinstance(dtype, DType):  # a Spec or an fg.Array
         return tuple(leaf.shape), dtype.np
     try:
-        kind = _KINDS.get(np.dtype(dtype).kind if dtype is not None else np.asarray(leaf).dtype.kind)
-    except TypeError:  # a dtype NumPy does not know
-        kind = None
-    if kind is None:
+        held = DType.of(np.dtype(dtype) if dtype is not None else np.asarray(leaf).dtype).np
+    except (TypeError, DTypeError):  # a dtype NumPy or fgrad does not know
         raise CheckpointError(f"load: the model's leaf at {path or 'the top level'} is a {type(leaf).__name__}"
                               f"{f' of dtype {dtype}' if dtype is not None else ''}, not an array, Array, Spec or "
-                              f"number of a type checkpoints hold (loading {target})", site)
-    return tuple(np.shape(leaf)), _DTYPES[kind]
+                              f"number of a type checkpoints hold (loading {target})", site) from None
+    return tuple(np.shape(leaf)), held

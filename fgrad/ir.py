@@ -1,4 +1,4 @@
-"""The immutable IR: DType (a table of rows), Spec, Const, Node, Primitive and rule tables, Graph.
+"""The immutable IR: DType (a table of rows), Dim (symbolic), Spec, Const, Node, Primitive and rule tables, Graph.
 
 A Graph is a tuple of Nodes in topological order; each Node names its op,
 the ids (positions) of its input nodes, its static params and its output
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable, Hashable
+import math
+import re
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +60,11 @@ class DType(str, enum.Enum):
     def itemsize(self) -> int:
         return self.row.itemsize
 
+    @property
+    def wide(self) -> DType:
+        """The dtype its sums, dot products and special functions are computed in (see DTypeRow.wide)."""
+        return self.row.wide or self
+
     @staticmethod
     def of(x: Any) -> DType:
         """The fgrad dtype for a dtype name, DType, NumPy dtype or NumPy/Python value."""
@@ -90,18 +97,24 @@ class DType(str, enum.Enum):
 class DTypeRow:
     """What fgrad knows of one dtype: a new dtype is one row of `DTYPES`."""
 
-    np: np.dtype  # the NumPy dtype of its host values
+    np: np.dtype  # the NumPy dtype of its host values (and of interpret's)
     itemsize: int  # bytes per element in a device buffer
     storage: str  # WGSL type of its storage buffer elements
     compute: str  # WGSL type of its values inside a kernel
+    suffix: str = ""  # the suffix of its WGSL literals (`1.5f`, `1.5h`, `3i`, `3u`)
     feature: str | None = None  # the adapter feature its WGSL needs
+    extension: str | None = None  # the WGSL extension a module using it enables (`enable f16;`)
+    # The dtype its sums, dot products and special functions (erf, pow, tanh) are computed in, the
+    # result rounded back once: f16 in f32, as XLA computes it on GPUs. None: the dtype itself.
+    wide: DType | None = None
 
 
 DTYPES = {
-    DType.f32: DTypeRow(np.dtype(np.float32), 4, "f32", "f32"),
-    DType.f16: DTypeRow(np.dtype(np.float16), 2, "f16", "f16", feature="shader-f16"),
-    DType.i32: DTypeRow(np.dtype(np.int32), 4, "i32", "i32"),
-    DType.u32: DTypeRow(np.dtype(np.uint32), 4, "u32", "u32"),
+    DType.f32: DTypeRow(np.dtype(np.float32), 4, "f32", "f32", "f"),
+    DType.f16: DTypeRow(np.dtype(np.float16), 2, "f16", "f16", "h", feature="shader-f16", extension="f16",
+                        wide=DType.f32),
+    DType.i32: DTypeRow(np.dtype(np.int32), 4, "i32", "i32", "i"),
+    DType.u32: DTypeRow(np.dtype(np.uint32), 4, "u32", "u32", "u"),
     # NOTE: bool is stored as 4 bytes: WGSL storage buffers have no 1-byte type.
     DType.bool: DTypeRow(np.dtype(np.bool_), 4, "u32", "bool"),
 }
@@ -114,32 +127,136 @@ _FROM_NUMPY = {("f", 4): DType.f32, ("f", 8): DType.f32, ("f", 2): DType.f16, ("
 _FROM_PYTHON = {float: DType.f32, int: DType.i32, bool: DType.bool}
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    """A symbolic dimension, `fg.dim("T", max=2048)`: any size from 1 to `max`.
+
+    It stands in a Spec's shape where a size is known only at call time (the tokens of a
+    prompt). One trace and one compiled program serve every value: buffers are planned at
+    `max`, kernels read the value from a uniform buffer, and a call takes it from the
+    arguments' shapes. Two Dims are one symbol when name and max agree; a graph may not hold
+    two of one name with different maxima. It prints as its name: `f32[T,64]`. An operand of
+    fgrad's functions and Tensor operators (`x / T`, `fg.arange(T)`) is its value at call time.
+    """
+
+    name: str
+    max: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _IDENTIFIER.fullmatch(self.name):
+            raise ShapeError(f"dim: the name {self.name!r} must be an identifier: letters, digits and _, a letter first")
+        if not isinstance(self.max, (int, np.integer)) or isinstance(self.max, (bool, np.bool_)) \
+                or not 1 <= self.max < 2**31:
+            raise ShapeError(f"dim: the max of {self.name}, {self.max!r}, must be an integer from 1 to {2**31 - 1}")
+        object.__setattr__(self, "max", int(self.max))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+
+def _is_size(d: Any) -> bool:
+    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 1
+
+
+def dims_in(value: Any) -> Iterator[Dim]:
+    """The Dims in a static value: a Dim, a Spec's shape, or tuples of them (node params)."""
+    if isinstance(value, Dim):
+        yield value
+    elif isinstance(value, Spec):
+        yield from (d for d in value.shape if isinstance(d, Dim))
+    elif type(value) is tuple:
+        for v in value:
+            yield from dims_in(v)
+
+
+def resolve(value: Any, values: Mapping[str, int]) -> Any:
+    """A static value (a shape, a Spec, node params) with each Dim replaced by its value in `values`."""
+    if isinstance(value, Dim):
+        return values[value.name]
+    if isinstance(value, Spec):
+        return value.resolve(values)
+    if type(value) is tuple:
+        return tuple(resolve(v, values) for v in value)
+    return value
+
+
+def symbols_of(values: Iterable[Any]) -> tuple[Dim, ...]:
+    """The Dims in `values` (specs, shapes, params), each once, in order of first appearance.
+    Two of one name with different maxima are a ShapeError."""
+    found: dict[str, Dim] = {}
+    for d in dims_in(tuple(values)):
+        if found.setdefault(d.name, d) != d:
+            raise ShapeError(f"the symbol {d.name} is given two maxima, {found[d.name].max} and {d.max}: one name, "
+                             "one symbol")
+    return tuple(found.values())
+
+
 @register_leaf
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """Static shape and dtype of a value."""
+    """Static shape and dtype of a value. A size may be a symbol (Dim): the spec then stands for
+    every shape the symbol's values give, and has no fixed `size` (`max_size` plans buffers)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | Dim, ...]
     dtype: DType
 
     def __post_init__(self) -> None:
         shape = tuple(self.shape)
-        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 1 for d in shape):
-            raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty)")
-        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        if not all(isinstance(d, Dim) or _is_size(d) for d in shape):
+            raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty) "
+                             "or symbols (fg.dim)")
+        object.__setattr__(self, "shape", tuple(d if isinstance(d, Dim) else int(d) for d in shape))
         object.__setattr__(self, "dtype", DType.named(self.dtype))
+        if any(isinstance(d, Dim) for d in shape):
+            symbols_of(shape)
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
     @property
+    def symbols(self) -> tuple[Dim, ...]:
+        """The symbolic dimensions of the shape, each once, in order."""
+        return tuple(dict.fromkeys(d for d in self.shape if isinstance(d, Dim)))
+
+    @property
+    def max_shape(self) -> tuple[int, ...]:
+        """The shape with each symbol at its maximum: what a buffer holding the value is planned for."""
+        return tuple(d.max if isinstance(d, Dim) else d for d in self.shape)
+
+    @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        """The number of elements. A symbolic spec has no fixed number (a ShapeError): see `max_size`."""
+        if self.symbols:
+            raise ShapeError(f"{self} has no fixed size: it follows the symbol {self.symbols[0]} "
+                             f"(at most {self.max_size} elements)")
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:
+        """Bytes in a device buffer. A symbolic spec has no fixed number (a ShapeError): see `max_nbytes`."""
         return self.size * self.dtype.itemsize
+
+    @property
+    def max_size(self) -> int:
+        """The number of elements with each symbol at its maximum (`size` for a spec without symbols)."""
+        return math.prod(self.max_shape)
+
+    @property
+    def max_nbytes(self) -> int:
+        """Bytes of a device buffer for the value with each symbol at its maximum."""
+        return self.max_size * self.dtype.itemsize
+
+    def resolve(self, values: Mapping[str, int]) -> Spec:
+        """The concrete spec with each symbol at its value in `values` (by name)."""
+        if not self.symbols:
+            return self
+        return Spec(tuple(values[d.name] if isinstance(d, Dim) else d for d in self.shape), self.dtype)
 
     def __str__(self) -> str:
         return f"{self.dtype}[{','.join(map(str, self.shape))}]"
@@ -343,8 +460,28 @@ class Graph:
     def out_specs(self) -> tuple[Spec, ...]:
         return tuple(self.nodes[i].spec for i in self.outputs)
 
+    @property
+    def symbols(self) -> tuple[Dim, ...]:
+        """The symbolic dimensions of the inputs' shapes, each once, in input order: those a call
+        takes the values of from its arguments (`check_symbols`: no node has another)."""
+        return symbols_of(self.in_specs)
+
     def __str__(self) -> str:
         return format_graph(self)
+
+
+def check_symbols(graph: Graph) -> None:
+    """Refuse, naming the node, a graph that uses a symbol no input's shape has (no call could
+    give its value) or one name with two maxima."""
+    known = {d.name: d for d in graph.symbols}
+    for node in graph.nodes:
+        for d in (*dims_in(node.spec), *dims_in(node.params)):
+            if known.get(d.name, d) != d:
+                raise ShapeError(f"{node.op}: the symbol {d.name} is given two maxima, {known[d.name].max} and "
+                                 f"{d.max}: one name, one symbol", node.site)
+            if d.name not in known:
+                raise ShapeError(f"{node.op}: the symbol {d.name} is in no argument's shape, so no call can give its "
+                                 "value; give an argument an axis of that size", node.site)
 
 
 def _format_param(value: Any) -> str:
@@ -356,7 +493,8 @@ def _format_param(value: Any) -> str:
 def format_graph(graph: Graph) -> str:
     """A listing in the spirit of a jaxpr: one node a line, `%id` names."""
     args = ", ".join(f"%{i}: {graph.nodes[i].spec} {graph.nodes[i].attrs['name']}" for i in graph.inputs)
-    lines = [f"graph({args}) {{"]
+    bounds = ", ".join(f"{d} <= {d.max}" for d in graph.symbols)
+    lines = [f"graph({args}) {{" + (f"  # {bounds}" if bounds else "")]
     for i, node in enumerate(graph.nodes):
         if node.op == input_p.name:
             continue
@@ -370,13 +508,19 @@ def format_graph(graph: Graph) -> str:
     return "\n".join(lines)
 
 
-I32 = np.iinfo(np.int32)  # the range of fgrad's integer type
+I32 = np.iinfo(np.int32)  # the range of fgrad's default integer type
 
 
-def fits_i32(values: Any) -> bool:
-    """Whether the integers `values` (a number or an array) all lie in i32's range."""
+def fits(values: Any, dtype: DType) -> bool:
+    """Whether the numbers `values` (a number or an array) all lie in the range of `dtype`, an
+    integer dtype (any value fits a float or bool dtype: conversion rounds or tests it)."""
+    if not dtype.is_int:
+        return True
     values = np.asarray(values)
-    return not values.size or bool(I32.min <= values.min() and values.max() <= I32.max)
+    if not values.size:
+        return True
+    info = np.iinfo(dtype.np)
+    return bool(info.min <= values.min() and values.max() <= info.max)
 
 
 

@@ -20,6 +20,7 @@ import wgpu
 from fgrad.errors import InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Kernel
+from fgrad.lower.kinds import Contraction, kind_of
 from fgrad.pytree import flatten, unflatten
 from fgrad.runtime import Array, Executable
 from fgrad.trace import user_site
@@ -57,14 +58,17 @@ class Profile:
         return "\n".join(lines)
 
 
-def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...]) -> tuple[int, int]:
-    """(FLOPs of the matmuls in a kernel, bytes it reads and writes)."""
+def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...], values: dict[str, int]) -> tuple[int, int]:
+    """(FLOPs of the matrix products in a kernel, bytes it reads and writes) when the symbols
+    have `values`."""
     flops = 0
     for i in kernel.nodes:
         node = graph.nodes[i]
-        if node.op == "matmul":
-            flops += 2 * node.spec.size * graph.nodes[node.inputs[0]].spec.shape[-1]
-    nbytes = sum(specs[b].nbytes for b in (*kernel.reads, *kernel.writes))
+        kind = kind_of(node)
+        if isinstance(kind, Contraction) and kind.tiled:  # a multiply and an add per value folded
+            inputs = (graph.nodes[j].spec.resolve(values) for j in node.inputs)
+            flops += 2 * node.spec.resolve(values).size * kind.folds(node, *inputs)
+    nbytes = sum(specs[b].resolve(values).nbytes for b in (*kernel.reads, *kernel.writes))
     return flops, nbytes
 
 
@@ -86,7 +90,7 @@ def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
     total = float(seconds.sum()) or math.inf
     rows = []
     for k, t in zip(exe.program.kernels, seconds):
-        flops, nbytes = kernel_work(exe.graph, k, exe.program.specs)
+        flops, nbytes = kernel_work(exe.graph, k, exe.program.specs, exe.values)
         rows.append(KernelTime(k.name, float(t), float(t) / total, flops, nbytes))
     return Profile(tuple(rows), "timestamps" if timestamps else "host timing")
 

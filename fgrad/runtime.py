@@ -28,12 +28,12 @@ import wgpu
 
 from fgrad import numpy as ops
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
-from fgrad.ir import DType, Graph, HasSpec, Spec
+from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
-from fgrad.trace import check_i32_range
-from fgrad.typecheck import check_args
-from fgrad.lower import Kernel, Limits, Program, disk_cache, lower
-from fgrad.lower.program import buffer_bytes
+from fgrad.trace import check_int_range
+from fgrad.typecheck import check_args, symbol_values
+from fgrad.lower import Limits, Program, disk_cache, lower
+from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, user_site
 
@@ -44,6 +44,7 @@ except ImportError:  # another wgpu backend: the public API does the same, a lit
     _native = None
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+_UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 CHUNK = 64  # dispatches per submitted command buffer: a long step starts on the GPU while it is recorded
 
 
@@ -153,7 +154,9 @@ def _open(wanted: str | None) -> Device:
         if cpu and not wanted:
             warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}",
                           RuntimeWarning, stacklevel=3)
-        features = [f for f in ("timestamp-query",) if f in adapter.features]  # for fg.profile
+        # timestamps for fg.profile; what dtypes need (shader-f16), where the adapter has it
+        wanted = ["timestamp-query", *sorted({row.feature for row in DTYPES.values()} - {None})]
+        features = [f for f in wanted if f in adapter.features]
         device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
         _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192))
     return _OPENED[k]
@@ -175,8 +178,9 @@ class Array(HasSpec):
     run on the device and return new Arrays, as a JAX array's do: each is the
     public fgrad function a traced Tensor's operator calls, compiled once per
     function, static arguments and operand specs. NumPy arrays and Python
-    numbers beside an Array are operands of that program (a number counts as
-    its own dtype, f32, i32 or bool, as in a trace); an integral exponent
+    numbers beside an Array are operands of that program (a Python int or
+    float is weakly typed, as in a trace: it takes the Array's dtype where
+    that is of its kind or higher, so `u32 + 1` is u32 and `f16 * 0.5` f16); an integral exponent
     (`a ** 2`) stays static, exact for negative bases. A traced Tensor among
     the operands, or any use inside a trace, goes to the trace, which records
     the Array as a constant.
@@ -211,8 +215,8 @@ class Array(HasSpec):
         """The value on the host (read through a reusable staging buffer, then kept)."""
         self.check_live("numpy()", user_site())
         if self._host is None:
-            stored = np.frombuffer(self.device.read(self.buffer, self.spec.nbytes),
-                                   np.uint32 if self.dtype is DType.bool else self.dtype.np)
+            stored = np.frombuffer(self.device.read(self.buffer, words(self.spec.nbytes)),
+                                   np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]
             # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
             self._host = (stored != 0 if self.dtype is DType.bool else stored.copy()).reshape(self.shape)
             self._host.flags.writeable = False
@@ -315,7 +319,7 @@ def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> An
     def build() -> Executable:
         return compile(trace_function(functools.partial(fn, **static), operands)[0], device)
 
-    def refused(e: Exception) -> Exception:  # an ndarray of a dtype fgrad lacks (float16, complex) beside the Array
+    def refused(e: Exception) -> Exception:  # an ndarray of a dtype fgrad lacks (complex, say) beside the Array
         return type(e)(f"{fn.__name__}: {e}", user_site()) if isinstance(e, FgradError) else e
 
     exe = _EAGER.product(operands, (fn, tuple(sorted(static.items())), id(device)), build, refused)
@@ -326,8 +330,11 @@ def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[
     def method(self: Array, other: Any) -> Any:
         if not isinstance(other, _OPERAND):
             return NotImplemented  # Python then tries the other side, or names both types
+        if type(other) in (int, float):  # weakly typed, as in a trace: an operand of the dtype it takes here
+            other = ops.asarray(other, ops.result_dtype(self, other))
         return _on_device(fn, other, self) if reflected else _on_device(fn, self, other)
 
+    method.__code__ = method.__code__.replace(co_name=fn.__name__)  # errors name `add`, as on a Tensor
     return method
 
 
@@ -348,15 +355,19 @@ def _shape_args(args: tuple[Any, ...]) -> Hashable:
     return _static(ops._varargs_shape(args))
 
 
+def _no_out(name: str, out: Any) -> None:
+    """NumPy's `out=`, which an immutable Array cannot honour."""
+    if out is not None:
+        raise InputError(f"{name}: out= is not supported: an Array is immutable; use the Array returned", user_site())
+
+
 def _reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The method `a.sum(...)` (`mean`, `max`, `min`) with ndarray's signature, which NumPy's functions call
-    (`np.sum(a)` is `a.sum(axis=None, out=None)`): `dtype` casts first, as NumPy does; `out` cannot be
-    honoured by an immutable Array."""
+    """The method `a.sum(...)` (`mean`, `max`, `min`, `argmax`, `argmin`) with ndarray's signature, which
+    NumPy's functions call (`np.sum(a)` is `a.sum(axis=None, out=None)`): `dtype` casts first, as NumPy
+    does; `out` cannot be honoured by an immutable Array."""
 
     def reduce(self: Array, axis: Any, dtype: Any, out: Any, keepdims: bool) -> Any:
-        if out is not None:
-            raise InputError(f"{fn.__name__}: out= is not supported: an Array is immutable; use the Array returned",
-                             user_site())
+        _no_out(fn.__name__, out)
         x = self if dtype is None else self.astype(dtype)
         return _on_device(fn, x, axis=_static(axis), keepdims=keepdims)
 
@@ -420,6 +431,12 @@ def _setitem(self: Array, key: Any, value: Any) -> None:
     raise InputError(IMMUTABLE.format(what=f"an Array {self.spec}"), user_site())
 
 
+def _cumsum(self: Array, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """a.cumsum(...) with ndarray's signature, which `np.cumsum(a)` calls."""
+    _no_out("cumsum", out)
+    return _on_device(ops.cumsum, self, axis=axis, dtype=dtype)
+
+
 Array.__setitem__ = _setitem  # type: ignore[attr-defined]
 Array.T = property(lambda x: _on_device(ops.transpose, x))  # type: ignore[attr-defined]
 Array.reshape = lambda x, *shape: _on_device(ops.reshape, x, shape=_shape_args(shape))  # type: ignore[attr-defined]
@@ -427,7 +444,8 @@ Array.transpose = lambda x, *axes: _on_device(  # type: ignore[attr-defined]
     ops.transpose, x, axes=_shape_args(axes) if axes else None)
 Array.astype = lambda x, dtype: _on_device(ops.astype, x, dtype=dtype)  # type: ignore[attr-defined]
 Array.squeeze = lambda x, axis=None: _on_device(ops.squeeze, x, axis=_static(axis))  # type: ignore[attr-defined]
-for _fn in (ops.sum, ops.mean, ops.max, ops.min):
+Array.cumsum = _cumsum  # type: ignore[attr-defined]
+for _fn in (ops.sum, ops.mean, ops.max, ops.min, ops.argmax, ops.argmin):
     setattr(Array, _fn.__name__, _reduction(_fn))
 del _name_, _fn
 
@@ -450,6 +468,21 @@ def _pipeline(device: Device, kernel: Any) -> Any:
     return device.pipelines[key]
 
 
+def _check_features(program: Program, device: Device) -> None:
+    """Refuse, before anything runs, a program computing values of a dtype whose WGSL needs an
+    adapter feature (f16: shader-f16) that the device lacks, naming the first such node."""
+    graph = program.graph
+    for i in sorted({j for k in program.kernels for n in k.nodes for j in (n, *graph.nodes[n].inputs)}):
+        node = graph.nodes[i]
+        feature = node.spec.dtype.row.feature
+        if feature is not None and feature not in device.device.features:
+            raise CompileError(
+                f"compile: {' '.join([node.op, *([node.attrs['name']] if 'name' in node.attrs else [])])} "
+                f"{node.spec} computes {node.spec.dtype} values, whose WGSL needs the adapter "
+                f"feature {feature!r}, which the adapter {device.name} does not have; convert to a dtype it "
+                f"has (x.astype('f32')) or choose an adapter with {feature!r} (FGRAD_ADAPTER)", node.site)
+
+
 def _validation_message(kernel: Any, error: str) -> str:
     lines = kernel.wgsl.splitlines()
     found = re.search(r"wgsl:(\d+):(\d+)", error)
@@ -470,6 +503,12 @@ class Executable:
     Every result is a new Array with a buffer of its own (the plan copies a
     result that repeats another, or is a constant or an argument not donated),
     so no later call writes what an earlier one returned.
+
+    A graph with symbolic dimensions (fg.dim) compiles once for all their values: each call
+    reads them off the arguments' shapes (`values`), writes them to the one uniform buffer the
+    kernels read them from and dispatches each kernel's grid for them (`grids`); the buffers
+    are those of the symbols' maxima, so a call allocates nothing but its results, which have
+    the call's shapes.
     """
 
     def __init__(self, program: Program, device: Device | None = None, source: Graph | None = None):
@@ -479,6 +518,7 @@ class Executable:
         self.device = device or default_device()
         self.capturing: dict[tuple[str, ...] | None, Executable] = {}
         dev = self.device.device
+        _check_features(program, self.device)
         self.pipelines = [_pipeline(self.device, k) for k in program.kernels]
         self.resident: dict[int, Any] = {}  # scratch and constant buffers, made once
         for b, buf in enumerate(program.buffers):
@@ -487,6 +527,13 @@ class Executable:
             elif buf.kind == "constant":
                 self.resident[b] = dev.create_buffer_with_data(data=buf.data, usage=STORAGE)
         self.uploads: dict[int, Any] = {}  # input buffer -> the buffer host values are written into
+        # A symbolic program's kernels read the symbols' values from one uniform buffer, written
+        # when a call brings new ones, with each kernel's grid for them (at the maxima until then).
+        self.sizes = dev.create_buffer(size=-(-4 * len(program.symbols) // 16) * 16, usage=_UNIFORM) \
+            if program.symbols else None
+        self.values: dict[str, int] = {}
+        self.grids = [k.grid for k in program.kernels]
+        self.out_specs = [program.specs[b] for b in program.outputs]  # the results' specs at those values
         self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
         self.bound_sets = [frozenset(b) for b in self.bindings]
@@ -507,8 +554,8 @@ class Executable:
 
     def _bind_group(self, k: int, buffers: dict[int, Any]) -> Any:
         kernel = self.program.kernels[k]
-        entries = [{"binding": n, "resource": {"buffer": buffers[b], "offset": 0, "size": buffers[b].size}}
-                   for n, b in enumerate((*kernel.reads, *kernel.writes))]
+        bound = [buffers[b] for b in (*kernel.reads, *kernel.writes)] + ([self.sizes] if kernel.sized else [])
+        entries = [{"binding": n, "resource": {"buffer": x, "offset": 0, "size": x.size}} for n, x in enumerate(bound)]
         return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
 
     def __call__(self, *args: Any, captures: bool | Sequence[str] = False, **keywords: Any) -> Any:
@@ -537,7 +584,7 @@ class Executable:
             if isinstance(leaves[k], Array):
                 leaves[k].donated = f"to a compiled call at {site}"
         # The plan gives every result a buffer of its own: each is a new Array.
-        outs = [Array(buffers[b], self.program.specs[b], self.device) for b in self.program.outputs]
+        outs = [Array(buffers[b], spec, self.device) for b, spec in zip(self.program.outputs, self.out_specs)]
         return unflatten(self.graph.out_tree, outs)
 
     def bind(self, args: tuple[Any, ...], site: str | None = None) -> tuple[dict[int, Any], list[Any]]:
@@ -546,6 +593,8 @@ class Executable:
         who = "compiled function"
         leaves = check_args(self.graph, args, who, site)
         dev = self.device.device
+        if self.sizes is not None:
+            self.resize(symbol_values(self.graph, leaves, who, site))
         buffers = dict(self.resident)
         donated = set(self.program.donated)
         returned = set(self.program.outputs)
@@ -566,14 +615,26 @@ class Executable:
             if b in returned:  # the caller keeps what is returned: no shared upload buffer
                 buffers[b] = dev.create_buffer_with_data(data=data, usage=STORAGE)
                 continue
-            if b not in self.uploads:
-                self.uploads[b] = dev.create_buffer(size=max(len(data), 4), usage=STORAGE)
+            if b not in self.uploads:  # planned at the symbols' maxima: a value of any size fits
+                self.uploads[b] = dev.create_buffer(size=max(self.program.buffers[b].size, 4), usage=STORAGE)
             dev.queue.write_buffer(self.uploads[b], 0, data)
             buffers[b] = self.uploads[b]
         for b, buf in enumerate(self.program.buffers):
-            if buf.kind == "output":
-                buffers[b] = dev.create_buffer(size=buf.size, usage=STORAGE)
+            if buf.kind == "output":  # a result of the call's shape (smaller than the plan's where symbols are)
+                size = max(self.program.specs[b].resolve(self.values).nbytes, 4) if self.values else buf.size
+                buffers[b] = dev.create_buffer(size=size, usage=STORAGE)
         return buffers, leaves
+
+    def resize(self, values: dict[str, int]) -> None:
+        """Make the next dispatches run at these values of the symbols: write them to the uniform
+        buffer the kernels read them from (nothing is allocated), and find each kernel's grid."""
+        if values == self.values:
+            return
+        data = np.array([values[d.name] for d in self.program.symbols], np.int32).tobytes()
+        self.device.device.queue.write_buffer(self.sizes, 0, data)
+        self.values = values
+        self.grids = [k.grid_at(values) for k in self.program.kernels]
+        self.out_specs = [self.program.specs[b].resolve(values) for b in self.program.outputs]
 
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
         """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)
@@ -583,7 +644,9 @@ class Executable:
         self.encode(encoder, buffers, start, stop)
         if stop == len(self.program.kernels):
             for source, target in self.program.copies:
-                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, self.program.buffers[target].size)
+                size = self.program.specs[target].resolve(self.values).nbytes if self.values else \
+                    self.program.buffers[target].size
+                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, size)
         return encoder.finish()
 
     def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,
@@ -592,8 +655,7 @@ class Executable:
         a wgpu command encoder: in one compute pass, or, given a timestamp query set (two entries per
         kernel), each kernel k in a pass of its own that writes timestamp 2k before it and 2k + 1 after."""
         stop = len(self.program.kernels) if stop is None else stop
-        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop],
-                        self.program.kernels[start:stop]))
+        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
         if timestamps is None:
             compute = encoder.begin_compute_pass()
             _dispatch(compute, work)
@@ -628,20 +690,20 @@ class Executable:
         return self.groups[k][1]
 
 
-def _dispatch(compute: Any, work: list[tuple[Any, Any, Kernel]]) -> None:
-    """Set each (pipeline, bind group, kernel) of `work` in a compute pass and dispatch the kernel's grid."""
+def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -> None:
+    """Set each (pipeline, bind group, grid) of `work` in a compute pass and dispatch the grid."""
     if _native is not None and hasattr(compute, "_internal"):
         # NOTE: errors recorded here surface at finish() and submit(), which check them.
         handle = compute._internal
-        for pipeline, group, kernel in work:
+        for pipeline, group, grid in work:
             _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
             _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
-            _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *kernel.grid)
+            _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *grid)
     else:
-        for pipeline, group, kernel in work:
+        for pipeline, group, grid in work:
             compute.set_pipeline(pipeline)
             compute.set_bind_group(0, group)
-            compute.dispatch_workgroups(*kernel.grid)
+            compute.dispatch_workgroups(*grid)
 
 
 def device_put(tree: Any, device: Device | None = None) -> Any:
@@ -657,7 +719,7 @@ def device_put(tree: Any, device: Device | None = None) -> Any:
             spec = spec_of(x)
         except FgradError as e:
             raise type(e)(f"device_put: {e}", site) from None
-        check_i32_range(x, spec, "device_put: a value", site)
+        check_int_range(x, spec, "device_put: a value", site)
         data = buffer_bytes(x, spec.dtype)
         return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
 

@@ -32,7 +32,7 @@ from fgrad.errors import (
     ShapeError,
     TraceError,
 )
-from fgrad.ir import Const, DType, Graph, HasSpec, Node, Spec, constant_p, fits_i32, input_p
+from fgrad.ir import Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, symbols_of, fits, input_p
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -155,10 +155,20 @@ class Tensor(HasSpec):
     def __len__(self) -> int:
         if not self.shape:
             raise TraceError(f"len() of a 0-d Tensor {self.spec}", user_site())
+        if isinstance(self.shape[0], Dim):
+            raise TraceError(f"len() of a Tensor {self.spec}: its first axis is the symbol {self.shape[0]}, whose "
+                             "value is known only at call time; read x.shape[0] for the symbol itself", user_site())
         return self.shape[0]
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
+
+    @property
+    def size(self) -> int:
+        try:
+            return self.spec.size
+        except ShapeError as e:  # a symbolic shape: no fixed number
+            raise ShapeError(str(e), user_site()) from None
 
     def __repr__(self) -> str:
         return f"Tensor({self.spec}, %{self.id})"
@@ -224,7 +234,20 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     except FgradError as e:
         # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.
         message = str(e) if str(e).startswith(f"{op.name}:") else f"{user_call()}: {e}"
+        if trace is not None:  # one name with two maxima shows in a rule as shapes that differ: say why
+            try:
+                symbols_of((*(t.spec for t in tensors), *params.values()))
+            except ShapeError as conflict:
+                message = f"{op.name}: {conflict}"
         raise type(e)(message, site) from None
+    except TypeError as e:  # a rule doing arithmetic on a size it takes for an int
+        symbol = next(dims_in((*(t.spec for t in tensors), *params.values())), None)
+        if symbol is None:
+            raise
+        if trace is None:
+            raise ShapeError(f"{op.name}: the symbol {symbol} has a value only inside a traced function", site) from None
+        shown = ", ".join(str(t.spec) for t in tensors)
+        raise ShapeError(f"{op.name}: does not support the symbol {symbol} in {shown or params} ({e})", site) from None
     return trace.add(Node(op.name, tuple(t.id for t in tensors), tuple(sorted(params.items())), spec, site))
 
 
@@ -394,7 +417,7 @@ def trace_function(
                 leaf = t.lift(leaf)
             if not isinstance(leaf, Tensor):  # a number or array returned as it is: a constant
                 spec = spec_of(leaf, path)
-                check_i32_range(leaf, spec, f"trace: the value returned at {path}", site)
+                check_int_range(leaf, spec, f"trace: the value returned at {path}", site)
                 leaf = constant(leaf, spec.dtype)
             outputs.append(leaf.id)
     finally:
@@ -406,6 +429,7 @@ def trace_function(
         input_ids += [t.lift(c).id for c in t.closed_over]
     nodes = _with_unique_names(t.nodes, input_ids)
     graph = Graph(nodes, tuple(input_ids), tuple(outputs), arg_tree, out_tree, tuple(t.captures.items()))
+    check_symbols(graph)
     return graph, t.closed_over
 
 
@@ -431,18 +455,28 @@ def _with_unique_names(nodes: list[Node], inputs: list[int]) -> tuple[Node, ...]
     return tuple(out)
 
 
-def spec(shape: int | tuple[int, ...] | list[int], dtype: str | DType = "f32") -> Spec:
-    """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`."""
+def spec(shape: int | Dim | tuple[int | Dim, ...] | list[int | Dim], dtype: str | DType = "f32") -> Spec:
+    """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`; a size may be a
+    symbol: `fg.spec((fg.dim("T", 2048), 64))`."""
     try:
         if isinstance(shape, np.ndarray):  # an array of sizes: a 0-d one is one size
             shape = shape.tolist()
-        if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
-            return Spec((int(shape),), DType.named(dtype))
+        if isinstance(shape, Dim) or isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+            return Spec((shape,), DType.named(dtype))
         if isinstance(shape, (str, dict)) or not isinstance(shape, Iterable):
             raise ShapeError(f"invalid shape {shape!r}: expected an integer or a tuple of integers")
         return Spec(tuple(shape), DType.named(dtype))
     except (ShapeError, DTypeError) as e:
         raise type(e)(f"spec: {e}", user_site()) from None
+
+
+def dim(name: str, max: int) -> Dim:
+    """A symbolic dimension for a Spec's shape: `fg.spec((fg.dim("T", max=2048), 64))` traces and
+    compiles once for every size of that axis from 1 to `max` (see `Dim`)."""
+    try:
+        return Dim(name, max)
+    except ShapeError as e:
+        raise ShapeError(str(e), user_site()) from None
 
 
 def require_graph(value: Any, who: str, hint: str | None = None) -> None:
@@ -469,7 +503,8 @@ def expose_captures(graph: Graph, names: Sequence[str] | None = None, site: str 
     return Graph(graph.nodes, graph.inputs, tuple(leaves), graph.in_tree, tree, graph.captures)
 
 
-def check_i32_range(value: Any, spec: Spec, what: str, site: str | None) -> None:
-    """Refuse host integers (int64, say) that do not fit the i32 they are for."""
-    if spec.dtype is DType.i32 and not fits_i32(value):
-        raise InputError(f"{what} has values outside the i32 range", site)
+def check_int_range(value: Any, spec: Spec, what: str, site: str | None) -> None:
+    """Refuse host integers (int64, uint64, a negative int for u32, say) that do not fit the
+    integer dtype they are for."""
+    if not fits(value, spec.dtype):
+        raise InputError(f"{what} has values outside the {spec.dtype} range", site)

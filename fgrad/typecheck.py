@@ -3,12 +3,15 @@ arguments against a graph's inputs."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from fgrad.errors import DTypeError, GraphError, InputError
-from fgrad.ir import PRIMITIVES, DType, Graph, input_p
+import numpy as np
+
+from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
+from fgrad.ir import PRIMITIVES, Dim, DType, Graph, check_symbols, input_p
 from fgrad.pytree import first_difference, flatten, split_path
-from fgrad.trace import check_i32_range, require_graph
+from fgrad.trace import check_int_range, require_graph
 
 
 def typecheck(graph: Graph) -> Graph:
@@ -22,6 +25,10 @@ def typecheck(graph: Graph) -> Graph:
         node = graph.nodes[i]
         return GraphError(f"typecheck: node %{i} ({node.op}) {why}", node.site)
 
+    try:
+        check_symbols(graph)
+    except ShapeError as e:
+        raise GraphError(f"typecheck: {e}") from None
     for i, node in enumerate(graph.nodes):
         if node.op not in PRIMITIVES:
             raise fail(i, "has an unknown op")
@@ -58,15 +65,16 @@ def _arg_label(graph: Graph, path: str) -> str:
 
 
 
-# Python numbers are weakly typed: an int may feed an f32 input, as in JAX.
-_WEAK_OK = {DType.f32: (bool, int, float), DType.i32: (bool, int), DType.bool: (bool,)}
+# Python numbers are weakly typed: an int may feed a float input, as in JAX (a bool any input).
+_WEAK_OK = {"f": (bool, int, float), "i": (bool, int), "u": (bool, int), "b": (bool,)}
 
 
-def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) -> list[Any]:
+def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None, float64: bool = False) -> list[Any]:
     """Check call arguments against the graph's inputs; return the leaves in input order.
 
     Raises InputError naming the first argument whose structure, shape or dtype
-    differs, and the caller's `site`.
+    differs, and the caller's `site`. With `float64` (interpret's float64 mode), a
+    float64 array fits any float input.
     """
     if len(args) != len(graph.in_tree.children):
         names = ", ".join(graph.arg_names)
@@ -75,22 +83,51 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None) 
     if tree != graph.in_tree:
         path, what = first_difference(graph.in_tree, tree)
         raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
+    symbolic = False
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
         if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
             continue
         if type(leaf) in (bool, int, float):
-            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype]
+            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype.np.kind]
             got = f"a Python {type(leaf).__name__}"
         else:
             shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
             if shape is None or dtype is None:
                 raise InputError(f"{who}: argument {name} is a {type(leaf).__name__}, expected an array {want}", site)
             try:
-                ok = tuple(shape) == want.shape and DType.of(dtype) is want.dtype
+                wide = float64 and want.dtype.is_float and np.dtype(dtype) == np.float64
+                ok = _fits(tuple(shape), want.shape) and (DType.of(dtype) is want.dtype or wide)
             except DTypeError:
                 ok = False
             got = f"{dtype}{list(shape)}".replace(" ", "")
+            symbolic = symbolic or len(want.symbols) > 0
         if not ok:
             raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
-        check_i32_range(leaf, want, f"{who}: argument {name}", site)
+        check_int_range(leaf, want, f"{who}: argument {name}", site)
+    if symbolic:
+        symbol_values(graph, leaves, who, site)
     return leaves
+
+
+def _fits(shape: tuple[int, ...], want: tuple[int | Dim, ...]) -> bool:
+    """Whether a concrete shape has `want`'s rank and fixed sizes (a symbol's value is checked apart)."""
+    return len(shape) == len(want) and all(isinstance(w, Dim) or s == w for s, w in zip(shape, want))
+
+
+def symbol_values(graph: Graph, leaves: Sequence[Any], who: str, site: str | None) -> dict[str, int]:
+    """The value of each symbol of the graph's inputs, read off the shapes of the argument leaves
+    (in input order, already checked by `check_args`). Raises InputError naming the symbol, its
+    values and the arguments where a value is above the symbol's maximum or two disagree."""
+    values: dict[str, tuple[int, str]] = {}
+    for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
+        for axis, d in enumerate(want.shape):
+            if not isinstance(d, Dim):
+                continue
+            got, at = int(np.shape(leaf)[axis]), f"{name} (axis {axis})"
+            if not 1 <= got <= d.max:
+                raise InputError(f"{who}: argument {at} gives the symbol {d} the value {got}, outside 1..{d.max}", site)
+            seen = values.setdefault(d.name, (got, at))
+            if seen[0] != got:
+                raise InputError(f"{who}: arguments disagree on the symbol {d}: {seen[1]} gives {seen[0]}, {at} gives "
+                                 f"{got}", site)
+    return {name: value for name, (value, _) in values.items()}

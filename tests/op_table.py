@@ -51,6 +51,12 @@ class Rand:
             return np.asarray(rng.integers(int(self.lo), int(self.hi), self.shape, endpoint=True), dtype=np.int32)
         if self.kind == "bool":
             return np.asarray(rng.random(self.shape) < 0.5)
+        if self.kind == "f16":
+            return np.asarray(rng.uniform(self.lo, self.hi, self.shape), dtype=np.float16)
+        if self.kind == "f16int":
+            return np.asarray(rng.integers(int(self.lo), int(self.hi), self.shape, endpoint=True), dtype=np.float16)
+        if self.kind == "u32":
+            return np.asarray(rng.integers(int(self.lo), int(self.hi), self.shape, endpoint=True), dtype=np.uint32)
         raise ValueError(self.kind)
 
     def __repr__(self) -> str:
@@ -83,6 +89,13 @@ def B(*shape: int) -> Rand:
     return Rand(shape, "bool")
 
 
+T = fg.dim("T", 8)  # the symbol of symbolic rows: inputs of 5 along it, one program for 1..8
+
+
+def S(*shape: int | fg.Dim, dtype: str = "f32") -> fg.Spec:
+    return fg.spec(shape, dtype)
+
+
 # ---------------------------------------------------------------------------
 # The table
 # ---------------------------------------------------------------------------
@@ -93,7 +106,8 @@ class Case:
     """One row: `fn` must bind primitive `prim`; `ref` is its NumPy meaning.
 
     eager: `fn` uses only fg.* functions, so it also runs eagerly on NumPy arrays
-    (with operators it would run NumPy's own). rtol/atol: f32 tolerance.
+    (with operators it would run NumPy's own). rtol/atol: f32 tolerance. specs: where given,
+    the row is traced over them (symbolic dimensions) and run on the inputs.
     """
 
     prim: str
@@ -104,6 +118,7 @@ class Case:
     eager: bool = True
     rtol: float = 1e-5
     atol: float = 1e-6
+    specs: tuple[fg.Spec, ...] | None = None
 
     @property
     def id(self) -> str:
@@ -157,6 +172,23 @@ def take_fill_ref(x, indices, fill):
     return np.where(inside, np.take(x, np.clip(indices, 0, n - 1), axis=0), fill).astype(x.dtype)
 
 
+def reverse_cumsum(x, axis):
+    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
+
+
+def dynamic_slice_ref(x, starts, sizes):
+    """jax.lax.dynamic_slice: a negative start counts from the end, then each is clamped so that the window fits."""
+    at = [min(max(s + n if s < 0 else s, 0), n - k) for s, n, k in zip(starts, x.shape, sizes)]
+    return x[tuple(slice(a, a + k) for a, k in zip(at, sizes))]
+
+
+def dynamic_update_slice_ref(x, update, starts):
+    at = [min(max(s + n if s < 0 else s, 0), n - k) for s, n, k in zip(starts, x.shape, update.shape)]
+    out = x.copy()
+    out[tuple(slice(a, a + k) for a, k in zip(at, update.shape))] = update
+    return out
+
+
 def truncate_ref(x):
     return np.trunc(x).astype(np.int32)
 
@@ -178,6 +210,11 @@ ERF_SPECIAL = np.array([np.inf, np.nan, 0.0, 1e-20, 0.75, 10.0], np.float32)
 WITH_NAN = np.array([[1, np.nan, 3, np.nan], [5, 2, 9, 1], [-1, 4, -1, np.nan]], np.float32)
 # Traced indices of a 4-row table: in range, negative in [-4, 0), and out of range both ways.
 ROWS = np.array([-1, 0, 5, -5, 3, -4, 4], dtype=np.int32)
+# Rows longer than a workgroup: ties of the largest and the smallest value in many invocations' shares
+# of the row, a row with two NaNs, one with none, one with a NaN at its end.
+LONG = np.tile(np.float32([1, 3, 3, -1, 0, -1]), (3, 50))
+LONG[0, [200, 7]] = np.nan
+LONG[2, -1] = np.nan
 
 
 OP_CASES: tuple[Case, ...] = (
@@ -194,6 +231,9 @@ OP_CASES: tuple[Case, ...] = (
     Case("iota", "arange", lambda: fg.arange(5), (), lambda: np.arange(5)),
     Case("iota", "arange-plus-input", lambda x: fg.add(x, fg.arange(4)), (F(3, 4),), lambda x: x + np.arange(4)),
     Case("iota", "causal-mask", lambda: fg.causal_mask(4), (), lambda: np.tril(np.ones((4, 4), bool))),
+    # dim_size: a symbol's value, read when the graph runs (here a mean over the symbolic axis)
+    Case("dim_size", "mean-over-symbol", lambda x: fg.mean(x, 0), (F(5, 3),), lambda x: np.mean(x, 0),
+         specs=(S(T, 3),)),
     # unary elementwise
     Case("neg", "f32", fg.neg, (F(2, 3),), np.negative),
     Case("neg", "scalar", fg.neg, (F(),), np.negative),
@@ -329,17 +369,6 @@ OP_CASES: tuple[Case, ...] = (
     Case("sum", "bool-counts", fg.sum, (B(3, 4),), lambda x: np.sum(x)),
     Case("sum", "method", lambda x: x.sum(axis=0), (F(3, 2),), lambda x: x.sum(axis=0), eager=False),
     Case("max", "all", fg.max, (F(2, 3, 4),), np.max),
-    Case("max", "argmax", lambda x: fg.argmax(x, axis=1), (F(2, 5, 3),), lambda x: np.argmax(x, 1)),
-    Case("max", "argmax-ties-first", lambda x: fg.argmax(x, axis=-1, keepdims=True), (Fi(4, 6, lo=0, hi=2),),
-         lambda x: np.argmax(x, -1)[:, None]),
-    Case("max", "argmax-flattened", fg.argmax, (Fi(3, 4, lo=0, hi=3),), np.argmax),
-    Case("max", "argmax-flattened-keepdims", lambda x: fg.argmax(x, keepdims=True), (F(2, 3),),
-         lambda x: np.argmax(x, keepdims=True)),
-    Case("max", "argmax-bool", lambda x: fg.argmax(x, axis=0), (B(5, 3),), lambda x: np.argmax(x, 0)),
-    Case("max", "argmax-nan-first", lambda x: fg.argmax(x, axis=-1), (WITH_NAN,), lambda x: np.argmax(x, -1)),
-    Case("iota", "argmin", lambda x: fg.argmin(x, axis=1), (Fi(3, 5, lo=0, hi=2),), lambda x: np.argmin(x, 1)),
-    Case("iota", "argmin-flattened-i32", fg.argmin, (I(2, 3, 2),), np.argmin),
-    Case("iota", "argmin-nan-first", lambda x: fg.argmin(x, axis=0), (WITH_NAN.T,), lambda x: np.argmin(x, 0)),
     Case("max", "axis", lambda x: fg.max(x, 0), (Fi(3, 4),), lambda x: np.max(x, 0)),
     Case("max", "tuple-keepdims", lambda x: fg.max(x, (0, -1), keepdims=True), (F(2, 3, 4),),
          lambda x: np.max(x, (0, -1), keepdims=True)),
@@ -348,6 +377,30 @@ OP_CASES: tuple[Case, ...] = (
     Case("min", "i32-all", fg.min, (I(2, 3),), np.min),
     Case("max", "method", lambda x: x.max(axis=1, keepdims=True), (F(2, 3),), lambda x: x.max(1, keepdims=True),
          eager=False),
+    # argmax / argmin: the first extreme, NaN first of all; rows past a workgroup's width fold cooperatively
+    Case("argmax", "axis", lambda x: fg.argmax(x, axis=1), (F(2, 5, 3),), lambda x: np.argmax(x, 1)),
+    Case("argmax", "ties-first", lambda x: fg.argmax(x, axis=-1, keepdims=True), (Fi(4, 6, lo=0, hi=2),),
+         lambda x: np.argmax(x, -1)[:, None]),
+    Case("argmax", "flattened", fg.argmax, (Fi(3, 4, lo=0, hi=3),), np.argmax),
+    Case("argmax", "flattened-keepdims", lambda x: fg.argmax(x, keepdims=True), (F(2, 3),),
+         lambda x: np.argmax(x, keepdims=True)),
+    Case("argmax", "scalar", fg.argmax, (F(),), np.argmax),
+    Case("argmax", "bool", lambda x: fg.argmax(x, axis=0), (B(5, 3),), lambda x: np.argmax(x, 0)),
+    Case("argmax", "i32", lambda x: fg.argmax(x, -1), (I(3, 4),), lambda x: np.argmax(x, -1)),
+    Case("argmax", "nan-first", lambda x: fg.argmax(x, axis=-1), (WITH_NAN,), lambda x: np.argmax(x, -1)),
+    Case("argmax", "long-rows", lambda x: fg.argmax(x, -1), (LONG,), lambda x: np.argmax(x, -1)),
+    Case("argmax", "long-leading-axis", lambda x: fg.argmax(x, 0), (LONG.T,), lambda x: np.argmax(x, 0)),
+    # Along the row, and broadcast back along it: the argmax joins its one-hot's kernel.
+    Case("argmax", "one-hot-of-rows", lambda x: fg.one_hot(fg.argmax(x, -1), 6), (Fi(4, 6, lo=0, hi=2),),
+         lambda x: np.eye(6)[np.argmax(x, -1)]),
+    Case("argmax", "method", lambda x: x.argmax(axis=0), (I(4, 3),), lambda x: x.argmax(axis=0), eager=False),
+    Case("argmin", "axis", lambda x: fg.argmin(x, axis=1), (Fi(3, 5, lo=0, hi=2),), lambda x: np.argmin(x, 1)),
+    Case("argmin", "flattened-i32", fg.argmin, (I(2, 3, 2),), np.argmin),
+    Case("argmin", "nan-first", lambda x: fg.argmin(x, axis=0), (WITH_NAN.T,), lambda x: np.argmin(x, 0)),
+    Case("argmin", "long-rows", lambda x: fg.argmin(x, -1, keepdims=True), (LONG,),
+         lambda x: np.argmin(x, -1, keepdims=True)),
+    Case("argmin", "long-rows-i32", lambda x: fg.argmin(x, 1), (I(2, 200),), lambda x: np.argmin(x, 1)),
+    Case("argmin", "method", lambda x: x.argmin(-1), (Fi(3, 4),), lambda x: x.argmin(-1), eager=False),
     # softmax / log_softmax
     Case("softmax", "last", fg.softmax, (F(2, 5),), softmax_ref),
     Case("softmax", "axis-0", lambda x: fg.softmax(x, 0), (F(3, 2, 2),), lambda x: softmax_ref(x, 0)),
@@ -357,6 +410,27 @@ OP_CASES: tuple[Case, ...] = (
     Case("log_softmax", "last", fg.log_softmax, (F(2, 5),), log_softmax_ref),
     Case("log_softmax", "axis-1", lambda x: fg.log_softmax(x, 1), (F(2, 3, 2),), lambda x: log_softmax_ref(x, 1)),
     Case("log_softmax", "large", fg.log_softmax, (F(3, 4, lo=80, hi=120),), log_softmax_ref),
+    # cumsum: a loop over the prefix per result; rows past a workgroup's width are scanned by a workgroup
+    # (integer-valued there, so that any order of the additions is exact)
+    Case("cumsum", "flattened", fg.cumsum, (F(2, 3),), np.cumsum),
+    Case("cumsum", "axis-0", lambda x: fg.cumsum(x, 0), (F(4, 3),), lambda x: np.cumsum(x, 0)),
+    Case("cumsum", "negative-axis", lambda x: fg.cumsum(x, -1), (F(2, 3, 5),), lambda x: np.cumsum(x, -1)),
+    Case("cumsum", "reverse", lambda x: fg.cumsum(x, 1, reverse=True), (F(3, 6),), lambda x: reverse_cumsum(x, 1)),
+    Case("cumsum", "size-1-axis", lambda x: fg.cumsum(x, 1), (F(3, 1),), lambda x: np.cumsum(x, 1)),
+    Case("cumsum", "scalar", fg.cumsum, (F(),), np.cumsum),
+    Case("cumsum", "i32", lambda x: fg.cumsum(x, 0), (I(5, 2),), lambda x: np.cumsum(x, 0)),
+    Case("cumsum", "bool-counts", lambda x: fg.cumsum(x, -1), (B(3, 4),), lambda x: np.cumsum(x, -1)),
+    Case("cumsum", "dtype", lambda x: fg.cumsum(x, dtype="f32"), (I(6),), lambda x: np.cumsum(x, dtype=np.float64)),
+    Case("cumsum", "dtype-bool-is-a-running-or", lambda x: fg.cumsum(x, 1, dtype="bool", reverse=True),
+         (Fi(3, 5, lo=0, hi=1),), lambda x: reverse_cumsum(x != 0, 1).astype(bool)),
+    Case("cumsum", "long-rows", lambda x: fg.cumsum(x, -1), (Fi(3, 300),), lambda x: np.cumsum(x, -1)),
+    Case("cumsum", "long-rows-reverse", lambda x: fg.cumsum(x, -1, reverse=True), (Fi(2, 257),),
+         lambda x: reverse_cumsum(x, -1)),
+    Case("cumsum", "long-leading-axis", lambda x: fg.cumsum(x, 0, reverse=True), (I(200, 3),),
+         lambda x: reverse_cumsum(x, 0)),
+    Case("cumsum", "long-flattened-exp", lambda x: fg.cumsum(fg.exp(x)), (Fi(4, 40, lo=0, hi=1),),
+         lambda x: np.cumsum(np.exp(x)), rtol=1e-6),
+    Case("cumsum", "method", lambda x: x.cumsum(0), (F(3, 2),), lambda x: x.cumsum(0), eager=False),
     # shapes
     Case("reshape", "shape", lambda x: fg.reshape(x, (4, 3)), (F(2, 6),), lambda x: np.reshape(x, (4, 3))),
     Case("reshape", "minus-one", lambda x: fg.reshape(x, (-1, 2)), (F(2, 3, 2),), lambda x: np.reshape(x, (-1, 2))),
@@ -440,6 +514,36 @@ OP_CASES: tuple[Case, ...] = (
          lambda u, i: scatter_add_ref(u, i, 4), eager=False),
     Case("scatter_add", "traced-out-of-range-clip", lambda u, i: fg.scatter_add(u, i, 4, axis=1, mode="clip"),
          (F(2, 7), ROWS), lambda u, i: scatter_add_ref(u, np.clip(i, 0, 3), 4, axis=1)),
+    # dynamic_slice / dynamic_update_slice: starts (static, traced, or one traced array) count from the end
+    # when negative and are clamped so that the window fits
+    Case("dynamic_slice", "static-starts", lambda x: fg.dynamic_slice(x, (1, 2), (2, 2)), (F(4, 5),),
+         lambda x: x[1:3, 2:4]),
+    Case("dynamic_slice", "traced-starts", lambda x, i, j: fg.dynamic_slice(x, (i, j), (2, 3)),
+         (F(4, 5), I(lo=0, hi=2), I(lo=0, hi=2)), lambda x, i, j: dynamic_slice_ref(x, (i, j), (2, 3))),
+    Case("dynamic_slice", "traced-clamped", lambda x, i, j: fg.dynamic_slice(x, (i, j), (2, 3)),
+         (F(4, 5), np.int32(3), np.int32(-7)), lambda x, i, j: dynamic_slice_ref(x, (i, j), (2, 3))),
+    Case("dynamic_slice", "traced-negative", lambda x, i, j: fg.dynamic_slice(x, (i, j), (2, 2)),
+         (F(4, 5), np.int32(-2), np.int32(-1)), lambda x, i, j: dynamic_slice_ref(x, (i, j), (2, 2))),
+    Case("dynamic_slice", "traced-full-axis", lambda x, i, j: fg.dynamic_slice(x, (i, j), (2, 5)),
+         (F(4, 5), np.int32(1), np.int32(4)), lambda x, i, j: dynamic_slice_ref(x, (i, j), (2, 5))),
+    Case("dynamic_slice", "array-starts-full-axis", lambda x, s: fg.dynamic_slice(x, s, (1, 3, 2)),
+         (I(2, 3, 4), np.int32([1, 5, -3])), lambda x, s: dynamic_slice_ref(x, s, (1, 3, 2))),
+    Case("dynamic_slice", "u32-start", lambda x, i: fg.dynamic_slice(x, (i, 1), (2, 2)),
+         (F(4, 5), np.uint32(2**32 - 1)), lambda x, i: dynamic_slice_ref(x, (i, 1), (2, 2))),
+    Case("dynamic_slice", "bool-mixed-starts", lambda x, i: fg.dynamic_slice(x, (i, 1), (1, 2)),
+         (B(3, 4), np.int32(9)), lambda x, i: dynamic_slice_ref(x, (i, 1), (1, 2))),
+    Case("dynamic_update_slice", "static-starts", lambda x, u: fg.dynamic_update_slice(x, u, (1, 0)),
+         (F(4, 3), F(2, 3)), lambda x, u: dynamic_update_slice_ref(x, u, (1, 0))),
+    Case("dynamic_update_slice", "traced-clamped", lambda x, u, i, j: fg.dynamic_update_slice(x, u, (i, j)),
+         (F(4, 5), F(2, 2), np.int32(3), np.int32(-1)), lambda x, u, i, j: dynamic_update_slice_ref(x, u, (i, j))),
+    Case("dynamic_update_slice", "traced-starts", lambda x, u, i: fg.dynamic_update_slice(x, u, (0, i, 0)),
+         (F(2, 5, 3), F(2, 2, 3), I(lo=-6, hi=6)), lambda x, u, i: dynamic_update_slice_ref(x, u, (0, i, 0))),
+    Case("dynamic_update_slice", "traced-full-axis", lambda x, u, i, j: fg.dynamic_update_slice(x, u, (i, j)),
+         (F(4, 3), F(2, 3), np.int32(-1), np.int32(2)), lambda x, u, i, j: dynamic_update_slice_ref(x, u, (i, j))),
+    Case("dynamic_update_slice", "whole", lambda x, u: fg.dynamic_update_slice(x, u, (2,)), (I(3), I(3)),
+         lambda x, u: u),
+    Case("dynamic_update_slice", "bool", lambda x, u, i: fg.dynamic_update_slice(x, u, (i,)),
+         (B(5), B(2), I(lo=-6, hi=6)), lambda x, u, i: dynamic_update_slice_ref(x, u, (i,))),
 )
 
 
@@ -513,7 +617,286 @@ API_CASES: tuple[Case, ...] = (
     Case("where", "scalar-cond", fg.where, (B(), F(2), F(2)), np.where),
     Case("where", "f32-cond-scalars", lambda c: fg.where(c, 1, -1), (Fi(5, lo=-1, hi=1),),
          lambda c: np.where(c != 0, 1, -1)),
+    # symbolic dimensions: traced over T (max 8), run at 5
+    Case("dim_size", "symbol-as-number", lambda x: x / x.shape[0] + x.shape[0], (F(5, 3),), lambda x: x / 5 + 5,
+         eager=False, specs=(S(T, 3),)),
+    Case("add", "symbolic-bcast", fg.add, (F(5, 3), F(3)), np.add, specs=(S(T, 3), S(3))),
+    Case("reshape", "symbolic-split", lambda x: fg.reshape(x, (x.shape[0], 2, 3)), (F(5, 6),),
+         lambda x: x.reshape(5, 2, 3), specs=(S(T, 6),)),
+    Case("reshape", "symbolic-merge-inferred", lambda x: fg.reshape(x, (-1, 6)), (F(5, 2, 3),),
+         lambda x: x.reshape(5, 6), specs=(S(T, 2, 3),)),
+    Case("transpose", "symbolic", lambda x: fg.transpose(x), (F(5, 3),), np.transpose, specs=(S(T, 3),)),
+    Case("sum", "symbolic-axis", lambda x: fg.sum(x, 0), (F(5, 3),), lambda x: np.sum(x, 0), specs=(S(T, 3),)),
+    Case("max", "symbolic-axis", lambda x: fg.max(x, 0), (F(5, 3),), lambda x: np.max(x, 0), specs=(S(T, 3),)),
+    Case("softmax", "symbolic-axis", lambda x: fg.softmax(x, axis=0), (F(5, 3),), lambda x: softmax_ref(x, 0),
+         specs=(S(T, 3),)),
+    Case("softmax", "symbolic-rows", fg.softmax, (F(5, 3),), softmax_ref, specs=(S(T, 3),)),
+    Case("matmul", "symbolic-rows", fg.matmul, (F(5, 4), F(4, 3)), np.matmul, specs=(S(T, 4), S(4, 3))),
+    Case("matmul", "symbolic-inner", lambda a, b: fg.matmul(fg.transpose(a), b), (F(5, 4), F(5, 3)),
+         lambda a, b: a.T @ b, specs=(S(T, 4), S(T, 3))),
+    Case("matmul", "symbolic-batch", fg.matmul, (F(5, 2, 4), F(5, 4, 3)), np.matmul, specs=(S(T, 2, 4), S(T, 4, 3))),
+    Case("concatenate", "symbolic-fixed-axis", lambda a, b: fg.concatenate([a, b], axis=1), (F(5, 2), F(5, 3)),
+         lambda a, b: np.concatenate([a, b], axis=1), specs=(S(T, 2), S(T, 3))),
+    Case("take", "symbolic-indices", lambda x, i: fg.take(x, i, axis=0), (F(4, 3), I(5, lo=0, hi=3)),
+         lambda x, i: np.take(x, i, axis=0), specs=(S(4, 3), S(T, dtype="i32"))),
+    Case("take", "symbolic-axis", lambda x, i: fg.take(x, i, axis=0), (F(5, 3), I(4, lo=-5, hi=4)),
+         lambda x, i: np.take(x, i, axis=0), specs=(S(T, 3), S(4, dtype="i32"))),
+    Case("take", "getitem-last-of-symbol", lambda x: x[-1], (F(5, 3),), lambda x: x[-1], eager=False,
+         specs=(S(T, 3),)),
+    Case("iota", "arange-symbol", lambda x: x + fg.arange(x.shape[0]), (F(5),), lambda x: x + np.arange(5),
+         eager=False, specs=(S(T),)),
+    Case("iota", "causal-mask-symbol", lambda x: fg.where(fg.causal_mask(x.shape[0]), x, 0.0), (F(5, 5),),
+         lambda x: np.where(np.tril(np.ones((5, 5), bool)), x, 0.0), eager=False, specs=(S(T, T),)),
 )
+
+
+def trace(case: Case, args: list[np.ndarray]) -> fg.Graph:
+    """The row's graph: traced over its specs where it has them, else over its inputs `args`."""
+    return fg.trace(case.fn, *(case.specs if case.specs is not None else args))
+
+
+# ---------------------------------------------------------------------------
+# The dtype rows: f16 and u32
+# ---------------------------------------------------------------------------
+# Every float primitive has an f16 row and every integer one a u32 row. An f16 row's reference
+# is the exact value (in float64) rounded once to float16, so `F16` allows fgrad's own
+# roundings between: each op rounds to f16 as in JAX, and sums, dot products and special
+# functions are computed in f32 (the dtype's `wide` one) and rounded back. u32 rows are exact
+# (wrapping as NumPy's and JAX's uint32).
+
+
+def H(*shape: int, lo: float = -2.0, hi: float = 2.0) -> Rand:
+    return Rand(shape, "f16", lo, hi)
+
+
+def PH(*shape: int) -> Rand:
+    """Positive f16, for log, sqrt, rsqrt and the base of pow."""
+    return Rand(shape, "f16", 0.25, 3.0)
+
+
+def Hi(*shape: int, lo: int = -2, hi: int = 2) -> Rand:
+    return Rand(shape, "f16int", lo, hi)
+
+
+def U(*shape: int, lo: int = 0, hi: int = 6) -> Rand:
+    return Rand(shape, "u32", lo, hi)
+
+
+F16 = dict(rtol=4e-3, atol=1e-3)  # a few units in the last place of f16 (2^-10 relative)
+
+
+def rounded(ref: Callable[..., Any]) -> Callable[..., Any]:
+    """`ref` computed in float64 on float16 inputs, its float results rounded once to float16."""
+
+    def f(*xs: Any) -> Any:
+        out = np.asarray(ref(*(x.astype(np.float64) if x.dtype == np.float16 else x for x in xs)))
+        return out.astype(np.float16) if out.dtype.kind == "f" else out
+
+    return f
+
+
+def convert_ref(dtype: str) -> Callable[[np.ndarray], np.ndarray]:
+    """astype's meaning, as XLA's convert (so jnp's): float -> integer truncates toward zero and
+    saturates, NaN giving 0; integer -> integer wraps; anything -> bool is x != 0."""
+
+    def f(x: np.ndarray) -> np.ndarray:
+        target = np.dtype(dtype)
+        if target.kind in "iu" and x.dtype.kind == "f":
+            info = np.iinfo(target)
+            x = np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), info.min, info.max))
+        with np.errstate(over="ignore"):
+            return x.astype(target)
+
+    return f
+
+
+# Conversions' edge cases: NaN, infinities, halves, values past i32, u32 and f16 ranges, f16's subnormals.
+EDGES = np.array([np.nan, np.inf, -np.inf, -1.5, -0.5, 0.5, 2.5, 3e9, -3e9, 65504, 70000, 1e-8, 6e-8,
+                  4294967040.0, 4294967296.0, -0.0], np.float32)
+with np.errstate(over="ignore"):
+    EDGES_F16 = EDGES.astype(np.float16)
+INT_EDGES = np.array([-1, 2**31 - 1, -2**31, 70000, 65504, 2049, 16777216, 0], np.int32)
+UINT_EDGES = np.array([2**32 - 1, 2**31, 70000, 65504, 2049, 16777216, 1, 0], np.uint32)
+C_F16 = np.array([0.1, -65504.0, 6e-8], np.float16)  # an odd count: 6 bytes in a buffer of 8
+H_SPECIAL = np.array([np.inf, np.nan, 0.0, 6e-8, 0.75, 10.0], np.float16)
+H_WITH_NAN = WITH_NAN.astype(np.float16)
+ONES_F16 = np.ones(4096, np.float16)  # summed in f16, 2048 + 1 would stay 2048
+
+F16_CASES: tuple[Case, ...] = (
+    Case("constant", "f16-python-float", lambda x: fg.add(x, 0.1), (H(2, 3),), rounded(lambda x: x + np.float16(0.1)),
+         **F16),
+    Case("constant", "closed-f16-odd", lambda x: fg.multiply(x, C_F16), (H(2, 3),), rounded(lambda x: x * C_F16), **F16),
+    Case("iota", "arange-f16", lambda: fg.arange(5, dtype="f16"), (), lambda: np.arange(5, dtype=np.float16)),
+    Case("neg", "f16", fg.neg, (H(2, 3),), np.negative),
+    Case("abs", "f16", fg.abs, (H(5),), np.abs),
+    Case("exp", "f16", fg.exp, (H(3, 4),), rounded(np.exp), **F16),
+    Case("log", "f16", fg.log, (PH(2, 3),), rounded(np.log), **F16),
+    Case("sqrt", "f16", fg.sqrt, (PH(5),), rounded(np.sqrt), **F16),
+    Case("rsqrt", "f16", fg.rsqrt, (PH(5),), rounded(lambda x: 1 / np.sqrt(x)), **F16),
+    Case("sin", "f16", fg.sin, (H(2, 3, lo=-4, hi=4),), rounded(np.sin), **F16),
+    Case("cos", "f16", fg.cos, (H(2, 3, lo=-4, hi=4),), rounded(np.cos), **F16),
+    Case("tanh", "f16", fg.tanh, (H(2, 4, lo=-8, hi=8),), rounded(np.tanh), **F16),
+    Case("sigmoid", "f16", fg.sigmoid, (H(2, 5, lo=-12, hi=12),), rounded(sigmoid_ref), **F16),
+    Case("relu", "f16", fg.relu, (H(3, 3),), lambda x: np.maximum(x, np.float16(0))),
+    Case("silu", "f16", fg.silu, (H(2, 5, lo=-8, hi=8),), rounded(lambda x: x * sigmoid_ref(x)), **F16),
+    Case("gelu", "f16", fg.gelu, (H(2, 5, lo=-4, hi=4),), rounded(gelu_ref), **F16),
+    Case("erf", "f16", fg.erf, (H(3, 4, lo=-3, hi=3),), rounded(erf_ref), **F16),
+    Case("erf", "f16-inf-nan", lambda m: fg.erf(fg.where(m, H_SPECIAL, -H_SPECIAL)), (B(6),),
+         rounded(lambda m: erf_ref(np.where(m, H_SPECIAL, -H_SPECIAL))), **F16),
+    Case("isnan", "f16-special", lambda m: fg.isnan(fg.where(m, H_SPECIAL, -H_SPECIAL)), (B(6),),
+         lambda m: np.isnan(np.where(m, H_SPECIAL, -H_SPECIAL))),
+    Case("isinf", "f16-special", lambda m: fg.isinf(fg.where(m, H_SPECIAL, -H_SPECIAL)), (B(6),),
+         lambda m: np.isinf(np.where(m, H_SPECIAL, -H_SPECIAL))),
+    Case("integer_pow", "f16-cube", lambda x: fg.pow(x, 3), (H(5),), rounded(lambda x: x**3), **F16),
+    Case("integer_pow", "f16-negative-exponent", lambda x: x ** -2, (H(4, lo=0.5, hi=2),), rounded(lambda x: x**-2.0),
+         eager=False, **F16),
+    Case("add", "f16", fg.add, (H(2, 3), H(3)), rounded(np.add), **F16),
+    Case("add", "f16-f32-promotes", fg.add, (H(2, 3), F(3)), np.add),  # f16 + f32 is f32, as in JAX
+    Case("add", "f16-i32-promotes", fg.add, (H(2, 3), I(3)), rounded(np.add), **F16),  # i32 + f16 is f16
+    Case("sub", "f16-python-int", lambda x: x - 3, (H(4),), rounded(lambda x: x - 3), eager=False, **F16),
+    Case("mul", "f16", fg.multiply, (H(2, 3), H(2, 3)), rounded(np.multiply), **F16),
+    Case("div", "f16", fg.divide, (H(2, 3), H(2, 3, lo=0.5, hi=2)), rounded(np.divide), **F16),
+    Case("pow", "f16", fg.pow, (PH(2, 3), H(2, 3)), rounded(np.power), **F16),
+    Case("maximum", "f16-ties-nan", fg.maximum, (Hi(3, 4), H_WITH_NAN), np.maximum),
+    Case("minimum", "f16-scalar", lambda x: fg.minimum(x, 0.5), (H(2, 3),), lambda x: np.minimum(x, np.float16(0.5))),
+    Case("eq", "f16", fg.equal, (Hi(3, 4), Hi(3, 4)), np.equal),
+    Case("ne", "f16", fg.not_equal, (Hi(2, 3), Hi(3)), np.not_equal),
+    Case("lt", "f16", fg.less, (H(4), H(4)), np.less),
+    Case("lt", "f16-f32", fg.less, (H(4), F(4)), np.less),
+    Case("le", "f16", fg.less_equal, (Hi(3, 1), Hi(1, 3)), np.less_equal),
+    Case("gt", "f16", fg.greater, (Hi(2, 3), Hi(2, 3)), np.greater),
+    Case("ge", "f16-python", lambda x: x >= 0.5, (H(5),), lambda x: x >= 0.5, eager=False),
+    Case("where", "f16", lambda c, x: fg.where(c, x, -1.5), (B(2, 3), H(2, 3)), lambda c, x: np.where(c, x, np.float16(-1.5))),
+    Case("stop_gradient", "f16", fg.stop_gradient, (H(2, 3),), lambda x: x),
+    Case("sum", "f16-all", fg.sum, (H(2, 3, 4),), rounded(np.sum), **F16),
+    Case("sum", "f16-axis", lambda x: fg.sum(x, 1), (H(3, 70, 2),), rounded(lambda x: np.sum(x, 1)), **F16),
+    Case("sum", "f16-accumulates-in-f32", fg.sum, (ONES_F16,), lambda x: np.float16(4096)),
+    Case("sum", "f16-long-leading-axis", lambda x: fg.sum(x, 0), (H(512, 3),), rounded(lambda x: np.sum(x, 0)),
+         **F16),  # two passes, both in f32
+    Case("sum", "f16-mean", lambda x: fg.mean(x, -1), (H(3, 5),), rounded(lambda x: np.mean(x, -1)), **F16),
+    Case("max", "f16-nan", lambda x: fg.max(x, -1), (H_WITH_NAN,), lambda x: np.max(x, -1)),
+    Case("min", "f16-all", fg.min, (H(2, 3),), np.min),
+    Case("argmax", "f16-nan-first", lambda x: fg.argmax(x, axis=-1), (H_WITH_NAN,), lambda x: np.argmax(x, -1)),
+    Case("argmin", "f16-long-rows", lambda x: fg.argmin(x, 1), (Hi(2, 300, lo=-50, hi=50),), lambda x: np.argmin(x, 1)),
+    Case("cumsum", "f16", lambda x: fg.cumsum(x, 1), (H(2, 5),), rounded(lambda x: np.cumsum(x, 1)), **F16),
+    Case("cumsum", "f16-accumulates-in-f32", fg.cumsum, (ONES_F16,), lambda x: np.arange(1, 4097).astype(np.float16)),
+    Case("cumsum", "f16-reverse-long", lambda x: fg.cumsum(x, 1, reverse=True), (H(2, 300),),
+         rounded(lambda x: reverse_cumsum(x, 1)), **F16),
+    Case("dynamic_slice", "f16-traced", lambda x, i: fg.dynamic_slice(x, (i, 1), (2, 3)), (H(4, 5), np.int32(3)),
+         lambda x, i: dynamic_slice_ref(x, (i, 1), (2, 3))),
+    Case("dynamic_update_slice", "f16", lambda x, u, i: fg.dynamic_update_slice(x, u, (i, 2)),
+         (H(3, 4), H(2, 2), np.int32(1)), lambda x, u, i: dynamic_update_slice_ref(x, u, (i, 2))),
+    Case("softmax", "f16", fg.softmax, (H(2, 5, lo=-4, hi=4),), rounded(softmax_ref), **F16),
+    Case("softmax", "f16-long-rows", fg.softmax, (H(2, 300),), rounded(softmax_ref), **F16),
+    Case("log_softmax", "f16", fg.log_softmax, (H(2, 5, lo=-4, hi=4),), rounded(log_softmax_ref), **F16),
+    Case("reshape", "f16", lambda x: fg.reshape(x, (3, 2)), (H(2, 3),), lambda x: x.reshape(3, 2)),
+    Case("transpose", "f16", fg.transpose, (H(2, 3, 5),), np.transpose),
+    Case("broadcast_to", "f16", lambda x: fg.broadcast_to(x, (3, 5)), (H(5),), lambda x: np.broadcast_to(x, (3, 5))),
+    Case("slice", "f16-odd", lambda x: x[1::2], (H(7),), lambda x: x[1::2], eager=False),
+    Case("pad", "f16", lambda x: fg.pad(x, (1, 2), constant_values=0.1), (H(3),),
+         lambda x: np.pad(x, (1, 2), constant_values=np.float16(0.1))),
+    Case("concatenate", "f16-odd", lambda x, y: fg.concatenate([x, y]), (H(3), H(2)), lambda x, y: np.concatenate([x, y])),
+    Case("matmul", "f16", fg.matmul, (H(3, 64, lo=-1, hi=1), H(64, 5, lo=-1, hi=1)), rounded(np.matmul), **F16),
+    Case("matmul", "f16-batched", fg.matmul, (H(2, 3, 4, lo=-1, hi=1), H(2, 4, 5, lo=-1, hi=1)), rounded(np.matmul),
+         **F16),
+    Case("take", "f16-traced-fill", lambda x, i: fg.take(x, i, axis=0), (Hi(4, 2), ROWS),
+         lambda x, i: take_fill_ref(x, i, np.nan), eager=False),
+    Case("scatter_add", "f16", lambda u, i: fg.scatter_add(u, i, 3), (H(5, 2), I(5, lo=0, hi=2)),
+         rounded(lambda u, i: scatter_add_ref(u, i, 3)), **F16),
+    Case("astype", "f32-to-f16", lambda x: fg.astype(x, "f16"), (EDGES,), convert_ref("float16")),
+    Case("astype", "f16-to-f32", lambda x: fg.astype(x, "f32"), (EDGES_F16,), lambda x: x.astype(np.float64)),
+    Case("astype", "f16-to-i32", lambda x: fg.astype(x, "i32"), (EDGES_F16,), convert_ref("int32")),
+    Case("astype", "f16-to-u32", lambda x: fg.astype(x, "u32"), (EDGES_F16,), convert_ref("uint32")),
+    Case("astype", "f16-to-bool", lambda x: fg.astype(x, "bool"), (EDGES_F16,), convert_ref("bool")),
+    Case("astype", "i32-to-f16", lambda x: fg.astype(x, "f16"), (INT_EDGES,), convert_ref("float16")),
+    Case("astype", "u32-to-f16", lambda x: fg.astype(x, "f16"), (UINT_EDGES,), convert_ref("float16")),
+    Case("astype", "bool-to-f16", lambda x: fg.astype(x, "f16"), (B(5),), convert_ref("float16")),
+    # Through f16 and back to f32: a float -> float astype carries the gradient (the VJP column checks it).
+    Case("astype", "f16-chain-exp", lambda x: fg.astype(fg.exp(fg.astype(x, "f16")), "f32"), (F(2, 3),),
+         lambda x: np.exp(x.astype(np.float16)).astype(np.float16).astype(np.float64), **F16),
+    Case("softmax", "f16-chain", lambda x: fg.astype(fg.softmax(fg.astype(x, "f16")) * 2.0, "f32"), (F(2, 5),),
+         lambda x: rounded(softmax_ref)(x.astype(np.float16)).astype(np.float64) * 2, **F16),
+    Case("matmul", "f16-chain", lambda a, b: fg.astype(fg.astype(a, "f16") @ fg.astype(b, "f16"), "f32"),
+         (F(3, 4, lo=-1, hi=1), F(4, 2, lo=-1, hi=1)),
+         lambda a, b: rounded(np.matmul)(a.astype(np.float16), b.astype(np.float16)).astype(np.float64), **F16),
+    Case("take", "f16-chain", lambda x, i: fg.astype(fg.take(fg.astype(x, "f16"), i, axis=0) * 3.0, "f32"),
+         (F(4, 2), I(3, lo=0, hi=3)), lambda x, i: np.take(x.astype(np.float16), i, axis=0).astype(np.float64) * 3,
+         **F16),
+    Case("maximum", "f16-chain", lambda x, y: fg.astype(fg.maximum(fg.astype(x, "f16"), fg.astype(y, "f16")), "f32"),
+         (F(2, 3), F(2, 3)), lambda x, y: np.maximum(x.astype(np.float16), y.astype(np.float16)).astype(np.float64)),
+    Case("max", "f16-chain", lambda x: fg.astype(fg.max(fg.astype(x, "f16"), 1), "f32"), (F(2, 3),),
+         lambda x: np.max(x.astype(np.float16), 1).astype(np.float64)),
+)
+
+U32_CASES: tuple[Case, ...] = (
+    Case("input", "u32", lambda x: x, (U(4),), lambda x: x),
+    Case("constant", "u32-python-int", lambda x: fg.add(x, 4_000_000_000), (U(3),),
+         lambda x: x + np.uint32(4_000_000_000)),  # fits u32, not i32: wraps on overflow
+    Case("constant", "u32-minus-one-wraps", lambda x: fg.add(x, -1), (U(3),), lambda x: x + np.uint32(2**32 - 1)),
+    Case("iota", "arange-u32", lambda: fg.arange(2, 7, dtype="u32"), (), lambda: np.arange(2, 7, dtype=np.uint32)),
+    Case("neg", "u32-wraps", fg.neg, (U(4),), np.negative),
+    Case("abs", "u32", fg.abs, (U(4),), np.abs),
+    Case("relu", "u32", fg.relu, (U(4),), lambda x: x),
+    Case("integer_pow", "u32", lambda x: fg.pow(x, 3), (U(5, hi=2000),), lambda x: x**3),  # wraps past 2^32
+    Case("add", "u32", fg.add, (U(2, 3), U(3)), np.add),
+    Case("add", "u32-i32-promotes", fg.add, (U(2, 3), I(3)), lambda x, y: x.astype(np.int32) + y),  # i32, as in JAX
+    Case("add", "u32-f16-promotes", fg.add, (U(3), H(3)), rounded(np.add), **F16),  # f16, as in JAX
+    Case("sub", "u32-wraps", fg.subtract, (U(5), U(5)), np.subtract),
+    Case("mul", "u32", fg.multiply, (U(2, 3, hi=100000), U(3, hi=100000)), np.multiply),
+    Case("div", "u32", fg.divide, (U(4), U(4, lo=1)), np.true_divide),
+    Case("maximum", "u32", fg.maximum, (U(3, 1), U(1, 2)), np.maximum),
+    Case("minimum", "u32", fg.minimum, (U(5), U(5)), np.minimum),
+    Case("eq", "u32", fg.equal, (U(4), U(4)), np.equal),
+    Case("ne", "u32", fg.not_equal, (U(4), U(4)), np.not_equal),
+    Case("lt", "u32-large", lambda x: x < 3_000_000_000, (UINT_EDGES,), lambda x: x < 3_000_000_000, eager=False),
+    Case("le", "u32", fg.less_equal, (U(3), U(3)), np.less_equal),
+    Case("gt", "u32", fg.greater, (U(3), U(3)), np.greater),
+    Case("ge", "u32", fg.greater_equal, (U(3), U(3)), np.greater_equal),
+    Case("where", "u32", fg.where, (B(4), U(4), U(4)), np.where),
+    Case("stop_gradient", "u32", fg.stop_gradient, (U(3),), lambda x: x),
+    Case("sum", "u32", lambda x: fg.sum(x, 0), (U(3, 4),), lambda x: np.sum(x, 0, dtype=np.uint32)),
+    Case("sum", "u32-wraps", fg.sum, (UINT_EDGES,), lambda x: np.sum(x, dtype=np.uint32)),
+    Case("argmax", "u32", lambda x: fg.argmax(x, -1), (UINT_EDGES.reshape(2, 4),), lambda x: np.argmax(x, -1)),
+    Case("argmin", "u32", fg.argmin, (U(3, 4),), np.argmin),
+    Case("cumsum", "u32-wraps", fg.cumsum, (UINT_EDGES,), lambda x: np.cumsum(x, dtype=np.uint32)),
+    Case("dynamic_slice", "u32", lambda x, i: fg.dynamic_slice(x, (i,), (2,)), (U(5), np.int32(-1)),
+         lambda x, i: dynamic_slice_ref(x, (i,), (2,))),
+    Case("dynamic_update_slice", "u32", lambda x, u, i: fg.dynamic_update_slice(x, u, (i,)), (U(5), U(2), np.int32(2)),
+         lambda x, u, i: dynamic_update_slice_ref(x, u, (i,))),
+    Case("max", "u32", lambda x: fg.max(x, -1), (UINT_EDGES.reshape(2, 4),), lambda x: np.max(x, -1)),
+    Case("min", "u32", fg.min, (U(2, 3, lo=1),), np.min),
+    Case("reshape", "u32", lambda x: fg.reshape(x, -1), (U(2, 3),), lambda x: x.reshape(-1)),
+    Case("transpose", "u32", fg.transpose, (U(2, 3),), np.transpose),
+    Case("broadcast_to", "u32", lambda x: fg.broadcast_to(x, (2, 3)), (U(3),), lambda x: np.broadcast_to(x, (2, 3))),
+    Case("slice", "u32", lambda x: x[1:], (U(4),), lambda x: x[1:], eager=False),
+    Case("pad", "u32", lambda x: fg.pad(x, 1, constant_values=4_000_000_000), (U(3),),
+         lambda x: np.pad(x, 1, constant_values=4_000_000_000)),
+    Case("concatenate", "u32", lambda x, y: fg.concatenate([x, y], -1), (U(2, 3), U(2, 1)),
+         lambda x, y: np.concatenate([x, y], -1)),
+    Case("concatenate", "u32-i32-promotes", lambda x, y: fg.concatenate([x, y]), (U(3), I(2)),
+         lambda x, y: np.concatenate([x.astype(np.int32), y])),
+    Case("matmul", "u32", fg.matmul, (U(2, 3), U(3, 2)), lambda a, b: np.matmul(a, b, dtype=np.uint32)),
+    Case("take", "u32-values-fill", lambda x, i: fg.take(x, i, axis=0), (U(4, 2), ROWS),
+         lambda x, i: take_fill_ref(x, i, 2**32 - 1), eager=False),  # JAX's fill for unsigned: the largest
+    Case("take", "u32-indices", lambda x, i: fg.take(x, i, axis=0), (Fi(4, 2), np.array([3, 0, 7, 2**32 - 1], np.uint32)),
+         lambda x, i: take_fill_ref(x, np.where(i < 4, i, 99), np.nan), eager=False),
+    Case("take", "u32-indices-getitem", lambda x, i: x[i], (F(4, 3), np.array([1, 9, 0], np.uint32)),
+         lambda x, i: x[np.clip(i, 0, 3)], eager=False),
+    Case("scatter_add", "u32-indices", lambda u, i: fg.scatter_add(u, i, 3), (F(4, 2), np.array([2, 0, 2**32 - 1, 2], np.uint32)),
+         lambda u, i: scatter_add_ref(u, np.where(i < 3, i, 99).astype(np.int64), 3), eager=False),
+    Case("scatter_add", "u32-updates", lambda u, i: fg.scatter_add(u, i, 3, mode="clip"), (U(4, 2), U(4, hi=5)),
+         lambda u, i: scatter_add_ref(u, np.clip(i, 0, 2), 3)),
+    Case("iota", "one_hot-u32-labels", lambda y: fg.one_hot(y, 4), (np.array([0, 3, 9, 2**32 - 1], np.uint32),),
+         lambda y: (y[:, None] == np.arange(4)) * 1.0),
+    Case("astype", "f32-to-u32", lambda x: fg.astype(x, "u32"), (EDGES,), convert_ref("uint32")),
+    Case("astype", "f32-to-i32-edges", lambda x: fg.astype(x, "i32"), (EDGES,), convert_ref("int32")),
+    Case("astype", "u32-to-i32-wraps", lambda x: fg.astype(x, "i32"), (UINT_EDGES,), convert_ref("int32")),
+    Case("astype", "i32-to-u32-wraps", lambda x: fg.astype(x, "u32"), (INT_EDGES,), convert_ref("uint32")),
+    Case("astype", "u32-to-f32", lambda x: fg.astype(x, "f32"), (UINT_EDGES,), convert_ref("float32")),
+    Case("astype", "u32-to-bool", lambda x: fg.astype(x, "bool"), (UINT_EDGES,), convert_ref("bool")),
+    Case("astype", "bool-to-u32", lambda x: fg.astype(x, "u32"), (B(5),), convert_ref("uint32")),
+)
+DTYPE_CASES = F16_CASES + U32_CASES
 
 
 def seed(case: Case) -> int:

@@ -170,6 +170,10 @@ OPERATIONS = {
     "max": (lambda a: a.max(), (F,)),
     "max_axes": (lambda a: a.max(axis=[0, 1]), (I,)),
     "min_axis": (lambda a: a.min(0), (F,)),
+    "argmax": (lambda a: a.argmax(), (F,)),
+    "argmin_axis_keepdims": (lambda a: a.argmin(axis=1, keepdims=True), (I,)),
+    "cumsum": (lambda a: a.cumsum(), (I,)),
+    "cumsum_axis_dtype": (lambda a: a.cumsum(axis=1, dtype="f32"), (B,)),
     "chain": (lambda a, b: ((a * 2 - b) @ M).sum(0) > 1, (F, G)),
 }
 
@@ -299,11 +303,14 @@ def test_numpy_reductions_call_the_methods_with_numpy_keywords():
     for got, want in ((np.sum(a), G.sum()), (np.sum(a, axis=0), G.sum(0)), (np.max(a, axis=1), G.max(1)),
                       (np.min(a), G.min()), (np.mean(a, keepdims=True), G.mean(keepdims=True)),
                       (np.sum(a, dtype=np.int32), G.astype(np.int32).sum()), (a.max(0, None, True), G.max(0, None, True)),
-                      (a.sum(1, None, None, True), G.sum(1, None, None, True))):
+                      (a.sum(1, None, None, True), G.sum(1, None, None, True)), (np.argmax(a), G.argmax()),
+                      (np.argmin(a, axis=1), G.argmin(1)), (np.cumsum(a, axis=1), G.cumsum(1))):
         assert isinstance(got, fg.Array) and got.shape == want.shape
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
     with pytest.raises(fg.InputError, match="sum: out= is not supported"):
         np.sum(a, out=np.zeros((), np.float32))
+    with pytest.raises(fg.InputError, match="cumsum: out= is not supported"):
+        np.cumsum(a, out=np.zeros(6, np.float32))
 
 
 def test_copy_deepcopy_and_pickle_give_arrays_of_their_own():

@@ -8,6 +8,8 @@
 - `fg.scatter_add` (as `.at[...].add`): negatives in [-size, 0) count from the
   end, other out-of-range updates are dropped; mode "clip" clamps.
 - `fg.one_hot` (as `jax.nn.one_hot`): out-of-range labels, negatives included, give zeros.
+- `fg.dynamic_slice` / `fg.dynamic_update_slice` (as `jax.lax`'s): a negative start counts
+  from the end, then each start is clamped into [0, n - size] so that the window fits.
 
 Expected values are written out by hand from those rules.
 """
@@ -19,6 +21,7 @@ import pytest
 
 import fgrad as fg
 import fgrad.primitives.indexing
+from fgrad.lower import lower
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
@@ -124,3 +127,63 @@ def test_constant_indices_are_checked_and_need_no_fill():
     np.testing.assert_array_equal(fg.interpret(graph, TABLE)[:, 0], [9, 0])
     with pytest.raises(fg.ShapeError, match="index 4 is out of bounds"):
         fg.take(TABLE, [4], axis=0)  # eagerly the indices are known, so they are checked too
+
+
+# ---------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice (jax.lax's): starts may be traced
+# ---------------------------------------------------------------------------
+
+TEN = np.arange(10, dtype=np.float32)
+
+
+@pytest.mark.parametrize("start, window", [(0, [0, 1, 2]), (4, [4, 5, 6]), (8, [7, 8, 9]), (100, [7, 8, 9]),
+                                           (-1, [7, 8, 9]), (-4, [6, 7, 8]), (-10, [0, 1, 2]), (-30, [0, 1, 2])])
+def test_dynamic_slice_counts_negative_starts_from_the_end_then_clamps(start, window):
+    # jax.lax.dynamic_slice: -4 is 6; then each start is clamped into [0, n - size] = [0, 7]
+    out = run_both(lambda x, i: fg.dynamic_slice(x, (i,), (3,)), TEN, np.int32(start))
+    np.testing.assert_array_equal(out, window)
+    np.testing.assert_array_equal(fg.dynamic_slice(TEN, (start,), (3,)), window)  # a static start, eagerly
+
+
+def test_dynamic_update_slice_clamps_its_window_the_same_way():
+    update = np.float32([-1, -2, -3])
+    out = run_both(lambda x, u, i: fg.dynamic_update_slice(x, u, (i,)), TEN, update, np.int32(9))
+    np.testing.assert_array_equal(out, [0, 1, 2, 3, 4, 5, 6, -1, -2, -3])
+    out = run_both(lambda x, u, i: fg.dynamic_update_slice(x, u, (i,)), TEN, update, np.int32(-9))
+    np.testing.assert_array_equal(out, [0, -1, -2, -3, 4, 5, 6, 7, 8, 9])  # -9 is 1
+
+
+def test_dynamic_slice_starts_from_one_traced_array():
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    out = run_both(lambda x, s: fg.dynamic_slice(x, s, (1, 2, 2)), x, np.int32([1, -1, 1]))
+    np.testing.assert_array_equal(out, x[1:2, 1:3, 1:3])  # -1 is 2, clamped to 1
+    np.testing.assert_array_equal(fg.lax.dynamic_slice(x, [1, -1, 1], [1, 2, 2]), out)
+
+
+def test_gradients_through_dynamic_slices_go_to_the_clamped_window():
+    def loss(x, i):
+        return fg.sum(fg.dynamic_slice(x, (i,), (3,)) * np.float32([1, 10, 100]))
+
+    g = run_both(fg.grad(loss), TEN, np.int32(9))  # clamped to 7
+    np.testing.assert_array_equal(g, [0, 0, 0, 0, 0, 0, 0, 1, 10, 100])
+
+    def written(x, u, i):
+        return fg.sum(fg.dynamic_update_slice(x, u, (i,)) * np.arange(10, dtype=np.float32))
+
+    args = TEN, np.float32([5, 5]), np.int32(-1)  # -1 is 9, clamped to 8
+    np.testing.assert_array_equal(run_both(fg.grad(written, argnums=0), *args), [0, 1, 2, 3, 4, 5, 6, 7, 0, 0])
+    np.testing.assert_array_equal(run_both(fg.grad(written, argnums=1), *args), [8, 9])
+
+
+def test_dynamic_update_slice_writes_a_donated_cache_in_place():
+    """A KV cache written at a traced position: the result takes the donated cache's buffer."""
+    cache = np.zeros((2, 6, 3), np.float32)
+    step = fg.trace(lambda cache, new, pos: fg.dynamic_update_slice(cache, new, (0, pos, 0)), cache,
+                    np.ones((2, 1, 3), np.float32), np.int32(0))
+    program = lower(step, donated=frozenset({0}))
+    assert program.outputs == (program.inputs[0],)
+    exe = fg.compile(step, donate_argnums=0)
+    state = fg.device_put(cache)
+    for pos in range(6):
+        state = exe(state, np.full((2, 1, 3), pos + 1, np.float32), np.int32(pos))
+    np.testing.assert_array_equal(state.numpy()[0, :, 0], [1, 2, 3, 4, 5, 6])

@@ -115,30 +115,39 @@ def test_dict_keys_that_json_cannot_hold_exactly_are_refused(tmp_path):
 
 # -- values are stored as fgrad computes them, or refused ---------------------------------------
 
-@pytest.mark.parametrize("value", [
-    pytest.param(np.array([2**40 + 5]), id="int64-large"),
-    pytest.param(np.array([0, -2**31 - 1]), id="int64-below"),
-    pytest.param(np.array([2**31], np.uint32), id="uint32"),
-    pytest.param(np.array([2**63], np.uint64), id="uint64"),
-    pytest.param(2**40, id="python-int"),
+@pytest.mark.parametrize("value, stored", [
+    pytest.param(np.array([2**40 + 5]), "int32", id="int64-large"),
+    pytest.param(np.array([0, -2**31 - 1]), "int32", id="int64-below"),
+    pytest.param(np.array([2**32], np.uint64), "uint32", id="uint64"),
+    pytest.param(2**40, "int32", id="python-int"),
 ])
-def test_integers_outside_int32_are_refused_naming_the_leaf(tmp_path, value):
+def test_integers_outside_their_stored_type_are_refused_naming_the_leaf(tmp_path, value, stored):
     def save():
         fg.save(tmp_path / "m.ckpt", {"opt": {"step": value}, "w": np.ones(2, np.float32)})
 
     with pytest.raises(fg.CheckpointError, match=r"save: the leaf at opt.step \((int|uint)\d+\) holds values from "
-                                                 r"-?\d+ to \d+, outside int32") as e:
+                                                 rf"-?\d+ to \d+, outside {stored}") as e:
         save()
     assert f"test_io.py:{save.__code__.co_firstlineno + 1}" in str(e.value)
     assert list(tmp_path.iterdir()) == []  # nothing written, not even a temporary file
 
 
-def test_integers_inside_int32_are_stored_exactly(tmp_path):
+def test_integers_inside_their_stored_type_are_stored_exactly(tmp_path):
     values = np.array([-2**31, -1, 0, 2**31 - 1], np.int64)
-    fg.save(tmp_path / "m.ckpt", {"i": values, "u": np.array([2**31 - 1], np.uint64)})
+    fg.save(tmp_path / "m.ckpt", {"i": values, "u": np.array([0, 2**32 - 1], np.uint64),
+                                  "u32": np.array([2**31, 7], np.uint32)})
     back = fg.load(tmp_path / "m.ckpt")
     assert back["i"].dtype == np.int32 and back["i"].tolist() == values.tolist()
-    assert back["u"].dtype == np.int32 and back["u"].tolist() == [2**31 - 1]
+    assert back["u"].dtype == np.uint32 and back["u"].tolist() == [0, 2**32 - 1]
+    assert back["u32"].dtype == np.uint32 and back["u32"].tolist() == [2**31, 7]
+
+
+def test_float16_is_stored_as_float16(tmp_path):
+    h = np.array([0.1, -65504.0, np.inf, np.nan, 6e-8], np.float16)  # a subnormal, the largest finite value
+    fg.save(tmp_path / "m.ckpt", {"h": h, "a": fg.device_put(h)})
+    back = fg.load(tmp_path / "m.ckpt", like={"h": h, "a": fg.spec(5, "f16")})
+    for leaf in back.values():
+        assert leaf.dtype == np.float16 and leaf.tobytes() == h.tobytes()
 
 
 def test_float64_is_rounded_to_float32_but_never_overflows(tmp_path):
@@ -184,14 +193,15 @@ def test_like_accepts_arrays_specs_and_wider_numpy_types(tmp_path, model):
 
 
 def test_like_takes_every_dtype_save_takes(tmp_path):
-    # save stores float16 as float32 and uint64 as int32; the same tree is a valid `like`.
-    tree = {"h": np.array([0.5, 2.0], np.float16), "u": np.array([1, 2], np.uint64), "b": np.bool_(True)}
+    # save stores float64 as float32, uint64 as uint32 and int16 as int32; the same tree is a valid `like`.
+    tree = {"h": np.array([0.5, 2.0], np.float16), "u": np.array([1, 2], np.uint64), "b": np.bool_(True),
+            "d": np.array([1.5]), "s": np.array([-3], np.int16)}
     fg.save(tmp_path / "m.ckpt", tree)
     back = fg.load(tmp_path / "m.ckpt", like=tree)
-    assert back["h"].dtype == np.float32 and back["u"].dtype == np.int32 and back["b"].dtype == np.bool_
+    assert [back[k].dtype for k in tree] == [np.float16, np.uint32, np.bool_, np.float32, np.int32]
     np.testing.assert_array_equal(back["h"], [0.5, 2.0])
     np.testing.assert_array_equal(back["u"], [1, 2])
-    with pytest.raises(fg.CheckpointError, match=r"at h: dtype float32 in the checkpoint, int32 in the model"):
+    with pytest.raises(fg.CheckpointError, match=r"at h: dtype float16 in the checkpoint, uint32 in the model"):
         fg.load(tmp_path / "m.ckpt", like={**tree, "h": np.array([1, 2], np.uint16)})
     with pytest.raises(fg.CheckpointError, match=r"leaf at u is a ndarray of dtype complex64, not an array"):
         fg.load(tmp_path / "m.ckpt", like={**tree, "u": np.zeros(2, np.complex64)})

@@ -349,8 +349,11 @@ def test_const_repr() -> None:
         (np.float32, DType.f32), ("float32", DType.f32), ("f32", DType.f32), (float, DType.f32),
         (np.int64, DType.i32), (np.dtype("int64"), DType.i32), (np.int32, DType.i32), (np.int8, DType.i32),
         ("i32", DType.i32), (int, DType.i32),
+        (np.float16, DType.f16), ("float16", DType.f16), ("f16", DType.f16), (np.dtype("<f2"), DType.f16),
+        (np.uint32, DType.u32), ("uint32", DType.u32), ("u32", DType.u32), (np.uint8, DType.u32),
+        (np.uint64, DType.u32),
         (np.bool_, DType.bool), ("bool", DType.bool), (bool, DType.bool),
-        (DType.f32, DType.f32), (DType.i32, DType.i32),
+        (DType.f32, DType.f32), (DType.i32, DType.i32), (DType.f16, DType.f16), (DType.u32, DType.u32),
     ],
 )
 def test_dtype_of_conversions(x: Any, expected: DType) -> None:
@@ -367,7 +370,7 @@ def test_dtype_of_values(value: Any, expected: DType) -> None:
 
 
 @pytest.mark.parametrize(
-    "x", [np.float16, "float16", np.complex64, "complex64", np.complex128, "f16", "nope", object, np.str_, [1]]
+    "x", ["bfloat16", np.complex64, "complex64", np.complex128, "datetime64[s]", "nope", object, np.str_, [1]]
 )
 def test_dtype_of_unsupported_raises(x: Any) -> None:
     with pytest.raises(fg.DTypeError, match="unsupported dtype"):
@@ -376,8 +379,13 @@ def test_dtype_of_unsupported_raises(x: Any) -> None:
 
 def test_dtype_properties() -> None:
     assert DType.f32.np == np.float32 and DType.i32.np == np.int32 and DType.bool.np == np.bool_
-    assert DType.f32.is_float and not DType.i32.is_float and not DType.bool.is_float
-    assert [str(d) for d in DType] == ["f32", "i32", "bool"]
+    assert DType.f16.np == np.float16 and DType.u32.np == np.uint32
+    assert DType.f32.is_float and DType.f16.is_float and not DType.i32.is_float and not DType.bool.is_float
+    assert DType.u32.is_int and DType.i32.is_int and not DType.f16.is_int and not DType.bool.is_int
+    assert [d.itemsize for d in DType] == [4, 2, 4, 4, 4]  # bools are stored as u32
+    assert DType.f16.wide is DType.f32 and DType.f32.wide is DType.f32 and DType.u32.wide is DType.u32
+    assert [d.row.feature for d in DType] == [None, "shader-f16", None, None, None]
+    assert [str(d) for d in DType] == ["f32", "f16", "i32", "u32", "bool"]
     assert fg.f32 is DType.f32 and fg.i32 is DType.i32
 
 
@@ -421,7 +429,7 @@ def test_spec_rejects_bad_dims_at_the_users_line(shape: Any) -> None:
     assert str(e.value).endswith(f" at test_ir.py:{make.__code__.co_firstlineno + 1}")
 
 
-@pytest.mark.parametrize("dtype", ["float16", "complex64", "int4"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "complex64", "int4"])
 def test_spec_rejects_unsupported_dtype_at_the_users_line(dtype: str) -> None:
     def make():
         return fg.spec((2, 3), dtype)

@@ -8,7 +8,7 @@ import pytest
 import fgrad as fg
 from fgrad.lower import Limits, lower
 from fgrad.lower.fusion import is_buffer_source
-from op_table import OP_CASES, make
+from op_table import OP_CASES, make, trace
 
 # One golden per primitive: its first row in the op table.
 FIRST_ROWS = {}
@@ -44,13 +44,36 @@ def _program_text(graph: fg.Graph) -> str:
 @pytest.mark.parametrize("prim", sorted(FIRST_ROWS))
 def test_golden_primitive(prim, golden):
     case = FIRST_ROWS[prim]
-    golden(f"op_{prim}", _program_text(fg.trace(case.fn, *make(case))))
+    golden(f"op_{prim}", _program_text(trace(case, make(case))))
 
 
 @pytest.mark.parametrize("name", sorted(CHAINS))
 def test_golden_chain(name, golden):
     fn, specs = CHAINS[name]
     golden(name, _program_text(fg.trace(fn, *specs)))
+
+
+# Rows longer than a workgroup: a cumsum scanned by a workgroup per row, block by block; an
+# argmax folded by a workgroup per result.
+LONG_ROWS = {
+    "skeleton_scan_reverse": lambda x: fg.cumsum(x * 2.0, -1, reverse=True),
+    "skeleton_argmax_cooperative": lambda x: fg.argmax(x, -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_ROWS))
+def test_golden_long_rows(name, golden):
+    program = lower(fg.trace(LONG_ROWS[name], fg.spec((3, 300))))
+    assert [k.grid for k in program.kernels] == [(3, 1, 1)]
+    golden(name, "\n".join(k.wgsl for k in program.kernels))
+
+
+def test_argmax_over_a_long_leading_axis_stays_one_pass():
+    """A sum over 4096 rows is split into two passes; an argmax, which would have to carry
+    indices through the first, is not."""
+    spec = fg.spec((4096, 8))
+    assert len(lower(fg.trace(lambda x: fg.sum(x, 0), spec)).kernels) == 2
+    assert [k.name for k in lower(fg.trace(lambda x: fg.argmax(x, 0), spec)).kernels] == ["argmax"]
 
 
 def test_wgsl_is_deterministic_and_headed():

@@ -16,14 +16,22 @@ import fgrad as fg
 from fgrad.testing import check_grads
 from fgrad.ir import PRIMITIVES, TABLES
 from fgrad.transforms.autodiff import nondiff, vjp_rules
-from op_table import API_CASES, OP_CASES, B, Case, F, Fi, I, Rand, f64, make as _make
+from op_table import (
+    API_CASES, DTYPE_CASES, F16_CASES, OP_CASES, U32_CASES, B, Case, F, Fi, I, Rand, f64, make as _make, trace,
+)
 
-_SEMANTIC = {"f": np.dtype(np.float32), "i": np.dtype(np.int32), "u": np.dtype(np.int32), "b": np.dtype(np.bool_)}
+
+def _semantic(dtype: np.dtype) -> np.dtype:
+    """The dtype fgrad gives where NumPy gives `dtype`: float16 and uint32 as they are, other floats
+    f32, other integers i32 (NumPy's int64 results), bool."""
+    if dtype in (np.float16, np.uint32):
+        return np.dtype(dtype)
+    return {"f": np.dtype(np.float32), "i": np.dtype(np.int32), "u": np.dtype(np.int32), "b": np.dtype(np.bool_)}[dtype.kind]
 
 
 def _check_values(case: Case, out: Any, want: np.ndarray, what: str) -> None:
     assert isinstance(out, np.ndarray), f"{what}: got a {type(out).__name__}"
-    dtype = _SEMANTIC[want.dtype.kind]
+    dtype = _semantic(want.dtype)
     assert out.dtype == dtype, f"{what}: dtype {out.dtype}, NumPy semantics give {dtype}"
     assert out.shape == want.shape, f"{what}: shape {out.shape}, NumPy gives {want.shape}"
     if dtype.kind == "f":
@@ -36,11 +44,11 @@ def check_case(case: Case) -> tuple[fg.Graph, np.ndarray]:
     """Trace, typecheck and interpret one row against NumPy; run it eagerly too."""
     args = _make(case)
     want = np.asarray(case.ref(*(f64(a) for a in args)))
-    graph = fg.typecheck(fg.trace(case.fn, *args))
+    graph = fg.typecheck(trace(case, args))
     ops = {node.op for node in graph.nodes}
     assert case.prim in ops, f"{case.id}: no {case.prim} node in the graph:\n{graph}"
     assert len(graph.out_specs) == 1
-    assert graph.out_specs[0].dtype.np == _SEMANTIC[want.dtype.kind], f"graph output {graph.out_specs[0]}"
+    assert graph.out_specs[0].dtype.np == _semantic(want.dtype), f"graph output {graph.out_specs[0]}"
     out = fg.interpret(graph, *args)
     _check_values(case, out, want, f"{case.id}: interpret")
     if case.eager:
@@ -60,13 +68,39 @@ def test_public_api(case: Case) -> None:
     check_case(case)
 
 
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in DTYPE_CASES])
+def test_dtype_row(case: Case) -> None:
+    check_case(case)
+
+
+def _kinds_of(cases: tuple[Case, ...]) -> dict[str, set[str]]:
+    """For each primitive, the dtypes its nodes in the rows' graphs compute or read."""
+    found: dict[str, set[str]] = {}
+    for case in cases:
+        graph = trace(case, _make(case))
+        for node in graph.nodes:
+            if node.op == case.prim:
+                found.setdefault(node.op, set()).update(str(graph.nodes[j].spec.dtype) for j in (*node.inputs,))
+                found[node.op].add(str(node.spec.dtype))
+    return found
+
+
+def test_every_float_primitive_has_an_f16_row_and_every_integer_one_a_u32_row() -> None:
+    table, f16, u32 = _kinds_of(OP_CASES + API_CASES), _kinds_of(F16_CASES), _kinds_of(U32_CASES)
+    given = {"input", "dim_size"}  # a graph argument and a symbol's value: their dtypes are not the op's choice
+    floats = sorted(p for p, kinds in table.items() if "f32" in kinds and "f16" not in f16.get(p, ()) and p not in given)
+    ints = sorted(p for p, kinds in table.items() if "i32" in kinds and "u32" not in u32.get(p, ()) and p not in given)
+    assert not floats, f"float primitives without an f16 row: {', '.join(floats)}"
+    assert not ints, f"integer primitives without a u32 row: {', '.join(ints)}"
+
+
 def test_every_op_has_a_row() -> None:
     covered = {c.prim for c in OP_CASES}
     missing = sorted(set(PRIMITIVES) - covered - {"input"})
     assert not missing, f"registered ops without a row in the op table: {', '.join(missing)}"
-    unknown = sorted({c.prim for c in OP_CASES + API_CASES} - set(PRIMITIVES))
+    unknown = sorted({c.prim for c in OP_CASES + API_CASES + DTYPE_CASES} - set(PRIMITIVES))
     assert not unknown, f"rows name ops that are not registered: {', '.join(unknown)}"
-    ids = [c.id for c in OP_CASES + API_CASES]
+    ids = [c.id for c in OP_CASES + API_CASES + DTYPE_CASES]
     assert len(ids) == len(set(ids)), f"duplicate row ids: {sorted({i for i in ids if ids.count(i) > 1})}"
 
 
@@ -76,6 +110,7 @@ def test_table_covers_shapes_and_dtypes() -> None:
     assert any(m.shape == () for m in makers)
     assert any(1 in m.shape for m in makers)
     assert {m.kind for m in makers} >= {"f32", "i32", "bool"}
+    assert {a.kind for c in DTYPE_CASES for a in c.args if isinstance(a, Rand)} >= {"f16", "u32"}
     assert any(
         len({m.shape for m in c.args if isinstance(m, Rand)}) > 1 for c in OP_CASES if c.prim in ("add", "where")
     )
@@ -98,7 +133,7 @@ def _differentiable(case: Case) -> bool:
     return fg.trace(case.fn, *args).out_specs[0].dtype is fg.f32
 
 
-GRAD_CASES = tuple(c for c in OP_CASES + API_CASES if _differentiable(c))
+GRAD_CASES = tuple(c for c in OP_CASES + API_CASES + DTYPE_CASES if _differentiable(c))
 
 
 @pytest.mark.parametrize("order", [1, 2])

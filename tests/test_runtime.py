@@ -10,7 +10,7 @@ import pytest
 import fgrad as fg
 from fgrad.lower import Limits, lower
 from fgrad.runtime import Executable, _open
-from op_table import API_CASES, OP_CASES, make
+from op_table import API_CASES, DTYPE_CASES, OP_CASES, make, trace
 from test_autodiff import MODELS
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
@@ -33,10 +33,19 @@ def _leaves(tree):
     return flatten(tree)[0]
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES + DTYPE_CASES])
 def test_op_on_device_matches_interpret(case):
+    """Where the adapter lacks a feature the row's dtypes need (shader-f16 on llvmpipe), compiling
+    is a CompileError naming the feature and the adapter, before anything runs."""
     args = make(case)
-    graph = fg.trace(case.fn, *args)
+    graph = trace(case, args)
+    device = fg.default_device()
+    lacking = sorted({n.spec.dtype.row.feature for n in graph.nodes} - {None} - set(device.device.features))
+    if lacking:
+        with pytest.raises(fg.CompileError) as e:
+            fg.compile(graph)
+        assert all(repr(f) in str(e.value) for f in lacking) and device.name in str(e.value), str(e.value)
+        return
     assert_matches(fg.compile(graph)(*args), fg.interpret(graph, *args), case.rtol, case.atol, case.id)
 
 

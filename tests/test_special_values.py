@@ -455,3 +455,57 @@ def test_maximum_and_minimum_scale_the_cotangent_by_their_share(pick):
     want_y = [NAN if chosen[0] == 0 else INF, NAN, INF, 0.0]
     np.testing.assert_array_equal(gx, want_x)
     np.testing.assert_array_equal(gy, want_y)
+
+
+# ---------------------------------------------------------------------------
+# argmax, argmin and cumsum: NaN, infinities, signed zeros and i32 extremes in every skeleton
+# ---------------------------------------------------------------------------
+
+# As np.argmax / jnp.argmax: the first extreme; a NaN beats every number (the first NaN wins);
+# 0.0 and -0.0 tie; a row of the start value (-inf for argmax) gives its first index.
+ARG_ROWS = np.float32([[1, NAN, 3, NAN], [-INF, -INF, -INF, -INF], [INF, 2, INF, NAN], [-0.0, 0.0, -1, -1],
+                       [INF, INF, -INF, -INF], [NAN, NAN, 1, 2]])
+FIRST = {"argmax": [1, 0, 3, 0, 0, 0], "argmin": [1, 0, 3, 2, 2, 0]}
+# Each value repeated: rows longer than a workgroup, ties spread over its invocations.
+LAYOUTS = {"rows": 1, "long-rows": 75}
+
+
+@pytest.mark.parametrize("repeat", LAYOUTS.values(), ids=LAYOUTS.keys())
+@pytest.mark.parametrize("which", ["argmax", "argmin"])
+def test_arg_extremes_of_special_values(which, repeat):
+    x = np.repeat(ARG_ROWS, repeat, axis=1)
+    want = np.asarray(FIRST[which]) * repeat
+    check(lambda x: getattr(fg, which)(x, -1), x, want=want)
+    check(lambda x: getattr(fg, which)(x, 0), np.ascontiguousarray(x.T), want=want)  # along the leading axis
+    check(lambda x: getattr(fg, which)(x * 1.0, -1, keepdims=True), x, want=want[:, None])
+    ints = np.int32([[I32_MIN, I32_MIN, I32_MIN], [I32_MAX, I32_MAX, I32_MIN], [5, I32_MAX, I32_MAX]])
+    ints = np.repeat(ints, repeat, axis=1)
+    check(lambda x: getattr(fg, which)(x, -1), ints,
+          want=np.asarray({"argmax": [0, 0, 1], "argmin": [0, 2, 0]}[which]) * repeat)
+
+
+def test_argmax_fused_into_the_kernel_of_its_rows():
+    graph = fg.trace(lambda x: fg.one_hot(fg.argmax(x, -1), 4), ARG_ROWS)
+    assert len(lower(graph).kernels) == 1  # the rows skeleton: the argmax folds cooperatively, then the row is written
+    check(lambda x: fg.one_hot(fg.argmax(x, -1), 4), ARG_ROWS, want=np.eye(4, dtype=np.float32)[FIRST["argmax"]])
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in accumulate:RuntimeWarning")
+@pytest.mark.parametrize("width", [8, 300], ids=["rows", "scan"])
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_cumsum_of_special_values(width, reverse):
+    """-0.0 sums stay -0.0 (as NumPy's, which start from the first value; jnp.cumsum's start
+    from +0.0), inf - inf is NaN and NaN stays; an i32 sum wraps as NumPy's and XLA's do."""
+    x = np.full((2, width), -0.0, np.float32)
+    x[0, [width // 2, width - 2]] = [INF, -INF]
+    x[1, width // 3] = NAN
+    x = x[:, ::-1].copy() if reverse else x
+    got = check(lambda x: fg.cumsum(x, -1, reverse=reverse), x,
+                want=np.flip(np.cumsum(np.flip(x, -1), -1), -1) if reverse else np.cumsum(x, -1))
+    quiet = got[:, width - width // 3:] if reverse else got[:, :width // 3]
+    assert np.signbit(quiet).all() and (quiet == 0).all()
+    ints = np.zeros((1, width), np.int32)
+    ints[0, [1, width - 1]] = [I32_MAX, 1]
+    ints = ints[:, ::-1].copy() if reverse else ints
+    got = check(lambda x: fg.cumsum(x, -1, reverse=reverse), ints)
+    assert I32_MIN in got and I32_MAX in got

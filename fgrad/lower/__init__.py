@@ -11,14 +11,14 @@ from __future__ import annotations
 import dataclasses
 
 from fgrad.errors import CompileError
-from fgrad.ir import Graph
+from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
 from fgrad.lower.kinds import Normalization, kind_of
 from fgrad.lower.rewrites import rewrite
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
-from fgrad.lower.wgsl import cooperative_kernel, elementwise_kernel, output_name
+from fgrad.lower.wgsl import Written, cooperative_kernel, elementwise_kernel, output_name, scan_kernel
 from fgrad.transforms.passes import simplify
 
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
@@ -40,7 +40,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             node = graph.nodes[i]
             what = " ".join([node.op] + ([node.attrs["name"]] if "name" in node.attrs else []))
             raise CompileError(
-                f"lower: tensor {node.spec} ({what}, {node.spec.nbytes} bytes) is larger than the adapter's "
+                f"lower: tensor {node.spec} ({what}, {node.spec.max_nbytes} bytes) is larger than the adapter's "
                 f"maximum storage buffer binding size of {limits.max_storage_buffer_binding_size} bytes",
                 node.site)
     kernels = []
@@ -51,30 +51,40 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
         name = _kernel_name(graph, inside)
         updated = {in_place[r]: k for k, r in enumerate(group) if r in in_place}  # donor -> output it becomes
         bound = [j for j in reads[group] if j not in updated]
-        text, grid = _write(name, graph, group, inside, bound, updated, limits)
-        if max(grid) > limits.max_compute_workgroups_per_dimension:
+        try:
+            written = _write(name, graph, group, inside, bound, updated, limits)
+        except TypeError as e:  # a WGSL rule doing arithmetic on a size it takes for an int
+            symbols = symbols_of(graph.nodes[i].spec for i in inside)
+            if not symbols:
+                raise
+            raise CompileError(f"lower: kernel {name} over {node.spec} does not support the symbol {symbols[0]} "
+                               f"in its sizes ({e})", node.site) from None
+        if max(written.grid) > limits.max_compute_workgroups_per_dimension:
             raise CompileError(f"lower: {node.op} output {node.spec} needs more workgroups than the adapter allows",
                                node.site)
         kernels.append(Kernel(
             name=name,
-            wgsl=text,
+            wgsl=written.wgsl,
             reads=tuple(where[j] for j in bound),
             writes=tuple(where[r] for r in group),
-            grid=grid,
+            grid=written.grid,
             nodes=tuple(inside),
             roots=group,
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
+            groups=written.groups,
+            sized=written.sized,
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs), tuple(outputs),
-                   tuple(specs), tuple(sorted(donated)), tuple(copies))
+                   tuple(specs), tuple(sorted(donated)), tuple(copies), graph.symbols)
 
 
 def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],
-           updated: dict[int, int], limits: Limits) -> tuple[str, tuple[int, int, int]]:
+           updated: dict[int, int], limits: Limits) -> Written:
     """The WGSL of the kernel computing `group` and its workgroup grid, in the skeleton that
-    fits: the tiled matmul around a matmul, a cooperative one for big reductions, else one
-    invocation per element (the only one with several outputs). `updated` maps each donated
-    input the kernel reads from its own output buffers to that output's position."""
+    fits: the tiled matmul around a matmul, a cooperative one for big reductions, a scan for
+    long cumsum rows, else one invocation per element (the only one with several outputs).
+    `updated` maps each donated input the kernel reads from its own output buffers to that
+    output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
     kind = skeleton(graph, group, inside)
@@ -89,6 +99,10 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         kind = kind_of(node)
         axis = kind.axis(node) if isinstance(kind, Normalization) else node.spec.ndim - 1
         return cooperative_kernel(name, graph, group, reads, sources, most, axis)
+    if kind == "scan":
+        node = graph.nodes[group[0]]
+        scan = kind_of(node)
+        return scan_kernel(name, graph, group[0], reads, sources, most, scan.axis(node), scan.reverse(node))
     return elementwise_kernel(name, graph, group, reads, sources, most)
 
 

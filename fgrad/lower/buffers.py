@@ -1,5 +1,6 @@
 """The buffer plan: one buffer per input, array constant and output, and
-scratch slots for intermediates, reused by liveness.
+scratch slots for intermediates, reused by liveness. Buffers of symbolic values are
+planned at the symbols' maxima, so one plan serves every value.
 
 Kernels run in order; an intermediate is live from the kernel that writes it
 to the last kernel that reads it. A slot whose value is dead is given to the
@@ -38,7 +39,7 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
 
     def new(i: int, kind: str, index: int = 0, data: bytes = b"") -> int:
         spec = graph.nodes[i].spec
-        buffers.append(Buffer(kind, spec.nbytes, index, data))
+        buffers.append(Buffer(kind, spec.max_nbytes, index, data))
         specs.append(spec)
         return len(buffers) - 1
 
@@ -83,13 +84,13 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
                 if last_read.get(donor) == step:
                     in_place[r] = donor
                 continue
-            fits = [b for b in free if buffers[b].size >= spec.nbytes]
+            fits = [b for b in free if buffers[b].size >= spec.max_nbytes]
             pick = min(fits, key=lambda b: buffers[b].size) if fits else max(free, key=lambda b: buffers[b].size, default=None)
             if pick is None:
                 where[r] = new(r, "scratch", sum(b.kind == "scratch" for b in buffers))
             else:
                 free.remove(pick)
-                buffers[pick] = Buffer("scratch", max(buffers[pick].size, spec.nbytes), buffers[pick].index)
+                buffers[pick] = Buffer("scratch", max(buffers[pick].size, spec.max_nbytes), buffers[pick].index)
                 where[r] = pick
         for j in reads[group]:
             if last_read[j] == step and buffers[where[j]].kind == "scratch":

@@ -78,8 +78,10 @@ def _param(value: Any) -> str:
 def key(graph: Graph, limits: Limits, donated: frozenset[int], adapter: str) -> str:
     """A digest of everything a lowered program depends on."""
     h = hashlib.sha256()
+    # Specs and params print a symbol by its name: its maximum, which sizes the buffers, is a part of its own.
+    symbols = repr([(d.name, d.max) for d in graph.symbols])
     for part in (MAGIC.decode(), _source_digest(), adapter, repr(limits), repr(sorted(donated)), str(graph.in_tree),
-                 str(graph.out_tree), repr(graph.inputs), repr(graph.outputs), repr(graph.captures)):
+                 str(graph.out_tree), repr(graph.inputs), repr(graph.outputs), repr(graph.captures), symbols):
         h.update(part.encode() + b"\0")
     for node in graph.nodes:
         params = ",".join(f"{k}={_param(v)}" for k, v in node.params)
@@ -222,9 +224,11 @@ def _well_formed(p: Any, graph: Graph) -> bool:
             and [g.nodes[i].spec for i in g.outputs] == [x.spec for x in node[len(graph.inputs):]]
             and [p.specs[b] for b in (*p.inputs, *p.outputs)] == [x.spec for x in node]
             and all(b.kind in ("input", "output", "constant", "scratch") and b.size >= 0 for b in p.buffers)
-            and all(p.buffers[b].size >= p.specs[b].nbytes for b in range(n))
+            and all(p.buffers[b].size >= p.specs[b].max_nbytes for b in range(n))
+            and p.symbols == g.symbols
+            and {s for k in p.kernels for e in k.groups for s in e.symbols} <= {d.name for d in p.symbols}
             and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
             and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
-            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) == len(
-                set(re.findall(r"@binding\((\d+)\)", k.wgsl))) for k in p.kernels))
+            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) + k.sized == len(
+                set(re.findall(r"@binding\((\d+)\)", k.wgsl))) and len(k.groups) in (0, 1, 3) for k in p.kernels))
 

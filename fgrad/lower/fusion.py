@@ -19,7 +19,10 @@ from collections.abc import Sequence
 
 from fgrad.ir import Graph
 from fgrad.lower.matmul import tiles
-from fgrad.lower.kinds import Contraction, Elementwise, Kind, Normalization, Reduction, Source, View, folds, kind_of
+from fgrad.lower.kinds import (
+    Contraction, Elementwise, Kind, Normalization, Reduction, Scan, Source, View, folds, kind_of,
+)
+from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import COOPERATE_FROM
 from fgrad.transforms.passes import uniform_constant
 
@@ -67,8 +70,9 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
 
 def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
-    `cooperative` (a workgroup per result) or `rows` (per softmax row) where each result folds
-    many contiguous values, else `elementwise` (an invocation per result, loops inline)."""
+    `cooperative` (a workgroup per result), `rows` (per softmax row) or `scan` (per cumsum
+    row) where each result folds many contiguous values, else `elementwise` (an invocation
+    per result, loops inline)."""
     if any(tiles(graph, i) for i in inside):
         return "matmul"
     if any(isinstance(kind_of(graph.nodes[i]), Reduction) for i in inside if i not in group):
@@ -80,6 +84,8 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     leading = isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node)
     if folds(graph.nodes, root) < COOPERATE_FROM or leading:
         return "elementwise"
+    if isinstance(kind, Scan):
+        return "scan"
     return "rows" if isinstance(kind, Normalization) else "cooperative"
 
 
@@ -195,15 +201,16 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
             continue
         (e,) = reached
         shape = nodes[e].spec.shape
-        if isinstance(kind[e], Elementwise) and shape and shape[-1] == width and nodes[e].spec.size == node.spec.size * width:
+        if isinstance(kind[e], Elementwise) and shape and shape[-1] == width and \
+                Extent.of(shape) == Extent.of((*node.spec.shape, width)):
             roots.discard(n)
 
 
 def _materialize_selected(graph: Graph, roots: set[int]) -> None:
     """A max (or min) fused into its rows' kernel folds values in one loop while the kernel
     computes them again per element. The compiler may round the two computations apart
-    (fused multiply-adds, reassociation), yet the max's gradient and argmax find the maxima
-    by equality with them. So each value such a reduction folds that the kernel computes
+    (fused multiply-adds, reassociation), yet the max's gradient and `x == max(x)` find the
+    maxima by equality with them. So each value such a reduction folds that the kernel computes
     elsewhere too becomes a root: both loops read it from one buffer."""
     nodes = graph.nodes
     fused = {i for i, node in enumerate(nodes) if getattr(kind_of(node), "selects", False) and i not in roots}

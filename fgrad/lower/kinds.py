@@ -10,9 +10,10 @@ against the primitive's abstract evaluation when registered:
 - `View`: index remapping, always inlined (reshape, transpose, slice, take, ...);
 - `Elementwise`: inlined into its one reading kernel; materialized when several
   kernels read it, or a contraction does (which would recompute it per use);
-- `Reduction` (over `axes`), `Normalization` (along `axis`, softmax), `Scan`
-  (along `axis`, cumsum) and `Contraction`: a kernel of their own, except that
-  a matmul joins the kernel of its elementwise epilogue.
+- `Reduction` (over `axes`: sum, max, argmax), `Normalization` (along `axis`,
+  softmax), `Scan` (along `axis`, from the end where `reverse`: cumsum) and
+  `Contraction`: a kernel of their own, except that a matmul joins the kernel
+  of its elementwise epilogue.
 
 A WGSL rule gives the node's value at output coordinates (WGSL i32
 expressions, one per axis): a template over the operands' values there, or
@@ -108,7 +109,13 @@ class Normalization(Kind):
 
 @dataclass(frozen=True)
 class Scan(Normalization):
-    """Each result folds the prefix of its row along `axis` (cumsum)."""
+    """Each result folds the prefix of its row along `axis` (cumsum), or the suffix where
+    `reverse` holds."""
+
+    params = ("axis", "reverse")
+
+    def reverse(self, node: Node) -> bool:
+        return node.attrs["reverse"]
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ class Contraction(Kind):
 
 
 SOURCE, ELEMENTWISE, VIEW = Source(), Elementwise(), View()
-REDUCTION, NORMALIZATION = Reduction(), Normalization()
+REDUCTION, NORMALIZATION, SCAN = Reduction(), Normalization(), Scan()
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ def kind_of(node: Node) -> Kind:
 
 
 def folds(nodes: Any, i: int) -> int:
-    """How many values node `i` of `nodes` combines into each of its results (0 for none)."""
+    """How many values node `i` of `nodes` combines into each of its results (0 for none); with
+    symbols, at their maxima (what kernels are planned for)."""
     node = nodes[i]
-    return kind_of(node).folds(node, *(nodes[j].spec for j in node.inputs))
+    specs = (nodes[j].spec for j in node.inputs)
+    return kind_of(node).folds(node, *(Spec(s.max_shape, s.dtype) if s.symbols else s for s in specs))

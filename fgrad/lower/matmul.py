@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from fgrad.ir import DType, Graph
-from fgrad.lower.wgsl import KernelWriter, module, store
+from fgrad.ir import Dim, DType, Graph
+from fgrad.lower.program import Extent
+from fgrad.lower.wgsl import KernelWriter, Written, module, store
 from fgrad.lower.kinds import Contraction, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
@@ -52,19 +53,26 @@ def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
     return TILES[-1]
 
 
+def _ragged(n: int | Dim, step: int) -> bool:
+    """Whether tiles of `step` may overrun a size: one they do not divide, or a symbol's."""
+    return isinstance(n, Dim) or n % step != 0
+
+
 def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
-                  sources: dict[int, str], parallel: int) -> tuple[str, tuple[int, int, int]]:
+                  sources: dict[int, str], parallel: int) -> Written:
     node, mm = graph.nodes[root], graph.nodes[core]
     a, b = mm.inputs
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
     M, N, K = out[-2], out[-1], sa[-1]
     batch = out[:-2]
-    tm, tn = tile(M, N, math.prod(batch), parallel)
+    *batch_max, M_max, N_max = mm.spec.max_shape  # tiles and the grid are chosen for the symbols' maxima
+    tm, tn = tile(M_max, N_max, math.prod(batch_max), parallel)
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
     veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
     bm, bn = THREADS * tm, THREADS * tn
     bk = 2 * BK if tm * tn == 64 else BK
-    grid = (math.ceil(N / bn), math.ceil(M / bm), math.prod(batch))
+    grid = (math.ceil(N_max / bn), math.ceil(M_max / bm), math.prod(batch_max))
+    groups = (Extent.of([N], bn), Extent.of([M], bm), Extent.of(batch)) if mm.spec.symbols else ()
     w = KernelWriter(graph, sources)
     prelude = ["let lid = i32(local.x);", f"let tx = lid % {THREADS}i;", f"let ty = lid / {THREADS}i;",
                f"let m0 = i32(group.y) * {bm}i;", f"let n0 = i32(group.x) * {bn}i;"]
@@ -78,8 +86,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
     def guarded(value_of, pairs: list[tuple[str, int, int]]) -> str:
         """Load at indices clamped into range, zero outside; no checks where tiles divide the sizes."""
-        clamped = [w.let(f"min({x}, {n - 1}i)") if n % step else x for x, n, step in pairs]
-        conds = [f"{x} < {n}i" for x, n, step in pairs if n % step]
+        clamped = [w.let(f"min({x}, {w.last(n)})") if _ragged(n, step) else x for x, n, step in pairs]
+        conds = [f"{x} < {w.size(n)}" for x, n, step in pairs if _ragged(n, step)]
         value = value_of(clamped)
         return f"select(0.0f, {value}, {' && '.join(conds)})" if conds else value
 
@@ -118,7 +126,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         for j in range(tn // vb):
             for c in range(vb):
                 n = w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c}i")
-                conds = [f"{x} < {size}i" for x, size, step in ((m, M, bm), (n, N, bn)) if size % step]
+                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (n, N, bn)) if _ragged(size, step)]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
                     w.depth += 1
@@ -131,7 +139,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                     w.depth -= 1
                     w.line("}")
     shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;", f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
-    return module(name, graph, root, reads, threads, prelude, w, [], shared), grid
+    return Written(module(name, graph, root, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
 
 
 def tiles(graph: Graph, i: int) -> bool:

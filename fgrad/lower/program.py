@@ -6,12 +6,14 @@ pipelines, buffers and bind groups.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fgrad.ir import DType, Graph, Spec
+from fgrad.ir import Dim, DType, Graph, Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,14 @@ class Limits:
                       parallel_workgroups=parallel_workgroups)
 
 
+WORD = 4  # WebGPU writes, copies and maps buffers in whole 4-byte words
+
+
+def words(nbytes: int) -> int:
+    """`nbytes` rounded up to whole words: the size of a buffer holding them."""
+    return -(-nbytes // WORD) * WORD
+
+
 @dataclass(frozen=True, slots=True)
 class Buffer:
     """One device buffer of the plan.
@@ -41,32 +51,76 @@ class Buffer:
     kind: `input` (bound from the call's argument `index`), `output` (made per
     call for result `index`), `constant` (uploaded once: `data`), or
     `scratch` (an intermediate slot shared by values whose lifetimes do not
-    overlap). Elements are 4 bytes; bools are stored as u32.
+    overlap). Elements take their dtype's item size (bools are stored as u32);
+    the size is rounded up to whole words (an odd number of f16 values leaves
+    two bytes over).
     """
 
     kind: str
-    size: int  # bytes
+    size: int  # bytes; with symbols, at their maxima (a value of actual shape is a prefix)
     index: int = 0
     data: bytes = b""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", words(self.size))
+
 
 def buffer_bytes(value: Any, dtype: DType) -> bytes:
-    """The bytes of `value` as a buffer of `dtype` holds them: 4 per element, bools as u32 0 or 1."""
-    return np.asarray(value).astype(np.uint32 if dtype is DType.bool else dtype.np).tobytes()
+    """The bytes of `value` as a buffer of `dtype` holds them (bools as u32 0 or 1), padded with
+    zeros to whole words."""
+    data = np.asarray(value).astype(np.uint32 if dtype is DType.bool else dtype.np).tobytes()
+    return data + bytes(words(len(data)) - len(data))
+
+
+@dataclass(frozen=True, slots=True)
+class Extent:
+    """A count that follows symbolic dimensions: `factor` times the values of the named symbols,
+    divided by `per` and rounded up (workgroups of `per` invocations over that many elements)."""
+
+    factor: int
+    symbols: tuple[str, ...] = ()
+    per: int = 1
+
+    @staticmethod
+    def of(shape: Sequence[int | Dim], per: int = 1) -> Extent:
+        """The elements of `shape` (symbols sorted by name: equal counts compare equal), `per` at a time."""
+        return Extent(math.prod(d for d in shape if not isinstance(d, Dim)),
+                      tuple(sorted(d.name for d in shape if isinstance(d, Dim))), per)
+
+    def at(self, values: Mapping[str, int]) -> int:
+        """The count when each symbol has its value in `values`."""
+        return -(-math.prod((self.factor, *(values[s] for s in self.symbols))) // self.per)
 
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
-    """One compute shader: reads `reads` (bindings 0..n-1), writes `writes` (the bindings after)."""
+    """One compute shader: reads `reads` (bindings 0..n-1), writes `writes` (the bindings after),
+    and, where `sized`, reads the symbols' values from the program's uniform buffer (the binding
+    after those)."""
 
     name: str
     wgsl: str
     reads: tuple[int, ...]
     writes: tuple[int, ...]
-    grid: tuple[int, int, int]  # workgroups in x, y and z
+    grid: tuple[int, int, int]  # workgroups in x, y and z; with symbols, at their maxima
     nodes: tuple[int, ...]  # the graph nodes this kernel computes
     roots: tuple[int, ...]  # the ones it stores, one per write
     sites: tuple[str, ...]  # their users' file:line, in node order, without repeats
+    # A grid that follows the symbols: one Extent (workgroups along x, wrapping into y past grid[0],
+    # which the WGSL's index arithmetic assumes), or three (x, y and z); none: the grid is fixed.
+    groups: tuple[Extent, ...] = ()
+    sized: bool = False
+
+    def grid_at(self, values: Mapping[str, int]) -> tuple[int, int, int]:
+        """The workgroups to dispatch when the symbols have the values `values`."""
+        if not self.groups:
+            return self.grid
+        if len(self.groups) == 1:
+            n = self.groups[0].at(values)
+            x = min(n, self.grid[0])
+            return x, -(-n // x), 1
+        x, y, z = (e.at(values) for e in self.groups)
+        return x, y, z
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +137,8 @@ class Program:
     # (source, destination) buffers copied after the last kernel: an output that repeats
     # another, or is a constant or an input that is not donated, gets a buffer of its own.
     copies: tuple[tuple[int, int], ...] = ()
+    # The graph's symbolic dimensions, in the order of the i32s in its uniform buffer of their values.
+    symbols: tuple[Dim, ...] = ()
 
     @property
     def peak_bytes(self) -> int:
@@ -92,5 +148,5 @@ class Program:
     @property
     def intermediate_bytes(self) -> int:
         """What the intermediates would take with a buffer each (no reuse): for comparison with the plan."""
-        return sum(self.graph.nodes[r].spec.nbytes for k in self.kernels for r, b in zip(k.roots, k.writes)
+        return sum(self.graph.nodes[r].spec.max_nbytes for k in self.kernels for r, b in zip(k.roots, k.writes)
                    if self.buffers[b].kind == "scratch")

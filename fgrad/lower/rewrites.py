@@ -57,9 +57,12 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
     values and there are fewer than `enough` results to keep the GPU busy: (R, *rest) ->
     (R/c, c, *rest) reduced over c, then over R/c. Each pass runs one invocation per result,
     reading along the contiguous rest, with R/c times the parallelism. For associative
-    reductions (sum, max, min)."""
+    reductions (sum, max, min). Both passes run in the dtype's `wide` one (an f16 sum's partial
+    sums stay f32), rounded back once."""
     axes = node.attrs["axes"]
     shape = nodes[node.inputs[0]].spec.shape
+    if nodes[node.inputs[0]].spec.symbols:  # a symbol's axis cannot be split into fixed chunks
+        return None
     count = math.prod(shape[a] for a in axes)
     if axes != tuple(range(len(axes))) or len(shape) - 1 in axes or count <= longest or node.spec.size >= enough:
         return None
@@ -69,16 +72,20 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
     if chunk < 8:
         return None
     split = add("reshape", list(node.inputs), node.site, shape=(count // chunk, chunk, *shape[len(axes):]))
+    dtype = node.spec.dtype
+    if dtype.wide is not dtype:
+        split = add("astype", [split], node.site, dtype=dtype.wide)
     partial = add(node.op, [split], node.site, axes=(1,))
-    return add(node.op, [partial], node.site, axes=(0,))
+    total = add(node.op, [partial], node.site, axes=(0,))
+    return total if dtype.wide is dtype else add("astype", [total], node.site, dtype=dtype)
 
 
 def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
     """Split the k axis of a matrix product too small in m and n to keep the adapter's parallel
     workgroups busy (a weight gradient: 256 x 256 outputs over k = 4096): S partial products
     run as a batch, then sum (split-k)."""
-    if node.spec.ndim != 2 or node.spec.dtype is not DType.f32:
-        return None
+    if node.spec.ndim != 2 or node.spec.dtype is not DType.f32 or any(nodes[j].spec.symbols for j in node.inputs):
+        return None  # sizes that follow a symbol cannot be split into fixed chunks
     (m, n), k = node.spec.shape, nodes[node.inputs[0]].spec.shape[-1]
     tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
     split = 1

@@ -1,7 +1,8 @@
 """WGSL text for one kernel: the skeletons, each written once, and a writer that ops use.
 
-A kernel computes one materialized node (its root). Every op's `wgsl` rule
-(fgrad/ops.py) says how to compute its value at given coordinates: a
+A kernel computes one materialized node (its root). Every primitive's WGSL
+rule (its `Lowering`, fgrad/lower/kinds.py, registered with it in
+fgrad/primitives/) says how to compute its value at given coordinates: a
 template over its operands' values for elementwise ops, or a function that
 remaps coordinates (views), reduces (`w.reduce`), declares module-scope WGSL
 functions to call (`w.function`) and asks the writer for operand values.
@@ -11,45 +12,61 @@ so chains fuse. Names come from counters, so the text is deterministic.
 Skeletons: `elementwise` (one invocation per output element), `cooperative`
 (a workgroup per output element or softmax row, for roots that reduce many
 values: `w.reduce` then splits the work across the workgroup and combines
-in shared memory), and the tiled matmul of fgrad/lower/matmul.py for
-kernels built around a matmul (its epilogue fuses).
+in shared memory), `scan` (a workgroup per row of a long cumsum, scanning
+it block by block in shared memory: `w.scan`), and the tiled matmul of
+fgrad/lower/matmul.py for kernels built around a matmul (its epilogue fuses).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import struct
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
-from fgrad.ir import DType, Graph, Node, Spec
+import numpy as np
+
+from fgrad.ir import Dim, DType, Graph, Node, Spec
 from fgrad.lower.kinds import folds, lowerings
+from fgrad.lower.program import Extent
 
 WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
 COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
-WGSL_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "bool"}
-STORAGE_TYPE = {DType.f32: "f32", DType.i32: "i32", DType.bool: "u32"}  # WGSL storage has no bool
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
-    """An exact WGSL literal of `dtype`."""
-    if dtype is DType.bool:
+    """An exact WGSL literal of `dtype`: `value` rounded to the dtype first, an integer clamped
+    into its range (so -inf, a max's start, is the least value)."""
+    t = dtype.row.compute
+    if dtype.is_int:
+        info = np.iinfo(dtype.np)
+        value = int(min(max(value, info.min), info.max))
+        return f"{value}{dtype.row.suffix}" if value >= 0 else f"{t}({value})"
+    if not dtype.is_float:
         return "true" if value else "false"
-    if dtype is DType.i32:
-        value = int(min(max(value, -(2**31)), 2**31 - 1))  # -inf (a max's start) is the least i32
-        return f"{value}i" if value >= 0 else f"i32({value})"
-    value = float(struct.unpack("<f", struct.pack("<f", value))[0])  # round to f32 first
-    if not math.isfinite(value):
-        return f"bitcast<f32>({struct.unpack('<I', struct.pack('<f', value))[0]:#010x}u)"
-    return f"{value!r}f"  # the shortest decimal that is exactly this f32
+    with np.errstate(over="ignore"):
+        rounded = np.asarray(value, dtype.np)
+    if np.isfinite(rounded):
+        return f"{float(rounded)!r}{dtype.row.suffix}"  # the shortest decimal that is exactly this value
+    if dtype.itemsize == 4:  # infinities and NaN are no literals: a bitcast of their bits
+        return f"bitcast<{t}>({int(rounded.view(np.uint32)):#010x}u)"
+    # NOTE: a narrower float's converts from f32's (naga refused `bitcast<vec2<f16>>(...).x`).
+    return f"{t}({literal(float(rounded), DType.f32)})"
+
+
+def _factor(n: int | str) -> str:
+    """A count (an int, or a WGSL product of symbols) as an operand of `/` or `%`."""
+    return f"{n}i" if isinstance(n, int) else f"({n})" if " " in n else n
 
 
 class KernelWriter:
     """Writes the body of one kernel: `let` bindings, loops and loads.
 
     `sources` maps each node read from a buffer to its binding's variable
-    name; every other node reached is computed inline.
+    name; every other node reached is computed inline. Sizes that are
+    symbols (fg.dim) are read from the uniform `dims` wherever index
+    arithmetic, loop counts or guards need them (`size`, `extent`).
     """
 
     def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0):
@@ -58,7 +75,10 @@ class KernelWriter:
         self.sources = sources
         self.cooperative = cooperative  # the workgroup width computing each value together (0: one invocation)
         self.shared: set[DType] = set()  # dtypes of the shared reduction scratch the kernel uses
+        self.dtypes: set[DType] = set()  # dtypes of the values it computes (f16 asks for `enable f16;`)
+        self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
         self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
+        self.sized = False  # whether it reads symbols' values (the module then binds `dims`)
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
@@ -83,14 +103,15 @@ class KernelWriter:
 
     def var(self, init: str, dtype: DType) -> str:
         name = self.fresh("a")
-        self.line(f"var {name}: {WGSL_TYPE[dtype]} = {init};")
+        self.dtypes.add(dtype)
+        self.line(f"var {name}: {dtype.row.compute} = {init};")
         return name
 
     @contextlib.contextmanager
-    def loop(self, count: int | str, start: str = "0i", step: int = 1) -> Iterator[str]:
+    def loop(self, count: int | Dim | str, start: str = "0i", step: int = 1) -> Iterator[str]:
         """`for (r = start; r < count; r += step) { ... }`; values computed inside stay inside."""
         r = self.fresh("r")
-        bound = f"{count}i" if isinstance(count, int) else count
+        bound = self.size(count)
         advance = f"{r}++" if step == 1 else f"{r} += {step}i"
         self.line(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{")
         self.depth += 1
@@ -116,7 +137,7 @@ class KernelWriter:
         assert self.functions.setdefault(name, text) == text, f"two WGSL functions named {name}"
         return name
 
-    def reduce(self, count: int, value_at: Callable[[str], str], combine: Callable[[str, str], str],
+    def reduce(self, count: int | Dim | str, value_at: Callable[[str], str], combine: Callable[[str, str], str],
                init: str, dtype: DType) -> str:
         """Fold `value_at(r)` for r in [0, count): a loop in one invocation, or, in a
         cooperative kernel, strided over the workgroup and combined in shared memory."""
@@ -129,27 +150,88 @@ class KernelWriter:
             return acc
         with self.loop(count, start="lid", step=self.cooperative) as r:
             self.line(f"{acc} = {combine(acc, value_at(r))};")
-        # NOTE: bools are shared as u32, as in storage: a bool array in workgroup memory
-        # lost values on an NVIDIA Vulkan driver.
-        scratch = f"shared_{STORAGE_TYPE[dtype]}"
-        self.shared.add(dtype)
+        return self.across(acc, combine, dtype)
 
-        def load(k: str) -> str:
-            return f"({scratch}[{k}] != 0u)" if dtype is DType.bool else f"{scratch}[{k}]"
-
-        def store(value: str) -> str:
-            return f"select(0u, 1u, {value})" if dtype is DType.bool else value
-
-        self.line(f"{scratch}[lid] = {store(acc)};")
+    def across(self, value: str, combine: Callable[[str, str], str], dtype: DType) -> str:
+        """Combine every invocation's `value` over the workgroup, halving in shared memory;
+        each invocation gets the result."""
+        load, store = self.scratch(dtype)
+        self.line(store("lid", value))
         self.line("workgroupBarrier();")
         half = self.cooperative // 2
         while half:
-            self.line(f"if (lid < {half}i) {{ {scratch}[lid] = {store(combine(load('lid'), load(f'lid + {half}i')))}; }}")
+            self.line(f"if (lid < {half}i) {{ {store('lid', combine(load('lid'), load(f'lid + {half}i')))} }}")
             self.line("workgroupBarrier();")
             half //= 2
         result = self.let(load("0"))
         self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
         return result
+
+    def scratch(self, dtype: DType) -> tuple[Callable[[str], str], Callable[[str, str], str]]:
+        """`load(k)` and `store(k, value)`: WGSL reading and writing entry k of the workgroup's
+        shared scratch of `dtype`."""
+        # NOTE: bools are shared as u32, as in storage: a bool array in workgroup memory
+        # lost values on an NVIDIA Vulkan driver.
+        scratch = f"shared_{dtype.row.storage}"
+        self.shared.add(dtype)
+
+        def load(k: str) -> str:
+            return f"({scratch}[{k}] != 0u)" if dtype is DType.bool else f"{scratch}[{k}]"
+
+        def store(k: str, value: str) -> str:
+            return f"{scratch}[{k}] = {f'select(0u, 1u, {value})' if dtype is DType.bool else value};"
+
+        return load, store
+
+    def argreduce(self, count: int | Dim | str, value_at: Callable[[str], str], beats: Callable[[str, str], str],
+                  init: str, dtype: DType) -> str:
+        """The first r in [0, count) whose `value_at(r)` no other value beats (`beats(a, b)`:
+        WGSL true where a beats b; every value beats or ties `init`). Each value is computed
+        once, so the winner is compared with itself, not a copy the compiler rounded apart. A
+        loop in one invocation, or strided over the workgroup: then the best of the
+        invocations' winners, and the least index among the invocations holding it."""
+        start = "lid" if self.cooperative else "0i"
+        if self.cooperative:
+            value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
+        best, at = self.var(init, dtype), self.var(start, DType.i32)
+        with self.loop(count, start=start, step=self.cooperative or 1) as r:
+            v = value_at(r)
+            self.line(f"if ({beats(v, best)}) {{ {best} = {v}; {at} = {r}; }}")
+        if not self.cooperative:
+            return at
+        top = self.across(best, lambda a, b: f"select({a}, {b}, {beats(b, a)})", dtype)
+        # An invocation that folded nothing holds `init` at an index past the end: it loses ties.
+        held = f"select({self.size(count)}, {at}, !({beats(top, best)}))"
+        return self.across(held, lambda a, b: f"min({a}, {b})", DType.i32)
+
+    def scan(self, count: int | Dim, value_at: Callable[[str], str], combine: Callable[[str, str], str], init: str,
+             dtype: DType, at: str, reverse: bool) -> str:
+        """Fold `value_at(r)` over r in [0, at], in order (over [at, count) from the end where
+        `reverse`): a loop in one invocation, or, in a scan kernel, the workgroup's block of
+        the row scanned together in shared memory (Hillis-Steele; `at` is this invocation's
+        place in the block, lanes in the order of the scan), its first value joined to the
+        total of the blocks before, which the block's last invocation held."""
+        if not self.cooperative:
+            acc = self.var(init, dtype)
+            with self.loop(f"{self.size(count)} - {at}" if reverse else f"{at} + 1i") as r:
+                self.line(f"{acc} = {combine(acc, value_at(self.let(f'{self.last(count)} - {r}') if reverse else r))};")
+            return acc
+        assert self.block is not None, "a cooperative scan runs in the scan skeleton"
+        load, store = self.scratch(dtype)
+        before = self.let(load(f"{self.cooperative - 1}i"))
+        self.line("workgroupBarrier();")
+        v = value_at(at)
+        self.line(store("lid", f"select({v}, {combine(before, v)}, lid == 0i && {self.block} > 0i)"))
+        self.line("workgroupBarrier();")
+        step = 1
+        while step < self.cooperative:
+            t = self.let(f"select({load('lid')}, {combine(load(f'max(lid - {step}i, 0i)'), load('lid'))}, "
+                         f"lid >= {step}i)")
+            self.line("workgroupBarrier();")
+            self.line(store("lid", t))
+            self.line("workgroupBarrier();")
+            step *= 2
+        return self.let(load("lid"))
 
     # -- values --------------------------------------------------------------
 
@@ -161,6 +243,7 @@ class KernelWriter:
         if known is not None:
             return known
         node = self.nodes[i]
+        self.dtypes.add(node.spec.dtype)
         if i in self.sources:
             expr = f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]"
             expr = f"({expr} != 0u)" if node.spec.dtype is DType.bool else expr
@@ -182,6 +265,7 @@ class KernelWriter:
         return self.nodes[i].spec
 
     def literal(self, value: float | int | bool, dtype: DType) -> str:
+        self.dtypes.add(dtype)
         return literal(value, dtype)
 
     def recall(self, key: tuple) -> str | list[str] | None:
@@ -193,20 +277,40 @@ class KernelWriter:
 
     # -- index arithmetic ------------------------------------------------------
 
-    def ravel(self, coords: Sequence[str], shape: Sequence[int]) -> str:
+    def size(self, d: int | Dim | str) -> str:
+        """A size as a WGSL i32: a literal, a symbol's value read from the uniform `dims`, or
+        (already WGSL, an `extent`) as it is."""
+        if isinstance(d, Dim):
+            self.sized = True
+            return f"dims.{d.name}"
+        return d if isinstance(d, str) else f"{d}i"
+
+    def last(self, d: int | Dim) -> str:
+        """The last index along an axis of size `d`, as a WGSL i32."""
+        return f"{d - 1}i" if isinstance(d, int) else f"{self.size(d)} - 1i"
+
+    def extent(self, shape: Sequence[int | Dim]) -> int | str:
+        """The number of elements of `shape`: an int, or with symbols a WGSL i32 product that
+        reads their values."""
+        factor = math.prod(d for d in shape if not isinstance(d, Dim))
+        symbols = [self.size(d) for d in shape if isinstance(d, Dim)]
+        return " * ".join(([f"{factor}i"] if factor != 1 else []) + symbols) if symbols else factor
+
+    def ravel(self, coords: Sequence[str], shape: Sequence[int | Dim]) -> str:
         """Row-major linear index of `coords` in `shape` (the index they came from, when they
         were unraveled from one: size-1 axes do not matter)."""
         known = self.recall(("ravel", tuple((c, d) for c, d in zip(coords, shape) if d != 1)))
         if known is not None:
             return known
-        terms, stride = [], 1
+        terms, later = [], []
         for c, d in reversed(list(zip(coords, shape))):
             if d != 1 and c != "0i":
-                terms.append(c if stride == 1 else f"{c} * {stride}i")
-            stride *= d
+                stride = self.extent(later)
+                terms.append(c if stride == 1 else f"{c} * {self.size(stride)}")
+            later.append(d)
         return " + ".join(reversed(terms)) if terms else "0i"
 
-    def unravel(self, linear: str, shape: Sequence[int]) -> list[str]:
+    def unravel(self, linear: str, shape: Sequence[int | Dim]) -> list[str]:
         """Coordinates in `shape` of a row-major linear index (the same names each time, so
         that values computed at them are found again through reshapes)."""
         linear = self.let(linear)
@@ -215,15 +319,15 @@ class KernelWriter:
         if known is not None:
             it = iter(known)
             return [next(it) if d != 1 else "0i" for d in shape]
-        out, stride, outermost = [], math.prod(shape), True
+        out, outermost = [], True
         coords = out
-        for d in shape:
-            stride //= d
+        for k, d in enumerate(shape):
             if d == 1:
                 out.append("0i")
                 continue
-            q = linear if stride == 1 else f"{linear} / {stride}i"
-            out.append(self.let(q if outermost else f"({q}) % {d}i"))
+            stride = self.extent(shape[k + 1:])
+            q = linear if stride == 1 else f"{linear} / {_factor(stride)}"
+            out.append(self.let(q if outermost else f"({q}) % {_factor(self.size(d))}"))
             outermost = False
         kept = [c for c, d in zip(coords, shape) if d != 1]
         self.scopes[-1][("unravel", linear, squeezed)] = kept
@@ -238,20 +342,27 @@ def output_name(k: int, count: int) -> str:
 
 def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[int], workgroup: int,
            prelude: Sequence[str], w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
-    """A whole WGSL module: header line, bindings (reads, then outputs), shared memory, entry point."""
+    """A whole WGSL module: header line, the extensions its dtypes need, bindings (reads, then
+    outputs), shared memory, entry point."""
     roots = (roots,) if isinstance(roots, int) else tuple(roots)
     made = " ".join(str(graph.nodes[r].spec) for r in roots)
     header = " ".join([made, "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else made
-    decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{STORAGE_TYPE[graph.nodes[j].spec.dtype]}>;"
+    dtypes = w.dtypes | w.shared | {graph.nodes[j].spec.dtype for j in (*reads, *roots)}
+    enables = [f"enable {e};" for e in sorted({d.row.extension for d in dtypes} - {None})]
+    decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{graph.nodes[j].spec.dtype.row.storage}>;"
              for k, j in enumerate(reads)]
     decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
-              f"array<{STORAGE_TYPE[graph.nodes[r].spec.dtype]}>;" for k, r in enumerate(roots)]
-    decls += sorted({f"var<workgroup> shared_{STORAGE_TYPE[t]}: array<{STORAGE_TYPE[t]}, {workgroup}>;"
+              f"array<{graph.nodes[r].spec.dtype.row.storage}>;" for k, r in enumerate(roots)]
+    if w.sized:  # the symbols' values, one i32 each, in the program's order (Program.symbols)
+        decls += [f"struct Dims {{ {', '.join(f'{d.name}: i32' for d in graph.symbols)} }}",
+                  f"@group(0) @binding({len(reads) + len(roots)}) var<uniform> dims: Dims;"]
+    decls += sorted({f"var<workgroup> shared_{t.row.storage}: array<{t.row.storage}, {workgroup}>;"
                      for t in w.shared})
     decls += list(shared)
     decls += list(w.functions.values())
     return "\n".join([
         f"// fgrad: {name} {header}",
+        *enables,
         *decls,
         "",
         f"@compute @workgroup_size({workgroup})",
@@ -265,6 +376,17 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     ])
 
 
+@dataclass(frozen=True)
+class Written:
+    """A kernel's WGSL and its dispatch: `grid` (at the symbols' maxima) and, where the grid
+    follows the symbols, `groups` (see Kernel.groups); `sized`: it binds the symbols' values."""
+
+    wgsl: str
+    grid: tuple[int, int, int]
+    groups: tuple[Extent, ...] = ()
+    sized: bool = False
+
+
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
     return f"{out}[{index}] = {f'select(0u, 1u, {value})' if node.spec.dtype is DType.bool else value};"
 
@@ -276,46 +398,84 @@ def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
 
 
 def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int) -> tuple[str, tuple[int, int, int]]:
+                       max_groups: int) -> Written:
     """One invocation per output element; several roots of one shape are all computed before
     any is stored (an output may overwrite a donated input that another reads)."""
     node = graph.nodes[roots[0]]
     w = KernelWriter(graph, sources)
-    g = grid(math.ceil(node.spec.size / WORKGROUP), max_groups)
+    g = grid(math.ceil(node.spec.max_size / WORKGROUP), max_groups)
     coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
     values = [w.value(r, coords) for r in roots]
     stores = [store(graph.nodes[r], "i", v, output_name(k, len(roots))) for k, (r, v) in enumerate(zip(roots, values))]
-    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);", f"if (i >= {node.spec.size}i) {{", "    return;", "}"]
-    return module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g
+    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
+               f"if (i >= {w.size(w.extent(node.spec.shape))}) {{", "    return;", "}"]
+    groups = (Extent.of(node.spec.shape, WORKGROUP),) if node.spec.symbols else ()
+    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, groups, w.sized)
 
 
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int, axis: int | None = None) -> tuple[str, tuple[int, int, int]]:
+                       max_groups: int, axis: int | None = None) -> Written:
     """A workgroup per output element (for several roots of one shape, each folded in turn),
     or per row for one root that normalizes along an axis (softmax): its reductions are
     computed once at the top (uniform control flow, as barriers need), then the workgroup
     writes the row."""
     root = roots[0]
     node = graph.nodes[root]
-    span = node.spec.shape[axis] if axis is not None else max(folds(graph.nodes, r) for r in roots)
-    width = min(COOPERATIVE, max(32, 1 << (span - 1).bit_length()))  # a power of two, about the row
+    span = node.spec.max_shape[axis] if axis is not None else max(folds(graph.nodes, r) for r in roots)
+    width = _width(span)
     w = KernelWriter(graph, sources, cooperative=width)
     row = node.spec.shape[axis] if axis is not None else 1
-    count = node.spec.size // row
-    g = grid(count, max_groups)
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
+    g, groups, prelude = _workgroups(w, outer, max_groups)
     coords = w.unravel("o", outer) if outer else []
-    prelude = [f"let o = i32(group.x + group.y * {g[0]}u);", f"if (o >= {count}i) {{", "    return;", "}",
-               "let lid = i32(local.x);"]
     if axis is None:
         values = [w.value(r, coords) for r in roots]
         index = w.ravel(coords, node.spec.shape)
         tail = ["if (lid == 0i) {",
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
                   enumerate(zip(roots, values))), "}"]
-        return module(name, graph, roots, reads, width, prelude, w, tail), g
+        return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
     with w.loop(row, start="lid", step=width) as e:
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
-    return module(name, graph, root, reads, width, prelude, w, []), g
+    return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+
+
+def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                max_groups: int, axis: int, reverse: bool) -> Written:
+    """A workgroup per row of a scan along `axis` (cumsum): the row in blocks of the
+    workgroup's width, in the order of the scan (from the end where `reverse`), each block
+    scanned together (`w.scan`). Invocations past the row's end repeat its last value (so the
+    others' results stand) and store nothing."""
+    node = graph.nodes[root]
+    n = node.spec.shape[axis]
+    width = _width(node.spec.max_shape[axis])
+    w = KernelWriter(graph, sources, cooperative=width)
+    outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
+    g, groups, prelude = _workgroups(w, outer, max_groups)
+    coords = w.unravel("o", outer) if outer else []
+    with w.loop(n, step=width) as block:  # every invocation runs every block: barriers need uniform control flow
+        w.block = block
+        k = w.let(f"{block} + lid")
+        e = w.let(f"{w.last(n)} - min({k}, {w.last(n)})" if reverse else f"min({k}, {w.last(n)})")
+        at = [*coords[:axis], e, *coords[axis:]]
+        value = w.value(root, at)
+        w.line(f"if ({k} < {w.size(n)}) {{ {store(node, w.ravel(at, node.spec.shape), value)} }}")
+    return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+
+
+def _width(span: int) -> int:
+    """Invocations of a workgroup that folds rows of `span` values: a power of two, about the row."""
+    return min(COOPERATIVE, max(32, 1 << (span - 1).bit_length()))
+
+
+def _workgroups(w: KernelWriter, outer: Sequence[int | Dim], max_groups: int
+                ) -> tuple[tuple[int, int, int], tuple[Extent, ...], list[str]]:
+    """The grid of a workgroup per result (or row), one per element of `outer`, with its groups
+    where that follows the symbols (Kernel.groups), and the prelude naming the workgroup's one
+    (`o`) and the invocation's place in it (`lid`)."""
+    g = grid(math.prod(d.max if isinstance(d, Dim) else d for d in outer), max_groups)
+    groups = (Extent.of(outer),) if any(isinstance(d, Dim) for d in outer) else ()
+    return g, groups, [f"let o = i32(group.x + group.y * {g[0]}u);", f"if (o >= {w.size(w.extent(outer))}) {{",
+                       "    return;", "}", "let lid = i32(local.x);"]

@@ -26,20 +26,21 @@ from fgrad.primitives.elementwise import (
     sigmoid_p, silu_p, sin_p, sqrt_p, stop_gradient_p, sub_p, tanh_p, where_p,
 )
 from fgrad.primitives.reductions import (
-    log_softmax_p, max_p, min_p, softmax_p, sum_p,
+    argmax_p, argmin_p, cumsum_p, log_softmax_p, max_p, min_p, softmax_p, sum_p,
 )
 from fgrad.primitives.shapes import (
-    broadcast_to_p, concatenate_p, pad_p, reshape_p, slice_p, transpose_p,
+    broadcast_to_p, concatenate_p, dim_size_p, pad_p, reshape_p, slice_p, transpose_p,
 )
 from fgrad.primitives.linalg import (
     matmul_p,
 )
 from fgrad.primitives.indexing import (
-    scatter_add_p, take_p,
+    dynamic_slice_p, dynamic_update_slice_p, scatter_add_p, take_p,
 )
 
 __all__ = [
-    "abs_p", "add_p", "astype_p", "broadcast_to_p", "concatenate_p", "convert", "cos_p", "div_p",
+    "abs_p", "add_p", "argmax_p", "argmin_p", "astype_p", "broadcast_to_p", "concatenate_p", "convert", "cos_p",
+    "cumsum_p", "dim_size_p", "div_p", "dynamic_slice_p", "dynamic_update_slice_p",
     "eq_p", "erf_p", "exp_p", "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p",
     "isnan_p", "le_p", "log_p", "log_softmax_p", "logical_and_p", "logical_not_p", "logical_or_p",
     "lt_p", "matmul_p", "max_p", "maximum_p", "min_p", "minimum_p", "mul_p", "ne_p", "neg_p",

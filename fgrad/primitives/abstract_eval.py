@@ -3,21 +3,24 @@ an axis), the dtype families they accept, and reference implementations shared b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from fgrad.errors import DTypeError, ShapeError
-from fgrad.ir import DType, Node, Spec
+from fgrad.ir import Dim, DType, Node, Spec, symbols_of
 
 
 # ---------------------------------------------------------------------------
 # Rule helpers
 # ---------------------------------------------------------------------------
 
-FLOAT = (DType.f32,)
-NUMERIC = (DType.f32, DType.i32)
-ANY = (DType.f32, DType.i32, DType.bool)
+# Dtype families, read off the dtype table: a new dtype joins the families of its kind.
+FLOAT = tuple(d for d in DType if d.is_float)
+INTEGER = tuple(d for d in DType if d.is_int)
+NUMERIC = FLOAT + INTEGER
+ANY = tuple(DType)
 BOOL = (DType.bool,)
 
 
@@ -79,20 +82,77 @@ def along_axis(name: str) -> Callable[..., Spec]:
     return rule
 
 
+def wide(x: np.ndarray) -> np.dtype:
+    """The NumPy dtype that sums and dot products of `x` accumulate in: its dtype's `wide` one
+    (float32 for float16), or x's own where that is wider (float64 in interpret's float64 mode)."""
+    return np.promote_types(x.dtype, DType.of(x.dtype).wide.np)
+
+
+def wide_sum(x: np.ndarray, axis: int | tuple[int, ...], keepdims: bool = False) -> np.ndarray:
+    """The sum of `x` over `axis`, accumulated in its `wide` dtype and rounded back once."""
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=wide(x)).astype(x.dtype)
+
+
+def computed_wide(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """The reference implementation of a special function `fn`: computed in its operands' `wide`
+    dtype and rounded back once, as its WGSL lowering computes it (fgrad/lower/library.py)."""
+
+    def impl(*xs: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(*(x.astype(wide(x), copy=False) for x in xs))).astype(xs[0].dtype, copy=False)
+
+    return impl
+
+
 def stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    return e / wide_sum(e, axis, keepdims=True)
 
 
 def stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return shifted - np.log(wide_sum(np.exp(shifted), axis, keepdims=True))
 
 
 def same_last_axis(node: Node, x: Spec) -> str | None:
     """A view whose last axis walks its operand's last axis (or whole runs of it)."""
-    keeps = x.ndim > 0 and node.spec.ndim > 0 and x.shape[-1] % node.spec.shape[-1] == 0 and x.shape[-1] != 1
-    return "same" if keeps else None
+    if x.ndim == 0 or node.spec.ndim == 0:
+        return None
+    a, b = x.shape[-1], node.spec.shape[-1]
+    runs = a == b if isinstance(a, Dim) or isinstance(b, Dim) else a % b == 0
+    return "same" if runs and a != 1 else None
+
+
+def _runs(shape: tuple[int | Dim, ...]) -> tuple[tuple[Dim, ...], tuple[int, ...]]:
+    """A shape's symbols in order, and the products of the fixed sizes before, between and after them."""
+    symbols, runs, run = [], [], 1
+    for d in shape:
+        if isinstance(d, Dim):
+            symbols.append(d)
+            runs.append(run)
+            run = 1
+        else:
+            run *= d
+    return tuple(symbols), (*runs, run)
+
+
+def check_reshape(old: tuple[int | Dim, ...], new: tuple[int | Dim, ...]) -> None:
+    """Refuse a reshape of `old` into `new` unless it keeps the elements in row-major order for every
+    value of the symbols: the sizes agree and each symbol keeps its place, the two shapes holding
+    the same symbols in the same order with equal products of fixed sizes around them ((T, 64)
+    into (T, 4, 16)). A product with a symbol ((T, 64) into (T*64,)) or a split of one is refused."""
+    try:
+        symbols_of((old, new))
+    except ShapeError as e:
+        raise ShapeError(f"reshape: {e}") from None
+    (symbols, runs), (new_symbols, new_runs) = _runs(old), _runs(new)
+    if not symbols and not new_symbols:
+        if math.prod(runs) != math.prod(new_runs):
+            raise ShapeError(f"reshape: cannot reshape {old} into {new}")
+    elif (symbols, runs) != (new_symbols, new_runs):
+        named = ", ".join(map(str, dict.fromkeys(symbols + new_symbols)))
+        raise ShapeError(f"reshape: cannot reshape {old} into {new}: the symbol {named} must stay a factor of an axis "
+                         "of its own, with the same sizes before and after it (fgrad forms no product or split of a "
+                         "symbol)")
 
 
 def squeezed(shape: tuple[int, ...]) -> list[int]:

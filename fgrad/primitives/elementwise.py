@@ -15,14 +15,16 @@ import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError
-from fgrad.ir import DType, Node, Spec, constant_p, declare, input_p
+from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
 from fgrad.lower.kinds import ELEMENTWISE, SOURCE, VIEW, register_lowering
-from fgrad.lower.library import IS_INF, IS_NAN, POWER_F32, cast, pick
+from fgrad.lower.library import IS_NAN, POWER_F32, cast, float_test, pick, widened
 from fgrad.trace import Tensor
 from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.passes import simplify_rules, uniform_constant
 
-from fgrad.primitives.abstract_eval import ANY, BOOL, FLOAT, NUMERIC, check_axes, check_dtypes, binary, elementwise, unary
+from fgrad.primitives.abstract_eval import (
+    ANY, BOOL, FLOAT, NUMERIC, binary, check_axes, check_dtypes, computed_wide, elementwise, unary,
+)
 
 
 def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int | None]:
@@ -35,6 +37,17 @@ def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int
         return None
 
     return rule
+
+
+def _wide(template: str) -> Callable[..., str]:
+    """The WGSL rule of a special function: `template` over the operands' values, written for
+    f32 and computed in the node's `wide` dtype (`widened`: f16 in f32, rounded back once)."""
+
+    def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        operands = (w.operand(i, k, coords) for k in range(len(w.nodes[i].inputs)))
+        return widened(w, w.spec(i).dtype, lambda *xs: template.format(*xs), *operands)
+
+    return wgsl
 
 
 # input: a graph argument; interpret and the runtime supply its value. constant: an array
@@ -63,11 +76,16 @@ iota_p = declare("iota", _iota_rule, _iota_impl)
 vjp_rules.register(iota_p, nondiff)
 register_lowering(iota_p, VIEW, lambda w, i, c: cast(w, c[w.nodes[i].attrs["axis"]], DType.i32, w.spec(i).dtype))
 
-# neg: d(-x) = -dx; -(-x) is x.
+# neg: d(-x) = -dx; -(-x) is x. WGSL negates no unsigned integer: 0 - x wraps as -x does.
+def _neg_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, dtype = w.operand(i, 0, coords), w.spec(i).dtype
+    return f"({w.literal(0, dtype)} - {x})" if dtype.np.kind == "u" else f"(-{x})"
+
+
 neg_p = declare("neg", unary("neg", NUMERIC), np.negative)
 vjp_rules.register(neg_p, lambda g, ans, x: (fnp.neg(g),))
 simplify_rules.register(neg_p, lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None)
-register_lowering(neg_p, ELEMENTWISE, "(-{0})")
+register_lowering(neg_p, ELEMENTWISE, _neg_wgsl)
 
 # abs: d|x| = sign(x) dx, taken as +1 at 0 (and -1 at NaN): JAX's select(x >= 0, g, -g).
 abs_p = declare("abs", unary("abs", NUMERIC), np.abs)
@@ -75,49 +93,51 @@ vjp_rules.register(abs_p, lambda g, ans, x: (fnp.where(x >= 0, g, fnp.neg(g)),))
 register_lowering(abs_p, ELEMENTWISE, "abs({0})")
 
 # exp: d exp(x) = exp(x) dx, reusing the output.
-exp_p = declare("exp", unary("exp", FLOAT), np.exp)
+exp_p = declare("exp", unary("exp", FLOAT), computed_wide(np.exp))
 vjp_rules.register(exp_p, lambda g, ans, x: (g * ans,))
-register_lowering(exp_p, ELEMENTWISE, "exp({0})")
+register_lowering(exp_p, ELEMENTWISE, _wide("exp({0})"))
 
 # log: d log(x) = dx / x.
-log_p = declare("log", unary("log", FLOAT), np.log)
+log_p = declare("log", unary("log", FLOAT), computed_wide(np.log))
 vjp_rules.register(log_p, lambda g, ans, x: (g / x,))
-register_lowering(log_p, ELEMENTWISE, "log({0})")
+register_lowering(log_p, ELEMENTWISE, _wide("log({0})"))
 
 # sqrt: d sqrt(x) = dx / (2 sqrt(x)).
-sqrt_p = declare("sqrt", unary("sqrt", FLOAT), np.sqrt)
+sqrt_p = declare("sqrt", unary("sqrt", FLOAT), computed_wide(np.sqrt))
 vjp_rules.register(sqrt_p, lambda g, ans, x: (g / (ans * 2.0),))
-register_lowering(sqrt_p, ELEMENTWISE, "sqrt({0})")
+register_lowering(sqrt_p, ELEMENTWISE, _wide("sqrt({0})"))
 
 # rsqrt: d x^(-1/2) = -1/2 x^(-3/2) dx = -1/2 rsqrt(x) / x dx.
-rsqrt_p = declare("rsqrt", unary("rsqrt", FLOAT), lambda x: 1 / np.sqrt(x))
+rsqrt_p = declare("rsqrt", unary("rsqrt", FLOAT), computed_wide(lambda x: 1 / np.sqrt(x)))
 vjp_rules.register(rsqrt_p, lambda g, ans, x: (g * ans / x * -0.5,))
-register_lowering(rsqrt_p, ELEMENTWISE, "inverseSqrt({0})")
+register_lowering(rsqrt_p, ELEMENTWISE, _wide("inverseSqrt({0})"))
 
 # sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
-sin_p = declare("sin", unary("sin", FLOAT), np.sin)
+sin_p = declare("sin", unary("sin", FLOAT), computed_wide(np.sin))
 vjp_rules.register(sin_p, lambda g, ans, x: (g * fnp.cos(x),))
-register_lowering(sin_p, ELEMENTWISE, "sin({0})")
-cos_p = declare("cos", unary("cos", FLOAT), np.cos)
+register_lowering(sin_p, ELEMENTWISE, _wide("sin({0})"))
+cos_p = declare("cos", unary("cos", FLOAT), computed_wide(np.cos))
 vjp_rules.register(cos_p, lambda g, ans, x: (fnp.neg(g * fnp.sin(x)),))
-register_lowering(cos_p, ELEMENTWISE, "cos({0})")
+register_lowering(cos_p, ELEMENTWISE, _wide("cos({0})"))
 
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
 # NOTE: the clamp keeps tanh's exponentials finite on every backend; it would turn NaN
 # into -15, so NaN is passed through on its own.
 def _tanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    x = w.operand(i, 0, coords)
-    return f"select(tanh(clamp({x}, -15.0f, 15.0f)), {x}, {w.function('is_nan', IS_NAN)}({x}))"
+    def tanh(x: str) -> str:
+        return f"select(tanh(clamp({x}, -15.0f, 15.0f)), {x}, {w.function('is_nan', IS_NAN)}({x}))"
+
+    return widened(w, w.spec(i).dtype, tanh, w.operand(i, 0, coords))
 
 
-tanh_p = declare("tanh", unary("tanh", FLOAT), np.tanh)
+tanh_p = declare("tanh", unary("tanh", FLOAT), computed_wide(np.tanh))
 vjp_rules.register(tanh_p, lambda g, ans, x: (g * (1.0 - ans * ans),))
 register_lowering(tanh_p, ELEMENTWISE, _tanh_wgsl)
 
 # sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
-sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), lambda x: 0.5 * (np.tanh(0.5 * x) + 1))
+sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), computed_wide(lambda x: 0.5 * (np.tanh(0.5 * x) + 1)))
 vjp_rules.register(sigmoid_p, lambda g, ans, x: (g * ans * (1.0 - ans),))
-register_lowering(sigmoid_p, ELEMENTWISE, "(1.0f / (1.0f + exp(-{0})))")
+register_lowering(sigmoid_p, ELEMENTWISE, _wide("(1.0f / (1.0f + exp(-{0})))"))
 
 # relu: max(x, 0) (NaN stays NaN); derivative 1 where x > 0, else 0.
 relu_p = declare("relu", unary("relu", NUMERIC), lambda x: np.maximum(x, 0))
@@ -130,9 +150,9 @@ def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     return (g * s * (1.0 + x * (1.0 - s)),)
 
 
-silu_p = declare("silu", unary("silu", FLOAT), lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1))
+silu_p = declare("silu", unary("silu", FLOAT), computed_wide(lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1)))
 vjp_rules.register(silu_p, _silu_vjp)
-register_lowering(silu_p, ELEMENTWISE, "({0} / (1.0f + exp(-{0})))")
+register_lowering(silu_p, ELEMENTWISE, _wide("({0} / (1.0f + exp(-{0})))"))
 
 # gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
 # gelu(x) = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi), a = 0.044715;
@@ -145,9 +165,9 @@ def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     return (g * ((1.0 + t) * 0.5 + x * 0.5 * (1.0 - t * t) * GELU_C * (1.0 + x * x * (3 * GELU_A))),)
 
 
-gelu_p = declare("gelu", unary("gelu", FLOAT), lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3))))
+gelu_p = declare("gelu", unary("gelu", FLOAT), computed_wide(lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3)))))
 vjp_rules.register(gelu_p, _gelu_vjp)
-register_lowering(gelu_p, ELEMENTWISE, f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))")
+register_lowering(gelu_p, ELEMENTWISE, _wide(f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))"))
 
 # erf: (2/sqrt(pi)) times the integral of exp(-t^2) over [0, x]; d erf = 2/sqrt(pi) exp(-x^2) dx.
 # WGSL has no erf: for |x| < 1, erf(x) = x + x R(x^2); for 1 <= |x| <= 4,
@@ -172,13 +192,16 @@ def _horner(w: Any, coefficients: Sequence[float], u: str) -> str:
 
 def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     w.function("is_nan", IS_NAN)
-    x = w.let(w.operand(i, 0, coords))
-    a = w.let(f"min(abs({x}), 4.0f)")
-    u = w.let(f"{a} * {a}")
-    small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
-    large = f"1.0f - exp(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
-    r = w.let(f"select({large}, {small}, {a} < 1.0f)")
-    return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
+
+    def erf(x: str) -> str:
+        a = w.let(f"min(abs({x}), 4.0f)")
+        u = w.let(f"{a} * {a}")
+        small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
+        large = f"1.0f - exp(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
+        r = w.let(f"select({large}, {small}, {a} < 1.0f)")
+        return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
+
+    return widened(w, w.spec(i).dtype, erf, w.let(w.operand(i, 0, coords)))
 
 
 erf_p = declare("erf", unary("erf", FLOAT), _erf_impl)
@@ -191,7 +214,7 @@ vjp_rules.register(logical_not_p, nondiff)
 register_lowering(logical_not_p, ELEMENTWISE, "(!{0})")
 
 
-# isnan and isinf: f32 -> bool, no derivative. Read off the bits: a shader compiler may fold
+# isnan and isinf: float -> bool, no derivative. Read off the bits: a shader compiler may fold
 # `x != x` or `abs(x) == inf` away under its float rewrites.
 def _float_test(name: str) -> Callable[..., Spec]:
     def rule(x: Spec) -> Spec:
@@ -203,18 +226,18 @@ def _float_test(name: str) -> Callable[..., Spec]:
 
 isnan_p = declare("isnan", _float_test("isnan"), np.isnan)
 vjp_rules.register(isnan_p, nondiff)
-register_lowering(isnan_p, ELEMENTWISE, lambda w, i, c: f"{w.function('is_nan', IS_NAN)}({w.operand(i, 0, c)})")
+register_lowering(isnan_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_nan', w.spec(w.nodes[i].inputs[0]).dtype)}({w.operand(i, 0, c)})")
 isinf_p = declare("isinf", _float_test("isinf"), np.isinf)
 vjp_rules.register(isinf_p, nondiff)
-register_lowering(isinf_p, ELEMENTWISE, lambda w, i, c: f"{w.function('is_inf', IS_INF)}({w.operand(i, 0, c)})")
+register_lowering(isinf_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_inf', w.spec(w.nodes[i].inputs[0]).dtype)}({w.operand(i, 0, c)})")
 
 
 # integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
 # d x^n = n x^(n-1) dx; x^1 is x.
 def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
     check_dtypes("integer_pow", NUMERIC, x)
-    if x.dtype is DType.i32 and n < 0:
-        raise DTypeError(f"integer_pow: negative power {n} of an i32 operand {x}; cast to f32 first")
+    if x.dtype.is_int and n < 0:
+        raise DTypeError(f"integer_pow: negative power {n} of an integer operand {x}; cast to a float first")
     return x
 
 
@@ -276,10 +299,11 @@ def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tens
 
 def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     w.function("is_nan", IS_NAN)
-    return f"{w.function('power_f32', POWER_F32)}({w.operand(i, 0, coords)}, {w.operand(i, 1, coords)})"
+    power = w.function("power_f32", POWER_F32)
+    return widened(w, w.spec(i).dtype, lambda x, y: f"{power}({x}, {y})", w.operand(i, 0, coords), w.operand(i, 1, coords))
 
 
-pow_p = declare("pow", binary("pow", FLOAT), np.power)
+pow_p = declare("pow", binary("pow", FLOAT), computed_wide(np.power))
 vjp_rules.register(pow_p, _pow_vjp)
 register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
 
@@ -290,7 +314,11 @@ register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
 # gives NaN to the operand that was not chosen too.
 def _choose_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     x_hit, y_hit = fnp.equal(x, ans), fnp.equal(y, ans)
-    return g * fnp.where(x_hit, fnp.where(y_hit, 0.5, 1.0), 0.0), g * fnp.where(y_hit, fnp.where(x_hit, 0.5, 1.0), 0.0)
+
+    def share(hit: Tensor, other: Tensor) -> Tensor:
+        return fnp.astype(fnp.where(hit, fnp.where(other, 0.5, 1.0), 0.0), g.dtype)
+
+    return g * share(x_hit, y_hit), g * share(y_hit, x_hit)
 
 
 def _pick_wgsl(which: str) -> Callable[..., str]:
@@ -305,30 +333,21 @@ vjp_rules.register(minimum_p, _choose_vjp)
 register_lowering(minimum_p, ELEMENTWISE, _pick_wgsl("min"))
 
 # Comparisons and logic: bool results, no derivative.
-eq_p = declare("eq", binary("eq", ANY, DType.bool), np.equal)
-vjp_rules.register(eq_p, nondiff)
-register_lowering(eq_p, ELEMENTWISE, "({0} == {1})")
-ne_p = declare("ne", binary("ne", ANY, DType.bool), np.not_equal)
-vjp_rules.register(ne_p, nondiff)
-register_lowering(ne_p, ELEMENTWISE, "({0} != {1})")
-lt_p = declare("lt", binary("lt", NUMERIC, DType.bool), np.less)
-vjp_rules.register(lt_p, nondiff)
-register_lowering(lt_p, ELEMENTWISE, "({0} < {1})")
-le_p = declare("le", binary("le", NUMERIC, DType.bool), np.less_equal)
-vjp_rules.register(le_p, nondiff)
-register_lowering(le_p, ELEMENTWISE, "({0} <= {1})")
-gt_p = declare("gt", binary("gt", NUMERIC, DType.bool), np.greater)
-vjp_rules.register(gt_p, nondiff)
-register_lowering(gt_p, ELEMENTWISE, "({0} > {1})")
-ge_p = declare("ge", binary("ge", NUMERIC, DType.bool), np.greater_equal)
-vjp_rules.register(ge_p, nondiff)
-register_lowering(ge_p, ELEMENTWISE, "({0} >= {1})")
-logical_and_p = declare("logical_and", binary("logical_and", BOOL), np.logical_and)
-vjp_rules.register(logical_and_p, nondiff)
-register_lowering(logical_and_p, ELEMENTWISE, "({0} && {1})")
-logical_or_p = declare("logical_or", binary("logical_or", BOOL), np.logical_or)
-vjp_rules.register(logical_or_p, nondiff)
-register_lowering(logical_or_p, ELEMENTWISE, "({0} || {1})")
+def _comparison(name: str, allowed: tuple[DType, ...], impl: Callable[..., np.ndarray], wgsl: str) -> Primitive:
+    primitive = declare(name, binary(name, allowed, DType.bool), impl)
+    vjp_rules.register(primitive, nondiff)
+    register_lowering(primitive, ELEMENTWISE, wgsl)
+    return primitive
+
+
+eq_p = _comparison("eq", ANY, np.equal, "({0} == {1})")
+ne_p = _comparison("ne", ANY, np.not_equal, "({0} != {1})")
+lt_p = _comparison("lt", NUMERIC, np.less, "({0} < {1})")
+le_p = _comparison("le", NUMERIC, np.less_equal, "({0} <= {1})")
+gt_p = _comparison("gt", NUMERIC, np.greater, "({0} > {1})")
+ge_p = _comparison("ge", NUMERIC, np.greater_equal, "({0} >= {1})")
+logical_and_p = _comparison("logical_and", BOOL, np.logical_and, "({0} && {1})")
+logical_or_p = _comparison("logical_or", BOOL, np.logical_or, "({0} || {1})")
 
 
 # where: x where cond holds, else y; the cotangent is routed the same way.
@@ -343,14 +362,23 @@ register_lowering(where_p, ELEMENTWISE, "select({2}, {1}, {0})")
 
 # astype: convert dtype. float -> int truncates toward zero and saturates, NaN giving 0
 # (XLA's convert, so jnp's astype; NumPy's cast leaves NaN and out-of-range values
-# undefined, and a shader compiler may fold the round trip f32(i32(x)) into trunc(x)); -> bool
-# is x != 0. Only float -> float carries a derivative, and fgrad has one float type.
+# undefined, and a shader compiler may fold the round trip f32(i32(x)) into trunc(x));
+# int -> int wraps; -> bool is x != 0. Only float -> float carries a derivative: the
+# cotangent converted back.
 def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
     """`x` as `dtype` by astype's rules (constants convert here too)."""
     x = np.asarray(x)
-    if dtype is DType.i32 and x.dtype.kind == "f":
-        x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), -(2.0**31), 2.0**31 - 1))
-    return x.astype(dtype.np)
+    if dtype.is_float and x.dtype == np.float64:  # interpret's float64 mode: every float computes in float64
+        return x
+    if dtype.is_int and x.dtype.kind == "f":
+        info = np.iinfo(dtype.np)
+        x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), float(info.min), float(info.max)))
+    with np.errstate(over="ignore"):  # floats too large for a narrower float become inf, as in XLA
+        return x.astype(dtype.np)
+
+
+def _astype_vjp(g: Tensor, ans: Tensor, x: Tensor, *, dtype: DType) -> tuple[Tensor | None]:
+    return (fnp.astype(g, x.dtype) if x.dtype.is_float and dtype.is_float else None,)
 
 
 def _astype_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
@@ -358,7 +386,7 @@ def _astype_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 
 astype_p = declare("astype", lambda x, *, dtype: Spec(x.shape, dtype), lambda x, *, dtype: convert(x, dtype))
-vjp_rules.register(astype_p, nondiff)
+vjp_rules.register(astype_p, _astype_vjp)
 register_lowering(astype_p, ELEMENTWISE, _astype_wgsl)
 
 # stop_gradient: identity whose derivative is zero.

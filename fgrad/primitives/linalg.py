@@ -5,7 +5,6 @@ table (see fgrad/primitives/__init__.py)."""
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,11 +14,12 @@ from fgrad import numpy as fnp  # NOTE: rules are written with the public functi
 from fgrad.errors import DTypeError, ShapeError
 from fgrad.ir import Spec, declare
 from fgrad.lower.kinds import Contraction, register_lowering
+from fgrad.lower.library import cast
 from fgrad.lower.rewrites import rewrite_rules, split_long_matmul
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import vjp_rules
 
-from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes
+from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes, wide
 
 
 # matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
@@ -36,7 +36,7 @@ def _matmul_rule(a: Spec, b: Spec) -> Spec:
         raise ShapeError(f"matmul: inner dimensions differ: {a.shape} @ {b.shape}")
     if any(x != y and 1 not in (x, y) for x, y in zip(a.shape[:-2], b.shape[:-2])):
         raise ShapeError(f"matmul: batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast")
-    batch = tuple(builtins.max(x, y) for x, y in zip(a.shape[:-2], b.shape[:-2]))
+    batch = tuple(y if x == 1 else x for x, y in zip(a.shape[:-2], b.shape[:-2]))
     return Spec(batch + (a.shape[-2], b.shape[-1]), a.dtype)
 
 
@@ -52,7 +52,9 @@ def _sum_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     # A weight b (batch dims all 1) against a batch of a: db = a^T g over all rows at once.
-    shared_b = b.ndim > 2 and all(d == 1 for d in b.shape[:-2])
+    # (Rows of a symbol T are merged only where T is their one axis: fgrad forms no product with T.)
+    shared_b = b.ndim > 2 and all(d == 1 for d in b.shape[:-2]) and (
+        not a.spec.symbols or all(d == 1 for d in a.shape[:-2]))
     db = (fnp.reshape(bind(matmul_p, _matrix_transpose(fnp.reshape(a, (-1, a.shape[-1]))), fnp.reshape(g, (-1, g.shape[-1]))),
                   b.shape) if shared_b else _sum_to(bind(matmul_p, _matrix_transpose(a), g), b.shape))
     return _sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape), db
@@ -62,16 +64,17 @@ def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     """One output element: a dot product over k (an operand's size-1 batch dims read index 0)."""
     a, b = w.nodes[i].inputs
     sa, sb, dtype = w.spec(a).shape, w.spec(b).shape, w.spec(i).dtype
-    batch = coords[:-2]
-    acc = w.var(w.literal(0, dtype), dtype)
+    batch, wide = coords[:-2], dtype.wide
+    acc = w.var(w.literal(0, wide), wide)
     with w.loop(sa[-1]) as k:
         va = w.value(a, [c if d != 1 else "0i" for c, d in zip(batch, sa[:-2])] + [coords[-2], k])
         vb = w.value(b, [c if d != 1 else "0i" for c, d in zip(batch, sb[:-2])] + [k, coords[-1]])
-        w.line(f"{acc} = {acc} + {va} * {vb};")
-    return acc
+        w.line(f"{acc} = {acc} + {cast(w, va, dtype, wide)} * {cast(w, vb, dtype, wide)};")
+    return cast(w, acc, wide, dtype)
 
 
-matmul_p = declare("matmul", _matmul_rule, np.matmul)
+# NOTE: products accumulate in the dtype's `wide` one (f16 in f32), as JAX's on GPUs.
+matmul_p = declare("matmul", _matmul_rule, lambda a, b: np.matmul(a.astype(wide(a)), b.astype(wide(b))).astype(a.dtype))
 vjp_rules.register(matmul_p, _matmul_vjp)
 register_lowering(matmul_p, Contraction(lambda node, a, b: a.shape[-1], tiled=True), _matmul_wgsl)
 rewrite_rules.register(matmul_p, split_long_matmul)

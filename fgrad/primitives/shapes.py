@@ -1,4 +1,5 @@
-"""Primitives that move elements: reshape, transpose, broadcast_to, slice, pad, concatenate.
+"""Primitives that move elements: reshape, transpose, broadcast_to, slice, pad, concatenate;
+and dim_size, the value of a symbolic dimension.
 
 One block per primitive: declaration, then its rules registered in each interpretation's
 table (see fgrad/primitives/__init__.py)."""
@@ -6,7 +7,6 @@ table (see fgrad/primitives/__init__.py)."""
 from __future__ import annotations
 
 import builtins
-import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -14,20 +14,19 @@ import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import ShapeError
-from fgrad.ir import DType, Node, Spec, declare
+from fgrad.ir import Dim, DType, Node, Spec, declare
 from fgrad.lower.kinds import VIEW, View, register_lowering
 from fgrad.lower.rewrites import rewrite_rules, split_wide_concatenate
 from fgrad.trace import Tensor, bind
-from fgrad.transforms.autodiff import vjp_rules
+from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.passes import simplify_rules, uniform_through
 
-from fgrad.primitives.abstract_eval import check_axes, check_dtypes, same_last_axis, squeezed
+from fgrad.primitives.abstract_eval import check_axes, check_dtypes, check_reshape, same_last_axis, squeezed
 
 
 # reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
-def _reshape_rule(x: Spec, *, shape: tuple[int, ...]) -> Spec:
-    if math.prod(shape) != x.size:
-        raise ShapeError(f"reshape: cannot reshape {x.shape} into {shape}")
+def _reshape_rule(x: Spec, *, shape: tuple[int | Dim, ...]) -> Spec:
+    check_reshape(x.shape, shape)
     return Spec(shape, x.dtype)
 
 
@@ -122,11 +121,17 @@ uniform_through.add(broadcast_to_p.name)
 
 # slice: x[start:stop:step] on every axis; steps >= 1, results non-empty. Its
 # VJP pads the cotangent back: low = start, interior = step - 1.
-def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int, ...], steps: tuple[int, ...]) -> Spec:
+def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int | Dim, ...], steps: tuple[int, ...]) -> Spec:
     if not len(starts) == len(stops) == len(steps) == x.ndim:
         raise ShapeError(f"slice: {len(starts)} starts for {x.shape}")
     out = []
     for n, a, b, s in zip(x.shape, starts, stops, steps):
+        if isinstance(n, Dim) or isinstance(b, Dim):  # a symbolic axis is kept whole
+            if (a, b, s) != (0, n, 1):
+                raise ShapeError(f"slice: [{a}:{b}:{s}] of the symbolic axis {n} in {x.shape}: a symbolic axis is "
+                                 "sliced only whole; pick entries of it with fg.take (traced indices)")
+            out.append(n)
+            continue
         if not (s >= 1 and 0 <= a < b <= n):
             raise ShapeError(f"slice: [{a}:{b}:{s}] is not a non-empty forward slice of a dimension of size {n} in {x.shape}")
         out.append(len(range(a, b, s)))
@@ -138,7 +143,8 @@ def _slice_impl(x: np.ndarray, *, starts: tuple[int, ...], stops: tuple[int, ...
 
 
 def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *, starts, stops, steps) -> tuple[Tensor]:
-    widths = tuple((a, n - 1 - (a + (m - 1) * s), s - 1) for n, m, a, s in zip(x.shape, g.shape, starts, steps))
+    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1)
+                   for n, m, a, s in zip(x.shape, g.shape, starts, steps))
     return (bind(pad_p, g, widths=widths, value=0.0),)
 
 
@@ -162,13 +168,19 @@ register_lowering(slice_p, View(last_axis=same_last_axis), _slice_wgsl)
 def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int, int], ...], value: Hashable) -> Spec:
     if len(widths) != x.ndim or any(len(w) != 3 or builtins.min(w) < 0 for w in widths):
         raise ShapeError(f"pad: widths {widths} must be one non-negative (low, high, interior) triple per axis of {x.shape}")
-    return Spec(tuple(lo + n + (n - 1) * mid + hi for n, (lo, hi, mid) in zip(x.shape, widths)), x.dtype)
+    symbolic = next((n for n, w in zip(x.shape, widths) if isinstance(n, Dim) and any(w)), None)
+    if symbolic is not None:
+        raise ShapeError(f"pad: widths {widths} pad the symbolic axis {symbolic} of {x.shape}; a symbolic axis is not "
+                         "padded")
+    return Spec(tuple(n if not any(w) else lo + n + (n - 1) * mid + hi
+                      for n, w, (lo, hi, mid) in zip(x.shape, widths, widths)), x.dtype)
 
 
-def _padded_region(shape: tuple[int, ...], widths: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[int, ...]]:
+def _padded_region(shape: tuple[int | Dim, ...], widths: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[int | Dim, ...]]:
     """Slice params picking the original elements out of a padded array."""
     return dict(starts=tuple(lo for lo, _, _ in widths),
-                stops=tuple(lo + (n - 1) * (mid + 1) + 1 for n, (lo, _, mid) in zip(shape, widths)),
+                stops=tuple(n if not any(w) else lo + (n - 1) * (mid + 1) + 1
+                            for n, w, (lo, _, mid) in zip(shape, widths, widths)),
                 steps=tuple(mid + 1 for _, _, mid in widths))
 
 
@@ -208,6 +220,10 @@ def _concatenate_rule(*xs: Spec, axis: int) -> Spec:
     rest = {x.shape[:axis] + x.shape[axis + 1:] for x in xs}
     if len({x.ndim for x in xs}) > 1 or len(rest) > 1:
         raise ShapeError(f"concatenate: shapes {', '.join(str(x.shape) for x in xs)} differ outside axis {axis}")
+    symbolic = next((x.shape[axis] for x in xs if isinstance(x.shape[axis], Dim)), None)
+    if symbolic is not None:
+        raise ShapeError(f"concatenate: shapes {', '.join(str(x.shape) for x in xs)} along axis {axis}, which is the "
+                         f"symbol {symbolic} in one: fgrad joins along axes of fixed size only")
     shape = list(xs[0].shape)
     shape[axis] = builtins.sum(x.shape[axis] for x in xs)
     return Spec(tuple(shape), xs[0].dtype)
@@ -240,3 +256,17 @@ concatenate_p = declare("concatenate", _concatenate_rule, lambda *xs, axis: np.c
 vjp_rules.register(concatenate_p, _concatenate_vjp)
 register_lowering(concatenate_p, VIEW, _concatenate_wgsl)
 rewrite_rules.register(concatenate_p, split_wide_concatenate)
+
+
+# dim_size: the value of a symbolic dimension (fg.dim) at call time, as an i32 scalar. A Dim
+# used as a number binds it (`x / T`; a mean over a symbolic axis divides by it). Kernels
+# read it from the program's uniform buffer of symbol values.
+def _dim_size_rule(*, dim: Dim) -> Spec:
+    if not isinstance(dim, Dim):
+        raise ShapeError(f"dim_size: {dim!r} is not a symbol (fg.dim)")
+    return Spec((), DType.i32)
+
+
+dim_size_p = declare("dim_size", _dim_size_rule, lambda *, dim: np.asarray(dim, np.int32))
+vjp_rules.register(dim_size_p, nondiff)
+register_lowering(dim_size_p, VIEW, lambda w, i, c: w.size(w.nodes[i].attrs["dim"]))

@@ -24,7 +24,7 @@ import numpy as np
 
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
-from fgrad.ir import PRIMITIVES, DType, Graph, RuleTable, Spec
+from fgrad.ir import PRIMITIVES, DType, Graph, RuleTable, Spec, symbols_of
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import Staged, Tensor, bind, constant, recapture, sites_from, spec_of, trace_function, user_site
@@ -87,7 +87,14 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
             continue
         rule = vjp_rules[node.op]
         with sites_from(node.site):
-            in_cts = rule(cts.pop(i), env[i], *(env[j] for j in node.inputs), **node.attrs)
+            try:
+                in_cts = rule(cts.pop(i), env[i], *(env[j] for j in node.inputs), **node.attrs)
+            except TypeError as e:  # a rule doing arithmetic on a size it takes for an int
+                symbols = symbols_of(graph.nodes[j].spec for j in (i, *node.inputs))
+                if not symbols:
+                    raise
+                raise ShapeError(f"{node.op}: its vjp does not support the symbol {symbols[0]} in "
+                                 f"{', '.join(str(graph.nodes[j].spec) for j in node.inputs)} ({e})", node.site) from None
             for j, ct in zip(node.inputs, in_cts, strict=True):
                 if ct is None or not active[j]:
                     continue
@@ -98,6 +105,8 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
 
 
 def _zeros(spec: Spec) -> Tensor | np.ndarray:
+    if spec.symbols:  # a constant holds a fixed shape: zeros of a symbolic one are a broadcast scalar
+        return bind(PRIMITIVES["broadcast_to"], constant(np.zeros((), spec.dtype.np), spec.dtype), shape=spec.shape)
     return constant(np.broadcast_to(np.zeros((), spec.dtype.np), spec.shape), spec.dtype)
 
 
@@ -180,7 +189,7 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
         env = replay(graph, flatten(tuple(args))[0])
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
         loss_id = graph.outputs[0]
-        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, DType.f32)})
+        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, graph.nodes[loss_id].spec.dtype)})
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return (outs, grads) if with_value else ((grads, outs[1]) if has_aux else grads)
 
@@ -198,7 +207,7 @@ def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux:
     out = graph.nodes[graph.outputs[0]].spec
     if out.shape != ():
         raise ShapeError(f"{name}: the function must return a scalar, got {out}; use fg.vjp for non-scalar outputs", site)
-    if out.dtype is not DType.f32:
+    if not out.dtype.is_float:
         raise DTypeError(f"{name}: the function must return a float scalar, got {out}", site)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
@@ -210,7 +219,7 @@ def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux:
             node = graph.nodes[i]
             if not node.spec.dtype.is_float:
                 raise DTypeError(
-                    f"{name}: argument {node.attrs['name']} is {node.spec}; gradients need f32 inputs "
+                    f"{name}: argument {node.attrs['name']} is {node.spec}; gradients need float inputs "
                     f"(argnums={argnums!r})", site)
 
 
@@ -319,7 +328,7 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
 
 
 def grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Graph | Callable[..., Any]:
-    """Gradient of a scalar f32 function with respect to the arguments `argnums`.
+    """Gradient of a scalar float function with respect to the arguments `argnums`.
 
     Given a Graph, returns the gradient Graph (same arguments; the gradient
     has the structure of argument `argnums`, or is a tuple of them if

@@ -107,13 +107,18 @@ def _zeros_like(params: Any, name: str) -> Any:
     leaves, tree = flatten(params)
     try:
         specs = [spec_of(p, path) for p, path in zip(leaves, leaf_paths(tree, "params"))]
-    except FgradError as e:  # a leaf that is not an array (a string, a float16 array)
+    except FgradError as e:  # a leaf that is not an array (a string, a complex array)
         raise type(e)(f"{name}: {e}", user_site()) from None
+    symbolic = next(((path, s) for path, s in zip(leaf_paths(tree, "params"), specs) if s.symbols), None)
+    if symbolic is not None:
+        raise ShapeError(f"{name}: parameter {symbolic[0]} is {symbolic[1]}, of the symbol {symbolic[1].symbols[0]}: "
+                         "optimizer state has fixed shapes (data arguments may be symbolic)", user_site())
     return unflatten(tree, [np.zeros(s.shape, np.float32) for s in specs])
 
 
 def adam_init(params: Any) -> dict[str, Any]:
-    """Adam's state for `params` (arrays or Specs): step count 0, zero moments."""
+    """Adam's state for `params` (arrays or Specs): step count 0, zero moments (f32, whatever the
+    parameters' float dtype: the update is computed in f32, and each parameter keeps its dtype)."""
     return {"step": np.zeros((), np.int32), "mu": _zeros_like(params, "adam_init"),
             "nu": _zeros_like(params, "adam_init")}
 
@@ -193,6 +198,12 @@ def _one_minus_power(base: float, t: Any) -> Any:
     return -where(abs(x) < 1e-2, series, exp(x) - 1.0)
 
 
+def _keeping_dtype(p: Any, new: Any) -> Any:
+    """The updated parameter in the dtype of `p`: an f16 parameter stays f16, its update computed
+    in f32 beside the f32 optimizer state."""
+    return astype(new, spec_of(p).dtype)
+
+
 def _adam_update(params: Any, state: Any, grads: Any, *, lr: LearningRate, b1: float, b2: float, eps: float,
                  weight_decay: float, decay_mask: Any, clip_norm: float | None) -> tuple[Any, Any]:
     leaves, tree = flatten(params)
@@ -209,7 +220,7 @@ def _adam_update(params: Any, state: Any, grads: Any, *, lr: LearningRate, b1: f
         update = (mu / correct1) / (sqrt(nu / correct2) + eps)
         if weight_decay and decay:
             update = update + weight_decay * p
-        new_p.append(p - rate * update)
+        new_p.append(_keeping_dtype(p, p - rate * update))
         new_mu.append(mu)
         new_nu.append(nu)
     return unflatten(tree, new_p), {"step": step + 1, "mu": unflatten(tree, new_mu), "nu": unflatten(tree, new_nu)}
@@ -227,7 +238,7 @@ def _sgd_update(params: Any, state: Any, grads: Any, *, lr: LearningRate, moment
             update = g + momentum * trace if nesterov else trace
         else:
             update = g
-        new_p.append(p - rate * update)
+        new_p.append(_keeping_dtype(p, p - rate * update))
         new_trace.append(trace)
     return unflatten(tree, new_p), {"step": step + 1, "trace": unflatten(tree, new_trace)}
 

@@ -64,9 +64,12 @@ def uniform_constant(nodes: Sequence[Node], i: int) -> float | int | bool | None
 
 
 def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
-    """Value of node `i` if it is a constant, or a broadcast or reshape of one,
-    with the size of that underlying constant."""
+    """Value of node `i` if it is a constant, or a broadcast or reshape of one (to a shape
+    without symbols: one with them has no value until a call), with the size of that
+    underlying constant."""
     node = nodes[i]
+    if node.spec.symbols:
+        return None
     if node.op == constant_p.name:
         return node.attrs["value"].array, node.spec.size
     if node.op in uniform_through:
@@ -79,7 +82,8 @@ def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
 def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     values = [_constant_value(nodes, j) for j in node.inputs]
     # Fold only what does not grow: a broadcast of a scalar stays a broadcast.
-    if values and None not in values and node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)):
+    if values and None not in values and not node.spec.symbols and \
+            node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)):
         value = PRIMITIVES[node.op].impl(*(v for v, _ in values), **node.attrs)
         return Node(constant_p.name, (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
     rule = simplify_rules.get(node.op)
