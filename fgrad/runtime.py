@@ -27,6 +27,7 @@ import numpy as np
 import wgpu
 
 from fgrad import numpy as ops
+from fgrad.numpy.operators import invert, varargs_shape
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
 from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
@@ -352,7 +353,7 @@ def _static(value: Any) -> Hashable:
 
 def _shape_args(args: tuple[Any, ...]) -> Hashable:
     """`reshape(2, 3)` and `reshape((2, 3))` alike, as NumPy takes them."""
-    return _static(ops._varargs_shape(args))
+    return _static(varargs_shape(args))
 
 
 def _no_out(name: str, out: Any) -> None:
@@ -423,7 +424,7 @@ Array.__pow__ = _power  # type: ignore[method-assign]
 Array.__neg__ = lambda x: _on_device(ops.neg, x)  # type: ignore[method-assign]
 Array.__pos__ = Array.copy  # type: ignore[method-assign]  # a new Array, so donating it leaves `a` alone
 Array.__abs__ = lambda x: _on_device(ops.abs, x)  # type: ignore[method-assign]
-Array.__invert__ = lambda x: _on_device(ops._invert, x)  # type: ignore[method-assign]
+Array.__invert__ = lambda x: _on_device(invert, x)  # type: ignore[method-assign]
 Array.__getitem__ = _getitem  # type: ignore[method-assign]
 
 

@@ -157,4 +157,3 @@ def check_reshape(old: tuple[int | Dim, ...], new: tuple[int | Dim, ...]) -> Non
 
 def squeezed(shape: tuple[int, ...]) -> list[int]:
     return [d for d in shape if d != 1]
-

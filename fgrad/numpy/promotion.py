@@ -1,0 +1,234 @@
+"""Dtype promotion as `jax.numpy` (x64 off), host values as constants, broadcasting, and the
+machinery every public function shares before it binds a primitive."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fgrad import primitives as P
+from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
+from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
+from fgrad.trace import Tensor, bind, check_live, current_trace, spec_of, user_call, user_site
+
+
+ArrayLike = Any  # Tensor, NumPy array, or Python number
+
+
+# JAX's promotion lattice (jax.numpy with x64 off) restricted to fgrad's dtypes is a chain, so the
+# join of two dtypes is the higher one: u32 and i32 join at JAX's int64, which x64-off makes i32.
+_RANK = {DType.bool: 0, DType.u32: 1, DType.i32: 2, DType.f16: 3, DType.f32: 4}
+_PYTHON_DTYPE = {bool: DType.bool, int: DType.i32, float: DType.f32}
+# Python ints and floats are weakly typed, as in JAX: they take the dtype of the operands beside
+# them when those are of their kind or higher (bool < integer < float), else i32 / f32.
+_WEAK = {int: DType.i32, float: DType.f32, Dim: DType.i32}  # a symbol's value is an int
+_KIND = {"b": 0, "i": 1, "u": 1, "f": 2}
+
+
+def _dtype(x: ArrayLike) -> DType:
+    """fgrad dtype of a Tensor, array or Python number (float64 -> f32, int64 -> i32).
+
+    Every public function reads its operands' dtypes here first, so a value fgrad
+    has no dtype for (None, a string, a ragged list, complex) is refused,
+    naming the function called, even where the operand is converted to a given dtype.
+    """
+    if isinstance(x, HasSpec):
+        return x.dtype
+    if type(x) in _PYTHON_DTYPE:
+        return _PYTHON_DTYPE[type(x)]
+    if isinstance(x, Dim):
+        return DType.i32
+    try:
+        dtype = np.asarray(x).dtype
+    except (TypeError, ValueError) as e:
+        raise DTypeError(f"{user_call()}: cannot make an array from a {type(x).__name__}: {e}", user_site()) from None
+    if dtype.kind in "OUSV":  # objects, strings, bytes, records: not numbers
+        raise DTypeError(f"{user_call()}: got a {type(x).__name__} ({_brief(x)}), expected an array or a number",
+                         user_site())
+    try:
+        return DType.of(dtype)
+    except DTypeError as e:
+        raise DTypeError(f"{user_call()}: {e}", user_site()) from None
+
+
+def _brief(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def result_dtype(*xs: ArrayLike) -> DType:
+    """The dtype operands promote to, as in jax.numpy (x64 off): bool < u32 < i32 < f16 < f32
+    (u32 with i32 gives i32). Python numbers are weak: an int takes the integer or float dtype
+    beside it and a float the float dtype (u32 + 3 is u32, f16 + 0.5 is f16); alone, or beside
+    lower kinds, they are i32 and f32."""
+    dt = builtins.max((_dtype(x) for x in xs if type(x) not in _WEAK), key=_RANK.__getitem__, default=DType.bool)
+    for x in xs:
+        weak = _WEAK.get(type(x))
+        if weak is not None and _KIND[dt.np.kind] < _KIND[weak.np.kind]:
+            dt = weak
+    return dt
+
+
+def _float_dtype(dt: DType) -> DType:
+    """The dtype a float function of a `dt` value computes in: `dt` itself if a float, else
+    f32, as jax.numpy's (integers and bools convert to the default float)."""
+    return dt if dt.is_float else DType.f32
+
+
+def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarray:
+    """`x` as an fgrad value: Tensors pass through (cast if `dtype` differs),
+    numbers and arrays become constants (eagerly, arrays of fgrad's dtypes)."""
+    have = _dtype(x)
+    want = have if dtype is None else _as_dtype(dtype)
+    if isinstance(x, Tensor):
+        check_live(x)
+        return x if x.dtype is want else bind(astype_p, x, dtype=want)
+    if isinstance(x, Dim):  # a symbol as a number: its value at call time
+        if current_trace() is None:
+            raise ShapeError(f"{user_call()}: the symbol {x} has a value only inside a traced function", user_site())
+        return asarray(bind(dim_size_p, dim=x), want)
+    if 0 in _shape(x):
+        raise ShapeError(f"{user_call()}: got an empty array of shape {_shape(x)}; fgrad values have at least "
+                         "one element", user_site())
+    try:
+        value = _host_constant(x, want)
+    except OverflowError as e:
+        raise DTypeError(f"{user_call()}: {e}; use a float, or values that fit", user_site()) from None
+    return bind(constant_p, value=value)
+
+
+def _host_constant(x: Any, dtype: DType) -> Const:
+    """A number or array of the user's as a Const of `dtype`, converted by astype's rules.
+    Integers that do not fit raise OverflowError, as in JAX, instead of wrapping silently: an
+    array's integers must fit the dtype fgrad reads the array as (int64 as i32, uint64 as u32);
+    a Python int must fit an integer `dtype` or, as JAX's Python ints are i32, i32 (so
+    `u32 + -1` wraps, as in JAX)."""
+    arr = np.asarray(x)
+    own = dtype if type(x) is int else DType.of(arr.dtype) if arr.dtype.kind in "iu" else None
+    if own is not None and own.is_int and dtype.is_int:
+        ranges = [np.iinfo(own.np)] + ([I32] if type(x) is int else [])
+        lo, hi = builtins.min(int(r.min) for r in ranges), builtins.max(int(r.max) for r in ranges)
+        if arr.size and not (lo <= arr.min() and arr.max() <= hi):
+            bad = arr.max() if arr.max() > hi else arr.min()
+            raise OverflowError(f"the integer {bad} does not fit {own} ({lo}..{hi})")
+    return Const.of(P.convert(arr, dtype), dtype)
+
+
+def _as_dtype(dtype: str | DType, name: str = "asarray") -> DType:
+    try:
+        return DType.named(dtype)
+    except DTypeError as e:
+        raise DTypeError(f"{name}: {e}", user_site()) from None
+
+
+def _shape(x: ArrayLike) -> tuple[int, ...]:
+    return tuple(np.shape(x)) if not isinstance(x, Tensor) else x.shape
+
+
+def _broadcast_shapes(*shapes: tuple[int | Dim, ...]) -> tuple[int | Dim, ...] | None:
+    """NumPy's broadcast of `shapes` (None where they do not broadcast). A symbol broadcasts with
+    itself and with 1 only: its values are unknown while tracing."""
+    ndim = builtins.max(map(len, shapes), default=0)
+    out = []
+    for k in range(ndim):
+        sizes = {s[k - ndim + len(s)] for s in shapes if k - ndim + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            return None
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def _broadcast(name: str, *xs: Tensor | np.ndarray) -> list[Tensor | np.ndarray]:
+    shapes = [_shape(x) for x in xs]
+    shape = _broadcast_shapes(*shapes)
+    if shape is None:
+        raise ShapeError(f"{name}: cannot broadcast {' with '.join(map(str, shapes))}", user_site())
+    return [x if _shape(x) == shape else bind(broadcast_to_p, x, shape=shape) for x in xs]
+
+
+def _elementwise(op: Primitive, *args: ArrayLike, dtype: DType | None = None) -> Tensor | np.ndarray:
+    """Promote `args` to one dtype (`dtype` if given), broadcast them, bind `op`."""
+    dt = dtype or result_dtype(*args)
+    return bind(op, *_broadcast(op.name, *(asarray(a, dt) for a in args)))
+
+
+def _arith_dtype(*args: ArrayLike) -> DType:
+    # Arithmetic that has no bool form (sum, pow, relu) counts bools as integers, as jax.numpy.
+    dt = result_dtype(*args)
+    return DType.i32 if dt is DType.bool else dt
+
+
+def _no_bool(name: str, *args: ArrayLike) -> None:
+    """jax.numpy refuses bools where NumPy's bool arithmetic would be a trap (-b, b - c)."""
+    if result_dtype(*args) is DType.bool:
+        raise DTypeError(f"{name}: bool operands are not supported "
+                         f"({', '.join(str(spec_of(asarray(a))) for a in args)}); use fg.logical_not / "
+                         "fg.not_equal for logic, or astype('i32') for arithmetic", user_site())
+
+
+def _no_keywords(name: str, keywords: dict[str, Any], takes: str = "only the value x") -> None:
+    if keywords:
+        raise TraceError(f"{name}: unexpected keyword argument {next(iter(keywords))!r}; "
+                         f"fg.{name} takes {takes}", user_site())
+
+
+def _unary(op: Primitive, dtype: Callable[[ArrayLike], DType], doc: str) -> Callable[..., Tensor | np.ndarray]:
+    """The public function of an elementwise primitive: `op` on x converted to `dtype(x)`."""
+
+    def fn(x: ArrayLike, **keywords: Any) -> Tensor | np.ndarray:
+        _no_keywords(op.name, keywords)
+        return bind(op, asarray(x, dtype(x)))
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__code__ = fn.__code__.replace(co_name=op.name)  # tracebacks and user_call() say `exp`, not `fn`
+    fn.__doc__ = doc.format(op.name)
+    return fn
+
+
+def _axes(name: str, shape: tuple[int, ...], axis: int | Sequence[int] | None, ndim: int | None = None) -> tuple[int, ...]:
+    """Normalise `axis` (None, int or sequence; negatives count from the end) for
+    `ndim` axes (those of `shape` unless given)."""
+    ndim = len(shape) if ndim is None else ndim
+    if axis is None:
+        return tuple(range(ndim))
+    given = _axis_tuple(name, axis)
+    out = []
+    for a in given:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise ShapeError(f"{name}: axis {a!r} is not an integer", user_site())
+        if not -ndim <= a < ndim:
+            raise ShapeError(f"{name}: axis {a} is out of range for {ndim} axes of {shape}", user_site())
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{name}: repeated axis in {given} for {shape}", user_site())
+    return tuple(sorted(out))
+
+
+def _axis_tuple(name: str, axis: Any) -> tuple[Any, ...]:
+    if isinstance(axis, (int, np.integer)):
+        return (axis,)
+    if isinstance(axis, (tuple, list)):
+        return tuple(axis)
+    raise ShapeError(f"{name}: axis {axis!r} must be an integer or a tuple of integers", user_site())
+
+
+def _one_axis(name: str, x: Tensor | np.ndarray, axis: int) -> int:
+    if not isinstance(axis, (int, np.integer)):
+        raise ShapeError(f"{name}: axis must be a single integer, got {axis!r}", user_site())
+    return _axes(name, _shape(x), axis)[0]
+
+
+def _static_scalar(name: str, what: str, value: Any, dtype: DType) -> Const:
+    """A number known while tracing (a fill or pad value) as a Const of `dtype`."""
+    if isinstance(value, Tensor) or type(value) not in _PYTHON_DTYPE and not isinstance(value, (np.generic, np.ndarray)) \
+            or np.ndim(value) != 0:
+        raise TraceError(f"{name}: {what} must be a static number, got {_brief(value)}", user_site())
+    _dtype(value)  # refuses strings and complex numbers
+    try:
+        return _host_constant(value, dtype)
+    except OverflowError as e:
+        raise DTypeError(f"{name}: {what}: {e}", user_site()) from None
