@@ -30,6 +30,11 @@ class TraceError(FgradError, RuntimeError):
     """Misuse of tracing: leaked tracers, Python control flow on values, bad returns."""
 
 
+class SymbolError(TraceError, TypeError):
+    """A symbolic dimension (fg.dim) used as a Python number: `int(T)`, `T + 1`, `range(T)`. A
+    TypeError too, as Python's own for an operand that is not a number."""
+
+
 class InputError(FgradError, ValueError):
     """Arguments that do not match a graph's inputs (structure, shape or dtype)."""
 
@@ -48,6 +53,13 @@ TRACER_CONVERSION = (
     "Use fg.where(cond, x, y) to choose between values, or compute the value "
     "outside the traced function; a setting such as a flag in a config passed to "
     "fg.jit can be marked static (static_argnums / static_argnames)"
+)
+
+SYMBOL_AS_NUMBER = (
+    "{how}: the symbol {name} (1..{max}) is a size known only when the compiled function runs, "
+    "so Python cannot use it as a number. Use it as an operand of fgrad's functions, which read "
+    "its value at run time: x / {name}, fg.asarray({name}) + 1, fg.arange({name}), "
+    "fg.where(fg.arange({name}) < k, x, y)"
 )
 
 TRACER_LEAKED = (

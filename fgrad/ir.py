@@ -15,11 +15,11 @@ import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from fgrad.errors import DTypeError, FgradError, ShapeError
+from fgrad.errors import SYMBOL_AS_NUMBER, DTypeError, FgradError, ShapeError, SymbolError
 from fgrad.pytree import TreeDef, register_leaf, split_path
 
 
@@ -130,6 +130,16 @@ _FROM_PYTHON = {float: DType.f32, int: DType.i32, bool: DType.bool}
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
+def _number_operator(symbol: str, reflected: bool = False) -> Callable[[Dim, Any], Any]:
+    """A Dim's operator `symbol`: refused on a number or a Dim (`as_number`), left to the other
+    operand otherwise."""
+    def method(self: Dim, other: Any) -> Any:
+        if not isinstance(other, (int, float, np.number, Dim)):
+            return NotImplemented
+        self.as_number(f"{other} {symbol} {self}" if reflected else f"{self} {symbol} {other}")
+    return method
+
+
 @dataclass(frozen=True, slots=True)
 class Dim:
     """A symbolic dimension, `fg.dim("T", max=2048)`: any size from 1 to `max`.
@@ -157,6 +167,34 @@ class Dim:
         return self.name
 
     __str__ = __repr__
+
+    def as_number(self, how: str) -> NoReturn:
+        """Refuse a use of the symbol as a Python number (`how`: `int(T)`, `T + 1`), naming it."""
+        raise SymbolError(SYMBOL_AS_NUMBER.format(how=how, name=self.name, max=self.max))
+
+    def __int__(self) -> int:
+        self.as_number(f"int({self})")
+
+    def __index__(self) -> int:  # range(T), np.zeros((T, 8)), a list index
+        self.as_number(f"{self} as an integer")
+
+    def __float__(self) -> float:
+        self.as_number(f"float({self})")
+
+    # Arithmetic and ordering with numbers are refused; with anything else (a Tensor, an array)
+    # Python asks the other operand, whose operators take the symbol's run-time value.
+    __add__, __radd__ = _number_operator("+"), _number_operator("+", reflected=True)
+    __sub__, __rsub__ = _number_operator("-"), _number_operator("-", reflected=True)
+    __mul__, __rmul__ = _number_operator("*"), _number_operator("*", reflected=True)
+    __truediv__, __rtruediv__ = _number_operator("/"), _number_operator("/", reflected=True)
+    __floordiv__, __rfloordiv__ = _number_operator("//"), _number_operator("//", reflected=True)
+    __mod__, __rmod__ = _number_operator("%"), _number_operator("%", reflected=True)
+    __pow__, __rpow__ = _number_operator("**"), _number_operator("**", reflected=True)
+    __lt__, __le__ = _number_operator("<"), _number_operator("<=")
+    __gt__, __ge__ = _number_operator(">"), _number_operator(">=")
+
+    def __neg__(self) -> Any:
+        self.as_number(f"-{self}")
 
 
 def _is_size(d: Any) -> bool:

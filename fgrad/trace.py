@@ -30,6 +30,7 @@ from fgrad.errors import (
     FgradError,
     InputError,
     ShapeError,
+    SymbolError,
     TraceError,
 )
 from fgrad.ir import Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, symbols_of, fits, input_p
@@ -66,6 +67,16 @@ def user_site() -> str | None:
             return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+def _innermost_user_site(tb: Any) -> str | None:
+    """`file:line` of the innermost user frame of a traceback."""
+    site = None
+    while tb is not None:
+        if _is_user(tb.tb_frame):
+            site = f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return site
 
 
 def user_call() -> str:
@@ -395,12 +406,21 @@ def trace_function(
         specs = [spec_of(leaf, path) for leaf, path in zip(leaves, paths)]
     except FgradError as e:
         raise type(e)(str(e), site) from None
+    try:
+        symbols_of(specs)
+    except ShapeError as e:  # two arguments give one name two maxima
+        raise ShapeError(f"trace: the arguments' shapes: {e}", site) from None
     t = Trace(closures)
     stack = _stack()
     stack.append(t)
     try:
         inputs = [t.add(Node(input_p.name, (), (("name", p), ("spec", s)), s, site)) for p, s in zip(paths, specs)]
-        out = fn(*unflatten(arg_tree, inputs))
+        try:
+            out = fn(*unflatten(arg_tree, inputs))
+        except SymbolError as e:  # raised by a Dim, which cannot see the user's line: the traceback has it
+            if e.site is not None:
+                raise
+            raise SymbolError(str(e), _innermost_user_site(e.__traceback__)) from None
         out_leaves, out_tree = flatten(out)
         outputs = []
         for path, leaf in zip(leaf_paths(out_tree, prefix="output"), out_leaves):

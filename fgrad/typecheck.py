@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
-from fgrad.ir import PRIMITIVES, Dim, DType, Graph, check_symbols, input_p
+from fgrad.ir import PRIMITIVES, Dim, DType, Graph, Spec, check_symbols, input_p
 from fgrad.pytree import first_difference, flatten, split_path
 from fgrad.trace import check_int_range, require_graph
 
@@ -87,6 +87,9 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None, 
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
         if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
             continue
+        if isinstance(leaf, Spec):  # shape and dtype alone: a call needs values
+            raise InputError(f"{who}: argument {name} is a Spec {leaf}, expected an array {want}: a call takes "
+                             "values (arrays, fg.Array, numbers); specs are for fg.trace", site)
         if type(leaf) in (bool, int, float):
             ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype.np.kind]
             got = f"a Python {type(leaf).__name__}"

@@ -206,3 +206,17 @@ def test_optimizers_keep_each_parameter_s_dtype() -> None:
         assert new_params["w"].dtype == np.float16 and new_params["b"].dtype == np.float32
         assert [s.dtype for s in step.out_specs[:-1]] == [s.dtype for s in step.in_specs[:-1]]
         assert not np.array_equal(new_params["w"], params["w"])
+
+
+def test_f16_mean_sums_and_divides_in_f32_rounding_once() -> None:
+    """As jnp.mean: a sum of f16 values past f16's range (65504) still has a mean that fits."""
+    h = np.full((2, 8), 16000.0, np.float16)
+    want = np.full(2, 16000.0, np.float16)
+    for out in (fg.mean(h, axis=1), fg.interpret(fg.trace(lambda x: fg.mean(x, axis=1), h), h)):
+        assert out.dtype == np.float16
+        np.testing.assert_array_equal(out, want)
+
+
+def test_u32_abs_through_wgsl_is_the_identity_past_2_31() -> None:
+    u = np.array([1, 2**31, 3_000_000_000, 2**32 - 1], np.uint32)
+    np.testing.assert_array_equal(fg.jit(fg.abs)(u).numpy(), u)

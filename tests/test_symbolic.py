@@ -278,3 +278,51 @@ def test_symbolic_programs_round_trip_through_the_disk_cache(tmp_path, monkeypat
     assert len(list(tmp_path.glob("*.program"))) == 2 and other.program.buffers != first.program.buffers
     x = _rows(5)
     _assert_equal(second(x), fg.interpret(graph, x), rtol=1e-4, atol=1e-5)
+
+
+def test_a_symbol_named_like_a_wgsl_keyword_compiles():
+    """The uniform's members are the symbols' names: a name WGSL reserves (`loop`) must still validate."""
+    loop = fg.dim("loop", 9)
+    graph = fg.trace(lambda x: fg.softmax(x, axis=0) * 2.0, fg.spec((loop, 4)))
+    x = _rows(3, 4)
+    _assert_equal(fg.compile(graph)(x), fg.interpret(graph, x))
+
+
+def test_a_spec_passed_as_a_call_argument_is_an_input_error():
+    graph = fg.trace(lambda x: x * 2.0, fg.spec((T, 4)))
+    exe = fg.compile(graph)
+    for run in (exe, lambda *a: fg.interpret(graph, *a)):
+        for arg in (fg.spec((T, 4)), fg.spec((3, 4))):
+            with pytest.raises(fg.InputError, match=r"argument x is a Spec .*, expected an array f32\[T,4\]") as e:
+                run(arg)
+            assert "test_symbolic.py:" in str(e.value)
+
+
+@pytest.mark.parametrize("fn, how", [
+    (lambda x: x * int(x.shape[0]), r"int\(T\)"),
+    (lambda x: x * float(x.shape[0]), r"float\(T\)"),
+    (lambda x: x + np.zeros(x.shape, np.float32), r"T as an integer"),
+    (lambda x: [x[i] for i in range(x.shape[0])], r"T as an integer"),
+    (lambda x: fg.reshape(x, (x.shape[0] * 2, 32)), r"T \* 2"),
+    (lambda x: x if x.shape[0] > 3 else -x, r"T > 3"),
+])
+def test_a_symbol_used_as_a_python_number_is_a_trace_error(fn, how):
+    with pytest.raises(fg.TraceError, match=how + r": the symbol T \(1\.\.128\) is a size known only when") as e:
+        fg.trace(fn, fg.spec((T, 64)))
+    assert "test_symbolic.py:" in str(e.value)
+    graph = fg.trace(lambda x: x * (fg.asarray(x.shape[0]) + 1), fg.spec((T, 64)))  # what the message offers
+    _assert_equal(fg.interpret(graph, _rows(3)), _rows(3) * 4)
+
+
+def test_arguments_giving_one_symbol_two_maxima_name_the_users_line():
+    with pytest.raises(fg.ShapeError, match=r"trace: the arguments' shapes: the symbol T is given two maxima, 128 and "
+                                            r"4.*test_symbolic.py:"):
+        fg.trace(lambda x, y: x, fg.spec((T, 8)), fg.spec((fg.dim("T", 4), 8)))
+
+
+@pytest.mark.parametrize("fn", [lambda x: x[128], lambda x: x[-129, 0], lambda x: fg.take(x, np.array([1, 200]), axis=0)])
+def test_a_constant_index_past_the_maximum_of_a_symbolic_axis_is_a_shape_error(fn):
+    """Out of bounds at every value of the symbol: refused while tracing, not clamped at run time."""
+    with pytest.raises(fg.ShapeError, match=r"out of bounds for axis 0 of \(T, 64\) at every size of the symbol T, "
+                                            r"1\.\.128.*test_symbolic.py:"):
+        fg.trace(fn, fg.spec((T, 64)))

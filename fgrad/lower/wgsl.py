@@ -282,7 +282,7 @@ class KernelWriter:
         (already WGSL, an `extent`) as it is."""
         if isinstance(d, Dim):
             self.sized = True
-            return f"dims.{d.name}"
+            return f"dims.size_{d.name}"
         return d if isinstance(d, str) else f"{d}i"
 
     def last(self, d: int | Dim) -> str:
@@ -353,8 +353,10 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
              for k, j in enumerate(reads)]
     decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
               f"array<{graph.nodes[r].spec.dtype.row.storage}>;" for k, r in enumerate(roots)]
-    if w.sized:  # the symbols' values, one i32 each, in the program's order (Program.symbols)
-        decls += [f"struct Dims {{ {', '.join(f'{d.name}: i32' for d in graph.symbols)} }}",
+    # The symbols' values, one i32 each, in the program's order (Program.symbols); a member's name
+    # is prefixed, as a symbol may be named like a WGSL keyword (`loop`, `fn`).
+    if w.sized:
+        decls += [f"struct Dims {{ {', '.join(f'size_{d.name}: i32' for d in graph.symbols)} }}",
                   f"@group(0) @binding({len(reads) + len(roots)}) var<uniform> dims: Dims;"]
     decls += sorted({f"var<workgroup> shared_{t.row.storage}: array<{t.row.storage}, {workgroup}>;"
                      for t in w.shared})

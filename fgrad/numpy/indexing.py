@@ -102,9 +102,14 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], n
     (constant or traced) count from the end."""
     n = shape[axis]
     _dtype(indices)  # refuses ragged lists, strings and None, naming the function
-    if isinstance(n, Dim) and not isinstance(indices, Tensor):  # no check against a symbol: as if traced
-        if np.asarray(indices).dtype.kind not in "iu":
-            raise DTypeError(f"{name}: indices must be integers, got {np.asarray(indices).dtype}", user_site())
+    if isinstance(n, Dim) and not isinstance(indices, Tensor):  # checked against the maximum only: as if traced
+        arr = np.asarray(indices)
+        if arr.dtype.kind not in "iu":
+            raise DTypeError(f"{name}: indices must be integers, got {arr.dtype}", user_site())
+        bad = arr[(arr < -n.max) | (arr >= n.max)]
+        if normalize and bad.size:
+            raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} of {shape} at every size "
+                             f"of the symbol {n}, 1..{n.max}", user_site())
         indices = asarray(indices, DType.i32)
     if isinstance(indices, Tensor):
         if not indices.dtype.is_int:

@@ -35,8 +35,11 @@ def sum(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
 
 
 def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Mean over `axis` (all axes if None), in x's float dtype (f32 for integers and bools)."""
-    x = asarray(x, _float_dtype(_dtype(x)))
+    """Mean over `axis` (all axes if None), in x's float dtype (f32 for integers and bools).
+    As jnp.mean, it sums and divides in the dtype's `wide` one and rounds once (the mean of
+    f16 values whose sum passes 65504 is still finite)."""
+    dtype = _float_dtype(_dtype(x))
+    x = asarray(x, dtype.wide)
     axes = _axes("mean", _shape(x), axis)
     sizes = [_shape(x)[a] for a in axes]
     scale = 1.0 / math.prod(d for d in sizes if not isinstance(d, Dim))
@@ -44,8 +47,8 @@ def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool =
     if symbols:  # their values are known at call time: the scale divides by them there
         for d in symbols:
             scale = divide(scale, d)
-        scale = astype(scale, _dtype(x))
-    return multiply(sum(x, axes, keepdims), scale)
+        scale = astype(scale, dtype.wide)
+    return astype(multiply(sum(x, axes, keepdims), scale), dtype)
 
 
 def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:

@@ -88,9 +88,16 @@ simplify_rules.register(neg_p, lambda node, nodes: nodes[node.inputs[0]].inputs[
 register_lowering(neg_p, ELEMENTWISE, _neg_wgsl)
 
 # abs: d|x| = sign(x) dx, taken as +1 at 0 (and -1 at NaN): JAX's select(x >= 0, g, -g).
+# |x| of an unsigned value is x, written so: WGSL's abs of a u32 is the identity too, but naga's
+# GLSL output (llvmpipe through OpenGL) takes it as a signed abs, wrong from 2^31 up.
+def _abs_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = w.operand(i, 0, coords)
+    return x if w.spec(i).dtype.np.kind == "u" else f"abs({x})"
+
+
 abs_p = declare("abs", unary("abs", NUMERIC), np.abs)
 vjp_rules.register(abs_p, lambda g, ans, x: (fnp.where(x >= 0, g, fnp.neg(g)),))
-register_lowering(abs_p, ELEMENTWISE, "abs({0})")
+register_lowering(abs_p, ELEMENTWISE, _abs_wgsl)
 
 # exp: d exp(x) = exp(x) dx, reusing the output.
 exp_p = declare("exp", unary("exp", FLOAT), computed_wide(np.exp))

@@ -2,7 +2,7 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-struct Dims { T: i32 }
+struct Dims { size_T: i32 }
 @group(0) @binding(3) var<uniform> dims: Dims;
 var<workgroup> As: array<vec2<f32>, 128>;
 var<workgroup> Bs: array<vec2<f32>, 128>;
@@ -22,16 +22,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v3 = (lid + 0i) % 8i;
         let v4 = m0 + v2;
         let v5 = r1 + v3;
-        let v6 = min(v4, dims.T - 1i);
+        let v6 = min(v4, dims.size_T - 1i);
         let v7 = b0[v6 * 8i + v5];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v7, v4 < dims.T);
+        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v7, v4 < dims.size_T);
         let v8 = (lid + 0i) % 8i;
         let v9 = (lid + 0i) / 8i;
         let v10 = r1 + v8;
         let v11 = n0 + v9;
-        let v12 = min(v11, dims.T - 1i);
+        let v12 = min(v11, dims.size_T - 1i);
         let v13 = b1[v12 * 8i + v10];
-        Bs[v8 * 16i + v9 / 2i][v9 % 2i] = select(0.0f, v13, v11 < dims.T);
+        Bs[v8 * 16i + v9 / 2i][v9 % 2i] = select(0.0f, v13, v11 < dims.size_T);
         workgroupBarrier();
         let v14 = As[0i + ty * 1i + 0i];
         let v15 = Bs[0i + tx + 0i];
@@ -69,28 +69,28 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     let v30 = m0 + ty * 2i + 0i;
     let v31 = n0 + tx * 2i + 0i;
-    if (v30 < dims.T && v31 < dims.T) {
-        out[v30 * dims.T + v31] = acc_0_0[0];
+    if (v30 < dims.size_T && v31 < dims.size_T) {
+        out[v30 * dims.size_T + v31] = acc_0_0[0];
     }
     let v32 = n0 + tx * 2i + 1i;
-    if (v30 < dims.T && v32 < dims.T) {
-        out[v30 * dims.T + v32] = acc_0_0[1];
+    if (v30 < dims.size_T && v32 < dims.size_T) {
+        out[v30 * dims.size_T + v32] = acc_0_0[1];
     }
     let v33 = m0 + ty * 2i + 1i;
     let v34 = n0 + tx * 2i + 0i;
-    if (v33 < dims.T && v34 < dims.T) {
-        out[v33 * dims.T + v34] = acc_1_0[0];
+    if (v33 < dims.size_T && v34 < dims.size_T) {
+        out[v33 * dims.size_T + v34] = acc_1_0[0];
     }
     let v35 = n0 + tx * 2i + 1i;
-    if (v33 < dims.T && v35 < dims.T) {
-        out[v33 * dims.T + v35] = acc_1_0[1];
+    if (v33 < dims.size_T && v35 < dims.size_T) {
+        out[v33 * dims.size_T + v35] = acc_1_0[1];
     }
 }
 
 // fgrad: div_ge_where_softmax f32[T,T] <- f32[T,T]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-struct Dims { T: i32 }
+struct Dims { size_T: i32 }
 @group(0) @binding(2) var<uniform> dims: Dims;
 var<workgroup> shared_f32: array<f32, 128>;
 
@@ -98,11 +98,11 @@ var<workgroup> shared_f32: array<f32, 128>;
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>) {
     let o = i32(group.x + group.y * 512u);
-    if (o >= dims.T) {
+    if (o >= dims.size_T) {
         return;
     }
     let lid = i32(local.x);
-    let v1 = b0[o * dims.T];
+    let v1 = b0[o * dims.size_T];
     let v2 = 2.0f;
     let v3 = (v1 / v2);
     let v4 = 0i;
@@ -112,8 +112,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v8 = select(v7, v6, v5);
     let v9 = (v3 + v8);
     var a10: f32 = bitcast<f32>(0xff800000u);
-    for (var r11 = lid; r11 < dims.T; r11 += 128i) {
-        let v12 = b0[o * dims.T + r11];
+    for (var r11 = lid; r11 < dims.size_T; r11 += 128i) {
+        let v12 = b0[o * dims.size_T + r11];
         let v13 = (v12 / v2);
         let v14 = (o >= r11);
         let v15 = select(v7, v6, v14);
@@ -139,8 +139,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v17 = shared_f32[0];
     workgroupBarrier();
     var a18: f32 = 0.0f;
-    for (var r19 = lid; r19 < dims.T; r19 += 128i) {
-        let v20 = b0[o * dims.T + r19];
+    for (var r19 = lid; r19 < dims.size_T; r19 += 128i) {
+        let v20 = b0[o * dims.size_T + r19];
         let v21 = (v20 / v2);
         let v22 = (o >= r19);
         let v23 = select(v7, v6, v22);
@@ -166,14 +166,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v25 = shared_f32[0];
     workgroupBarrier();
     let v26 = exp(v9 - v17) / v25;
-    for (var r27 = lid; r27 < dims.T; r27 += 128i) {
-        let v28 = b0[o * dims.T + r27];
+    for (var r27 = lid; r27 < dims.size_T; r27 += 128i) {
+        let v28 = b0[o * dims.size_T + r27];
         let v29 = (v28 / v2);
         let v30 = (o >= r27);
         let v31 = select(v7, v6, v30);
         let v32 = (v29 + v31);
         let v33 = exp(v32 - v17) / v25;
-        out[o * dims.T + r27] = v33;
+        out[o * dims.size_T + r27] = v33;
     }
 }
 
@@ -181,7 +181,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-struct Dims { T: i32 }
+struct Dims { size_T: i32 }
 @group(0) @binding(3) var<uniform> dims: Dims;
 var<workgroup> As: array<vec2<f32>, 128>;
 var<workgroup> Bs: array<vec2<f32>, 128>;
@@ -196,23 +196,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r1 = 0i; r1 < dims.T; r1 += 8i) {
+    for (var r1 = 0i; r1 < dims.size_T; r1 += 8i) {
         let v2 = (lid + 0i) / 8i;
         let v3 = (lid + 0i) % 8i;
         let v4 = m0 + v2;
         let v5 = r1 + v3;
-        let v6 = min(v4, dims.T - 1i);
-        let v7 = min(v5, dims.T - 1i);
-        let v8 = b1[v6 * dims.T + v7];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < dims.T && v5 < dims.T);
+        let v6 = min(v4, dims.size_T - 1i);
+        let v7 = min(v5, dims.size_T - 1i);
+        let v8 = b1[v6 * dims.size_T + v7];
+        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < dims.size_T && v5 < dims.size_T);
         let v9 = (lid + 0i) / 32i;
         let v10 = (lid + 0i) % 32i;
         let v11 = r1 + v9;
         let v12 = n0 + v10;
-        let v13 = min(v11, dims.T - 1i);
+        let v13 = min(v11, dims.size_T - 1i);
         let v14 = min(v12, 7i);
         let v15 = b0[v13 * 8i + v14];
-        Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < dims.T && v12 < 8i);
+        Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < dims.size_T && v12 < 8i);
         workgroupBarrier();
         let v16 = As[0i + ty * 1i + 0i];
         let v17 = Bs[0i + tx + 0i];
@@ -250,20 +250,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     let v32 = m0 + ty * 2i + 0i;
     let v33 = n0 + tx * 2i + 0i;
-    if (v32 < dims.T && v33 < 8i) {
+    if (v32 < dims.size_T && v33 < 8i) {
         out[v32 * 8i + v33] = acc_0_0[0];
     }
     let v34 = n0 + tx * 2i + 1i;
-    if (v32 < dims.T && v34 < 8i) {
+    if (v32 < dims.size_T && v34 < 8i) {
         out[v32 * 8i + v34] = acc_0_0[1];
     }
     let v35 = m0 + ty * 2i + 1i;
     let v36 = n0 + tx * 2i + 0i;
-    if (v35 < dims.T && v36 < 8i) {
+    if (v35 < dims.size_T && v36 < 8i) {
         out[v35 * 8i + v36] = acc_1_0[0];
     }
     let v37 = n0 + tx * 2i + 1i;
-    if (v35 < dims.T && v37 < 8i) {
+    if (v35 < dims.size_T && v37 < 8i) {
         out[v35 * 8i + v37] = acc_1_0[1];
     }
 }
