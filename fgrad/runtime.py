@@ -432,10 +432,10 @@ def _setitem(self: Array, key: Any, value: Any) -> None:
     raise InputError(IMMUTABLE.format(what=f"an Array {self.spec}"), user_site())
 
 
-def _cumsum(self: Array, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
-    """a.cumsum(...) with ndarray's signature, which `np.cumsum(a)` calls."""
+def _cumsum(self: Array, axis: int | None = None, dtype: Any = None, out: Any = None, *, reverse: bool = False) -> Any:
+    """a.cumsum(...) with ndarray's signature, which `np.cumsum(a)` calls, and a Tensor's `reverse`."""
     _no_out("cumsum", out)
-    return _on_device(ops.cumsum, self, axis=axis, dtype=dtype)
+    return _on_device(ops.cumsum, self, axis=axis, dtype=dtype, reverse=reverse)
 
 
 Array.__setitem__ = _setitem  # type: ignore[attr-defined]

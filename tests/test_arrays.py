@@ -174,6 +174,7 @@ OPERATIONS = {
     "argmin_axis_keepdims": (lambda a: a.argmin(axis=1, keepdims=True), (I,)),
     "cumsum": (lambda a: a.cumsum(), (I,)),
     "cumsum_axis_dtype": (lambda a: a.cumsum(axis=1, dtype="f32"), (B,)),
+    "cumsum_reverse": (lambda a: a.cumsum(0, reverse=True), (F,)),
     "chain": (lambda a, b: ((a * 2 - b) @ M).sum(0) > 1, (F, G)),
 }
 

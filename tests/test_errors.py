@@ -1083,6 +1083,10 @@ def dynamic_update_slice_too_large(x, u):
     return fg.dynamic_update_slice(x, u, (0, 0))
 
 
+def dynamic_update_slice_symbolic(x):
+    return fg.dynamic_update_slice(x, x[:, :2], (0, 1))
+
+
 SCAN_AND_SLICE_CASES = {
     "cumsum-two-axes": Case(cumsum_two_axes, X34, fg.ShapeError, ["cumsum", "single integer", "(0, 1)"]),
     "cumsum-axis": Case(cumsum_bad_axis, X34, fg.ShapeError, ["cumsum", "axis 2", "(3, 4)"]),
@@ -1104,6 +1108,8 @@ SCAN_AND_SLICE_CASES = {
                                         ["dynamic_update_slice", "i32[2,2]", "f32[3,4]", "astype"]),
     "dynamic_update_slice-shape": Case(dynamic_update_slice_too_large, (S((3, 4)), S((4, 4))), fg.ShapeError,
                                        ["dynamic_update_slice", "(4, 4)", "(3, 4)"]),
+    "dynamic_update_slice-symbolic": Case(dynamic_update_slice_symbolic, (S((fg.dim("T", 8), 4)),), fg.ShapeError,
+                                          ["dynamic_update_slice", "(T, 2)", "(T, 4)", "symbol T", "fg.take"]),
 }
 
 

@@ -160,6 +160,15 @@ def test_dynamic_slice_starts_from_one_traced_array():
     np.testing.assert_array_equal(fg.lax.dynamic_slice(x, [1, -1, 1], [1, 2, 2]), out)
 
 
+def test_dynamic_slice_starts_from_a_device_array_or_a_huge_int():
+    # one 1-D fg.Array of starts, as a NumPy array; a Python int past i64 clamps as any other
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    starts = fg.device_put(np.int32([1, -1, 1]))
+    np.testing.assert_array_equal(fg.dynamic_slice(x, starts, (1, 2, 2)), x[1:2, 1:3, 1:3])
+    np.testing.assert_array_equal(fg.dynamic_slice(TEN, (2**70,), (3,)), [7, 8, 9])
+    np.testing.assert_array_equal(fg.dynamic_update_slice(TEN, np.float32([-1]), (-2**70,))[:2], [-1, 1])
+
+
 def test_gradients_through_dynamic_slices_go_to_the_clamped_window():
     def loss(x, i):
         return fg.sum(fg.dynamic_slice(x, (i,), (3,)) * np.float32([1, 10, 100]))

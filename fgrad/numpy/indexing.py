@@ -164,14 +164,15 @@ def dynamic_update_slice(operand: ArrayLike, update: ArrayLike, start_indices: A
 
 def _sizes(name: str, what: str, sizes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """A window's shape in `shape`: one size in 1..n per axis."""
-    if not isinstance(sizes, (tuple, list)) or not all(isinstance(k, (int, np.integer)) and not isinstance(
+    if not isinstance(sizes, (tuple, list)) or not all(isinstance(k, (int, np.integer, Dim)) and not isinstance(
             k, (bool, np.bool_)) for k in sizes):
         raise ShapeError(f"{name}: {what} must be a tuple of integers, got {_brief(sizes)}", user_site())
+    symbolic = next((n for n in (*shape, *sizes) if isinstance(n, Dim)), None)
+    if symbolic is not None:  # an update's shape is symbolic where the operand's is: name the symbol, not a type
+        raise ShapeError(f"{name}: a window of {tuple(sizes)} in {shape}, with the symbol {symbolic}: windows are "
+                         "taken of fixed sizes in fixed axes only; gather rows of a symbolic axis with fg.take",
+                         user_site())
     sizes = tuple(int(k) for k in sizes)
-    symbolic = next((n for n in shape if isinstance(n, Dim)), None)
-    if symbolic is not None:
-        raise ShapeError(f"{name}: a window of {shape}, whose axis is the symbol {symbolic}: windows are taken of "
-                         "fixed sizes only; gather rows of a symbolic axis with fg.take", user_site())
     if len(sizes) != len(shape) or not all(1 <= k <= n for k, n in zip(sizes, shape)):
         raise ShapeError(f"{name}: {what} {sizes} does not fit in {shape}: one size in 1..n per axis", user_site())
     return sizes
@@ -183,8 +184,8 @@ def _starts(name: str, start_indices: Any, shape: tuple[int, ...]) -> list[Tenso
     A u32 start is never negative."""
     if isinstance(start_indices, Tensor) and start_indices.ndim == 1:
         start_indices = [getitem(start_indices, k) for k in range(start_indices.shape[0])]
-    elif isinstance(start_indices, np.ndarray) and start_indices.ndim == 1:
-        start_indices = list(start_indices)
+    elif not isinstance(start_indices, (tuple, list, Tensor)) and np.ndim(start_indices) == 1:  # fg.Array too
+        start_indices = list(np.asarray(start_indices))
     if not isinstance(start_indices, (tuple, list)):
         raise ShapeError(f"{name}: start_indices must be a sequence of one index per axis of {shape}, got "
                          f"{_brief(start_indices)}", user_site())
@@ -199,7 +200,9 @@ def _starts(name: str, start_indices: Any, shape: tuple[int, ...]) -> list[Tenso
                                  user_site())
             signed = i.dtype.np.kind == "i"  # an unsigned start past n clamps as n does, which fits i32
             starts.append(where(less(i, 0), add(i, n), i) if signed else astype(minimum(i, n), DType.i32))
-        elif np.ndim(i) == 0 and np.asarray(i).dtype.kind in "iu":  # held within [0, n], where it clamps alike
+        elif type(i) is int or np.ndim(i) == 0 and np.asarray(i).dtype.kind in "iu":
+            # a Python int of any size too (NumPy holds one past i64 as an object); held within
+            # [0, n], where it clamps alike
             starts.append(asarray(builtins.min(builtins.max(int(i) + n if i < 0 else int(i), 0), n), DType.i32))
         else:
             raise DTypeError(f"{name}: start index {_brief(i)} is not an integer scalar", user_site())
