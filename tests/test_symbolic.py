@@ -326,3 +326,12 @@ def test_a_constant_index_past_the_maximum_of_a_symbolic_axis_is_a_shape_error(f
     with pytest.raises(fg.ShapeError, match=r"out of bounds for axis 0 of \(T, 64\) at every size of the symbol T, "
                                             r"1\.\.128.*test_symbolic.py:"):
         fg.trace(fn, fg.spec((T, 64)))
+
+
+@pytest.mark.parametrize("fn", [fg.argmax, fg.argmin, fg.cumsum], ids=["argmax", "argmin", "cumsum"])
+def test_flattening_a_symbolic_operand_names_the_function_and_the_symbol(fn):
+    def f(x):
+        return fn(x)
+
+    with pytest.raises(fg.ShapeError, match=rf"^{fn.__name__}: axis=None flattens \(T, 4\).* symbol T; give an axis"):
+        fg.trace(f, fg.spec((fg.dim("T", 8), 4)))

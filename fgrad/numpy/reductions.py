@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fgrad.errors import TraceError
+from fgrad.errors import ShapeError, TraceError
 from fgrad.ir import Dim, DType, Primitive
 from fgrad.primitives import argmax_p, argmin_p, cumsum_p, log_softmax_p, max_p, min_p, softmax_p, sum_p
 from fgrad.trace import Tensor, bind, user_site
@@ -80,11 +80,21 @@ def argmin(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Ten
     return _arg_extreme(argmin_p, x, axis, keepdims)
 
 
+def _flattened(name: str, x: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """x as one axis, for `axis=None`; a symbolic size cannot join others in one axis."""
+    shape = _shape(x)
+    symbols = [d for d in shape if isinstance(d, Dim)]
+    if symbols and len(shape) > 1:
+        raise ShapeError(f"{name}: axis=None flattens {shape}, which would need a product of the symbol "
+                         f"{symbols[0]}; give an axis", user_site())
+    return reshape(x, (-1,))
+
+
 def _arg_extreme(op: Primitive, x: ArrayLike, axis: int | None, keepdims: bool) -> Tensor | np.ndarray:
     x = asarray(x, _arith_dtype(x))  # bools count as 0 and 1
     shape = _shape(x)
     if axis is None:
-        flat = bind(op, reshape(x, (-1,)), axes=(0,))
+        flat = bind(op, _flattened(op.name, x), axes=(0,))
         return reshape(flat, (1,) * len(shape)) if keepdims else flat
     axes = (_one_axis(op.name, x, axis),)
     out = bind(op, x, axes=axes)
@@ -129,7 +139,7 @@ def cumsum(x: ArrayLike, axis: int | None = None, dtype: str | DType | None = No
     if not isinstance(reverse, (bool, np.bool_)):
         raise TraceError(f"cumsum: reverse must be True or False, got {_brief(reverse)}", user_site())
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = _flattened("cumsum", x), 0
     return bind(cumsum_p, x, axis=_one_axis("cumsum", x, axis), reverse=bool(reverse))
 
 
