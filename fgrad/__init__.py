@@ -5,7 +5,9 @@ from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.io import CheckpointError, load, save
-from fgrad.errors import CompileError, DTypeError, FgradError, GraphError, InputError, ShapeError, TraceError
+from fgrad.errors import (
+    CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
+)
 from fgrad.interpret import interpret
 from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
 from fgrad.ir import Const, Dim, DType, Graph, Node, Spec
@@ -92,7 +94,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "CheckpointError", "adam_init", "adam_step", "load", "nn", "optim", "profile", "save", "sgd_init", "sgd_step",
     "CompileError", "Executable", "compile", "default_device", "device_put", "devices", "jit", "Const", "DType", "eliminate_common_subexpressions", "eliminate_dead_code", "fold_constants", "grad", "DTypeError", "FgradError", "Graph", "GraphError", "InputError", "Node", "ShapeError",
-    "Dim", "dim", "Spec", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
+    "Dim", "dim", "MissingRule", "Spec", "SymbolError", "Tensor", "TraceError", "abs", "add", "arange", "argmax", "asarray", "astype", "broadcast_to", "capture", "causal_mask", "check_grads",
     "clip", "concatenate", "cos", "divide", "equal", "exp", "expand_dims", "f16", "f32", "gelu", "greater",
     "greater_equal", "i32", "interpret", "less", "less_equal", "log", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "multiply", "neg", "negative",

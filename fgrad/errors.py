@@ -30,6 +30,11 @@ class TraceError(FgradError, RuntimeError):
     """Misuse of tracing: leaked tracers, Python control flow on values, bad returns."""
 
 
+class MissingRule(FgradError, NotImplementedError):
+    """An interpretation (a transform, the lowering, an exporter) met a primitive it has no
+    rule for: "vjp: no vjp rule for cumsum"."""
+
+
 class SymbolError(TraceError, TypeError):
     """A symbolic dimension (fg.dim) used as a Python number: `int(T)`, `T + 1`, `range(T)`. A
     TypeError too, as Python's own for an operand that is not a number."""

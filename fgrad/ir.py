@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from fgrad.errors import SYMBOL_AS_NUMBER, DTypeError, FgradError, ShapeError, SymbolError
+from fgrad.errors import SYMBOL_AS_NUMBER, DTypeError, MissingRule, ShapeError, SymbolError
 from fgrad.pytree import TreeDef, register_leaf, split_path
 
 
@@ -395,10 +395,6 @@ def declare(name: str, abstract_eval: Callable[..., Spec], impl: Callable[..., n
     assert name not in PRIMITIVES, f"primitive {name} declared twice"
     PRIMITIVES[name] = Primitive(name, abstract_eval, impl)
     return PRIMITIVES[name]
-
-
-class MissingRule(FgradError, NotImplementedError):
-    """An interpretation met a primitive it has no rule for."""
 
 
 class RuleTable:
