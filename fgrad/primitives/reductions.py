@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
+from fgrad import numpy as fnp
 from fgrad.errors import ShapeError
-from fgrad.ir import DType, Node, Spec, declare
+from fgrad.ir import DType, Spec, declare
 from fgrad.lower.kinds import NORMALIZATION, REDUCTION, SCAN, Reduction, register_lowering
 from fgrad.lower.rewrites import rewrite_rules, split_long_reduction
 from fgrad.lower.library import IS_NAN, cast, pick
@@ -22,8 +22,8 @@ from fgrad.trace import Tensor
 from fgrad.transforms.autodiff import nondiff, vjp_rules
 
 from fgrad.primitives.abstract_eval import (
-    ANY, NUMERIC, along_axis, check_axes, check_dtypes, reduction, stable_log_softmax, stable_softmax, wide,
-    wide_sum,
+    ANY, NUMERIC, along_axis, check_axes, check_dtypes, reduction, stable_log_softmax,
+    stable_softmax, wide, wide_sum,
 )
 
 
@@ -31,14 +31,6 @@ from fgrad.primitives.abstract_eval import (
 # the cotangent is broadcast back over the summed axes.
 def _unreduce(g: Tensor, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor:
     return fnp.broadcast_to(fnp.reshape(g, tuple(1 if i in axes else d for i, d in enumerate(shape))), shape)
-
-
-def _folds_axes(node: Node, x: Spec) -> int:
-    return math.prod(x.shape[a] for a in node.attrs["axes"])
-
-
-def _folds_axis(node: Node, x: Spec) -> int:
-    return x.shape[node.attrs["axis"]]
 
 
 def _reduce_wgsl(combine: Callable[[Any, DType], Callable[[str, str], str]],
