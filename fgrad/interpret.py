@@ -12,7 +12,7 @@ import numpy as np
 
 from fgrad.ir import PRIMITIVES, DType, Graph, resolve
 from fgrad.trace import expose_captures, require_graph
-from fgrad.typecheck import check_args, symbol_values
+from fgrad.typecheck import check_args
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
 
@@ -39,10 +39,9 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
         return np.asarray(value, dtype=np.float64 if float64 and dtype.is_float else dtype.np)
 
     env: list[np.ndarray | None] = [None] * len(graph.nodes)
-    leaves = check_args(graph, args, "interpret", site, float64)
     # A symbolic graph runs at the values the arguments give its symbols: shapes in params
     # (reshape's, broadcast_to's) and specs are resolved to them.
-    values = symbol_values(graph, leaves, "interpret", site) if graph.symbols else {}
+    leaves, values = check_args(graph, args, "interpret", site, float64)
     for i, leaf in zip(graph.inputs, leaves):
         env[i] = as_computed(leaf, graph.nodes[i].spec.dtype)
     for i, node in enumerate(graph.nodes):

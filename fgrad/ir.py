@@ -13,7 +13,7 @@ import enum
 import hashlib
 import math
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -212,6 +212,11 @@ def dims_in(value: Any) -> Iterator[Dim]:
             yield from dims_in(v)
 
 
+def at_max(shape: Sequence[int | Dim]) -> tuple[int, ...]:
+    """`shape` with each symbol at its maximum."""
+    return tuple(d.max if isinstance(d, Dim) else d for d in shape)
+
+
 def resolve(value: Any, values: Mapping[str, int]) -> Any:
     """A static value (a shape, a Spec, node params) with each Dim replaced by its value in `values`."""
     if isinstance(value, Dim):
@@ -265,7 +270,7 @@ class Spec:
     @property
     def max_shape(self) -> tuple[int, ...]:
         """The shape with each symbol at its maximum: what a buffer holding the value is planned for."""
-        return tuple(d.max if isinstance(d, Dim) else d for d in self.shape)
+        return at_max(self.shape)
 
     @property
     def size(self) -> int:
@@ -294,7 +299,7 @@ class Spec:
         """The concrete spec with each symbol at its value in `values` (by name)."""
         if not self.symbols:
             return self
-        return Spec(tuple(values[d.name] if isinstance(d, Dim) else d for d in self.shape), self.dtype)
+        return Spec(resolve(self.shape, values), self.dtype)
 
     def __str__(self) -> str:
         return f"{self.dtype}[{','.join(map(str, self.shape))}]"

@@ -32,7 +32,7 @@ from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeE
 from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
 from fgrad.trace import check_int_range
-from fgrad.typecheck import check_args, symbol_values
+from fgrad.typecheck import check_args
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import flatten, register_leaf, unflatten
@@ -592,10 +592,10 @@ class Executable:
         """Check `args` and give every buffer of the plan a wgpu buffer: Arrays are used in place,
         host values are written into this executable's upload buffers, outputs are made fresh."""
         who = "compiled function"
-        leaves = check_args(self.graph, args, who, site)
+        leaves, values = check_args(self.graph, args, who, site)
         dev = self.device.device
-        if self.sizes is not None:
-            self.resize(symbol_values(self.graph, leaves, who, site))
+        if values:
+            self.resize(values)
         buffers = dict(self.resident)
         donated = set(self.program.donated)
         returned = set(self.program.outputs)
@@ -622,8 +622,7 @@ class Executable:
             buffers[b] = self.uploads[b]
         for b, buf in enumerate(self.program.buffers):
             if buf.kind == "output":  # a result of the call's shape (smaller than the plan's where symbols are)
-                size = max(self.program.specs[b].resolve(self.values).nbytes, 4) if self.values else buf.size
-                buffers[b] = dev.create_buffer(size=size, usage=STORAGE)
+                buffers[b] = dev.create_buffer(size=self.result_bytes(b), usage=STORAGE)
         return buffers, leaves
 
     def resize(self, values: dict[str, int]) -> None:
@@ -637,6 +636,13 @@ class Executable:
         self.grids = [k.grid_at(values) for k in self.program.kernels]
         self.out_specs = [self.program.specs[b].resolve(values) for b in self.program.outputs]
 
+    def result_bytes(self, b: int) -> int:
+        """The size of result buffer `b` at the symbols' current values (whole words, as buffers
+        and copies need), or as planned for a program without symbols."""
+        if not self.values:
+            return self.program.buffers[b].size
+        return words(self.program.specs[b].resolve(self.values).nbytes)
+
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
         """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)
         in one compute pass, and after the last one the plan's copies."""
@@ -645,9 +651,7 @@ class Executable:
         self.encode(encoder, buffers, start, stop)
         if stop == len(self.program.kernels):
             for source, target in self.program.copies:
-                size = self.program.specs[target].resolve(self.values).nbytes if self.values else \
-                    self.program.buffers[target].size
-                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, size)
+                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, self.result_bytes(target))
         return encoder.finish()
 
     def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,

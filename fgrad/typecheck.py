@@ -63,14 +63,14 @@ def _arg_label(graph: Graph, path: str) -> str:
     return graph.arg_names[int(head)] + rest
 
 
-
-
 # Python numbers are weakly typed: an int may feed a float input, as in JAX (a bool any input).
 _WEAK_OK = {"f": (bool, int, float), "i": (bool, int), "u": (bool, int), "b": (bool,)}
 
 
-def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None, float64: bool = False) -> list[Any]:
-    """Check call arguments against the graph's inputs; return the leaves in input order.
+def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None,
+               float64: bool = False) -> tuple[list[Any], dict[str, int]]:
+    """Check call arguments against the graph's inputs; return the leaves in input order and
+    the value each symbol of a symbolic graph takes from them (`symbol_values`; empty without).
 
     Raises InputError naming the first argument whose structure, shape or dtype
     differs, and the caller's `site`. With `float64` (interpret's float64 mode), a
@@ -83,7 +83,6 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None, 
     if tree != graph.in_tree:
         path, what = first_difference(graph.in_tree, tree)
         raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
-    symbolic = False
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
         if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
             continue
@@ -103,13 +102,10 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None, 
             except DTypeError:
                 ok = False
             got = f"{dtype}{list(shape)}".replace(" ", "")
-            symbolic = symbolic or len(want.symbols) > 0
         if not ok:
             raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
         check_int_range(leaf, want, f"{who}: argument {name}", site)
-    if symbolic:
-        symbol_values(graph, leaves, who, site)
-    return leaves
+    return leaves, symbol_values(graph, leaves, who, site) if graph.symbols else {}
 
 
 def _fits(shape: tuple[int, ...], want: tuple[int | Dim, ...]) -> bool:

@@ -75,7 +75,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             sized=written.sized,
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs), tuple(outputs),
-                   tuple(specs), tuple(sorted(donated)), tuple(copies), graph.symbols)
+                   tuple(specs), tuple(sorted(donated)), tuple(copies))
 
 
 def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],
@@ -96,8 +96,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         return cooperative_kernel(name, graph, group, reads, sources, most)
     if kind == "rows":
         node = graph.nodes[group[0]]
-        kind = kind_of(node)
-        axis = kind.axis(node) if isinstance(kind, Normalization) else node.spec.ndim - 1
+        normalizes = kind_of(node)
+        axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
         return cooperative_kernel(name, graph, group, reads, sources, most, axis)
     if kind == "scan":
         node = graph.nodes[group[0]]

@@ -137,8 +137,11 @@ class Program:
     # (source, destination) buffers copied after the last kernel: an output that repeats
     # another, or is a constant or an input that is not donated, gets a buffer of its own.
     copies: tuple[tuple[int, int], ...] = ()
-    # The graph's symbolic dimensions, in the order of the i32s in its uniform buffer of their values.
-    symbols: tuple[Dim, ...] = ()
+
+    @property
+    def symbols(self) -> tuple[Dim, ...]:
+        """The graph's symbolic dimensions, in the order of the i32s in the uniform buffer of their values."""
+        return self.graph.symbols
 
     @property
     def peak_bytes(self) -> int:

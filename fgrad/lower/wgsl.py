@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fgrad.ir import Dim, DType, Graph, Node, Spec
+from fgrad.ir import Dim, DType, Graph, Node, Spec, at_max
 from fgrad.lower.kinds import folds, lowerings
 from fgrad.lower.program import Extent
 
@@ -53,6 +53,17 @@ def literal(value: float | int | bool, dtype: DType) -> str:
         return f"bitcast<{t}>({int(rounded.view(np.uint32)):#010x}u)"
     # NOTE: a narrower float's converts from f32's (naga refused `bitcast<vec2<f16>>(...).x`).
     return f"{t}({literal(float(rounded), DType.f32)})"
+
+
+# Bools live in storage (and shared memory) as u32: converted on every load and store.
+def loaded(element: str, dtype: DType) -> str:
+    """The value of a stored `element` of `dtype`."""
+    return f"({element} != 0u)" if dtype is DType.bool else element
+
+
+def stored(value: str, dtype: DType) -> str:
+    """`value` of `dtype` as it is stored."""
+    return f"select(0u, 1u, {value})" if dtype is DType.bool else value
 
 
 def _factor(n: int | str) -> str:
@@ -176,10 +187,10 @@ class KernelWriter:
         self.shared.add(dtype)
 
         def load(k: str) -> str:
-            return f"({scratch}[{k}] != 0u)" if dtype is DType.bool else f"{scratch}[{k}]"
+            return loaded(f"{scratch}[{k}]", dtype)
 
         def store(k: str, value: str) -> str:
-            return f"{scratch}[{k}] = {f'select(0u, 1u, {value})' if dtype is DType.bool else value};"
+            return f"{scratch}[{k}] = {stored(value, dtype)};"
 
         return load, store
 
@@ -245,8 +256,7 @@ class KernelWriter:
         node = self.nodes[i]
         self.dtypes.add(node.spec.dtype)
         if i in self.sources:
-            expr = f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]"
-            expr = f"({expr} != 0u)" if node.spec.dtype is DType.bool else expr
+            expr = loaded(f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]", node.spec.dtype)
         else:
             rule = lowerings[node.op].wgsl
             if isinstance(rule, str):
@@ -390,7 +400,7 @@ class Written:
 
 
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
-    return f"{out}[{index}] = {f'select(0u, 1u, {value})' if node.spec.dtype is DType.bool else value};"
+    return f"{out}[{index}] = {stored(value, node.spec.dtype)};"
 
 
 def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
@@ -477,7 +487,7 @@ def _workgroups(w: KernelWriter, outer: Sequence[int | Dim], max_groups: int
     """The grid of a workgroup per result (or row), one per element of `outer`, with its groups
     where that follows the symbols (Kernel.groups), and the prelude naming the workgroup's one
     (`o`) and the invocation's place in it (`lid`)."""
-    g = grid(math.prod(d.max if isinstance(d, Dim) else d for d in outer), max_groups)
+    g = grid(math.prod(at_max(outer)), max_groups)
     groups = (Extent.of(outer),) if any(isinstance(d, Dim) for d in outer) else ()
     return g, groups, [f"let o = i32(group.x + group.y * {g[0]}u);", f"if (o >= {w.size(w.extent(outer))}) {{",
                        "    return;", "}", "let lid = i32(local.x);"]
