@@ -83,6 +83,7 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None,
     if tree != graph.in_tree:
         path, what = first_difference(graph.in_tree, tree)
         raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
+    symbolic = False  # found while checking, so a call of a graph without symbols pays nothing for them
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):
         if getattr(leaf, "spec", None) == want:  # an fg.Array of the right spec
             continue
@@ -102,10 +103,11 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None,
             except DTypeError:
                 ok = False
             got = f"{dtype}{list(shape)}".replace(" ", "")
+            symbolic = symbolic or len(want.symbols) > 0
         if not ok:
             raise InputError(f"{who}: argument {name} is {got}, expected {want}", site)
         check_int_range(leaf, want, f"{who}: argument {name}", site)
-    return leaves, symbol_values(graph, leaves, who, site) if graph.symbols else {}
+    return leaves, symbol_values(graph, leaves, who, site) if symbolic else {}
 
 
 def _fits(shape: tuple[int, ...], want: tuple[int | Dim, ...]) -> bool:
