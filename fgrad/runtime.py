@@ -27,7 +27,7 @@ import numpy as np
 import wgpu
 
 from fgrad import numpy as ops
-from fgrad.numpy.operators import invert, varargs_shape
+from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, invert, varargs_shape
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
 from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
@@ -415,10 +415,10 @@ def _index(x: Any, *arrays: Any, layout: tuple[Any, ...], whole: bool) -> Any:
     return ops.getitem(x, parts if whole else parts[0])
 
 
-for _name_, _fn in ops.ARITHMETIC_OPERATORS.items():
+for _name_, _fn in ARITHMETIC_OPERATORS.items():
     setattr(Array, f"__{_name_}__", _binary(_fn))
     setattr(Array, f"__r{_name_}__", _binary(_fn, reflected=True))
-for _name_, _fn in ops.COMPARISON_OPERATORS.items():
+for _name_, _fn in COMPARISON_OPERATORS.items():
     setattr(Array, f"__{_name_}__", _binary(_fn))
 Array.__pow__ = _power  # type: ignore[method-assign]
 Array.__neg__ = lambda x: _on_device(ops.neg, x)  # type: ignore[method-assign]

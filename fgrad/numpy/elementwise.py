@@ -24,6 +24,13 @@ from fgrad.numpy.promotion import (
 )
 from fgrad.numpy.shapes import broadcast_to
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "abs", "add", "astype", "clip", "cos", "divide", "equal", "erf", "exp", "gelu", "greater",
+    "greater_equal", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "logical_and",
+    "logical_not", "logical_or", "maximum", "minimum", "multiply", "neg", "not_equal", "pow", "relu",
+    "rsqrt", "sigmoid", "silu", "sin", "sqrt", "stop_gradient", "subtract", "tanh", "where",
+]
+
 
 def _float_unary(op: Primitive) -> Callable[..., Tensor | np.ndarray]:
     return _unary(op, lambda x: _float_dtype(_dtype(x)),

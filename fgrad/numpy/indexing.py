@@ -21,6 +21,11 @@ from fgrad.numpy.promotion import (
 from fgrad.numpy.shapes import expand_dims, reshape, transpose
 from fgrad.numpy.elementwise import add, astype, equal, greater_equal, less, minimum, multiply, where
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "arange", "causal_mask", "dynamic_slice", "dynamic_update_slice", "getitem", "one_hot", "scatter_add",
+    "take",
+]
+
 
 def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
          fill_value: float | int | bool | None = None) -> Tensor | np.ndarray:

@@ -13,6 +13,10 @@ from fgrad.numpy.promotion import ArrayLike, _arith_dtype, _broadcast_shapes, _s
 from fgrad.numpy.shapes import reshape
 from fgrad.numpy.elementwise import astype, greater
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "matmul",
+]
+
 
 def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
     """Matrix product with NumPy's rules: 1-D operands are vectors, batch dims broadcast;

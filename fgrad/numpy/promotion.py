@@ -15,6 +15,10 @@ from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
 from fgrad.trace import Tensor, bind, check_live, current_trace, spec_of, user_call, user_site
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "asarray", "result_dtype",
+]
+
 
 ArrayLike = Any  # Tensor, NumPy array, or Python number
 

@@ -21,6 +21,10 @@ from fgrad.numpy.elementwise import (
     where,
 )
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "argmax", "argmin", "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "softmax", "sum",
+]
+
 
 def _keepdims(out: Tensor | np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor | np.ndarray:
     return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))

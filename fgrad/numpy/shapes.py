@@ -19,6 +19,10 @@ from fgrad.numpy.promotion import (
     result_dtype,
 )
 
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "broadcast_to", "concatenate", "expand_dims", "pad", "reshape", "squeeze", "stack", "transpose",
+]
+
 
 def _shape_arg(name: str, shape: Any) -> tuple[int | Dim, ...]:
     if not isinstance(shape, (int, np.integer, Dim, tuple, list, np.ndarray)):

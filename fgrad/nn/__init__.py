@@ -1,0 +1,21 @@
+"""Neural-network functions, as `jax.nn` and the functional layers of a model.
+
+`activations.py` holds `jax.nn`'s functions; `layers.py` the layers over
+parameter pytrees and their initialisers; `pooling.py` windowed pooling.
+"""
+
+from __future__ import annotations
+
+from fgrad.numpy import gelu, log_softmax, logsumexp, one_hot, relu, sigmoid, silu, softmax
+from fgrad.nn.layers import (
+    GPTConfig, Params, causal_self_attention, cross_entropy, embedding, gpt, he_normal, init_attention,
+    init_block, init_embedding, init_gpt, init_layer_norm, init_linear, init_mlp, init_rms_norm,
+    layer_norm, linear, mlp, normal, ones, rms_norm, shape_checked, transformer_block, zeros,
+)
+
+__all__ = [
+    "GPTConfig", "Params", "causal_self_attention", "cross_entropy", "embedding", "gelu", "gpt", "he_normal",
+    "init_attention", "init_block", "init_embedding", "init_gpt", "init_layer_norm", "init_linear", "init_mlp",
+    "init_rms_norm", "layer_norm", "linear", "log_softmax", "logsumexp", "mlp", "normal", "one_hot", "ones", "relu",
+    "rms_norm", "shape_checked", "sigmoid", "silu", "softmax", "transformer_block", "zeros",
+]
