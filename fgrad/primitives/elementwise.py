@@ -26,6 +26,14 @@ from fgrad.primitives.abstract_eval import (
     ANY, BOOL, FLOAT, NUMERIC, binary, check_axes, check_dtypes, computed_wide, elementwise, unary,
 )
 
+__all__ = [  # re-exported by fgrad.primitives
+    "abs_p", "add_p", "astype_p", "convert", "cos_p", "div_p", "eq_p", "erf_p", "exp_p", "ge_p", "gelu_p",
+    "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log_p", "logical_and_p",
+    "logical_not_p", "logical_or_p", "lt_p", "maximum_p", "minimum_p", "mul_p", "ne_p", "neg_p", "pow_p",
+    "relu_p", "rsqrt_p", "sigmoid_p", "silu_p", "sin_p", "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p",
+    "where_p",
+]
+
 
 def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int | None]:
     """Simplify rule: `x op unit` is x; `side` is which operand may be the unit (0, 1, or -1 for both)."""

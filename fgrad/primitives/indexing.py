@@ -24,6 +24,10 @@ from fgrad.transforms.passes import simplify_rules
 
 from fgrad.primitives.abstract_eval import INTEGER, NUMERIC, check_axes, check_dtypes, same_last_axis
 
+__all__ = [  # re-exported by fgrad.primitives
+    "dynamic_slice_p", "dynamic_update_slice_p", "scatter_add_p", "take_p",
+]
+
 
 # take: gather along `axis`; out = x.shape[:axis] + indices.shape + x.shape[axis+1:].
 # Indices are used as they are (the public functions wrap negative ones), and

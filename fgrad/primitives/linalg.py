@@ -21,6 +21,10 @@ from fgrad.transforms.autodiff import vjp_rules
 
 from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes, wide
 
+__all__ = [  # re-exported by fgrad.primitives
+    "matmul_p",
+]
+
 
 # matmul: (*batch, m, k) @ (*batch, k, n); operands of equal rank >= 2 whose
 # batch dims are equal or 1 (a size-1 batch dim broadcasts without a copy).

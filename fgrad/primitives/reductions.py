@@ -26,6 +26,10 @@ from fgrad.primitives.abstract_eval import (
     stable_softmax, wide, wide_sum,
 )
 
+__all__ = [  # re-exported by fgrad.primitives
+    "argmax_p", "argmin_p", "cumsum_p", "log_softmax_p", "max_p", "min_p", "softmax_p", "sum_p",
+]
+
 
 # sum over sorted, unique axes (keepdims is a reshape in the public function);
 # the cotangent is broadcast back over the summed axes.

@@ -23,6 +23,10 @@ from fgrad.transforms.passes import simplify_rules, uniform_through
 
 from fgrad.primitives.abstract_eval import check_axes, check_dtypes, check_reshape, same_last_axis, squeezed
 
+__all__ = [  # re-exported by fgrad.primitives
+    "broadcast_to_p", "concatenate_p", "dim_size_p", "pad_p", "reshape_p", "slice_p", "transpose_p",
+]
+
 
 # reshape: same elements in row-major order, new shape; reshape of a reshape is one reshape.
 def _reshape_rule(x: Spec, *, shape: tuple[int | Dim, ...]) -> Spec:
