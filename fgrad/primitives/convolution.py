@@ -1,0 +1,9 @@
+"""Convolution primitives.
+
+One block per primitive: declaration, then its rules registered in each interpretation's
+table (see fgrad/primitives/__init__.py)."""
+
+from __future__ import annotations
+
+__all__: list[str] = [  # re-exported by fgrad.primitives
+]
