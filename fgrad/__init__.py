@@ -14,6 +14,7 @@ from fgrad.ir import Const, Dim, DType, Graph, Node, Spec
 from fgrad.trace import dim, spec
 from fgrad.typecheck import typecheck
 from fgrad import numpy
+from fgrad import random
 from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the top level: fg.exp)
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
@@ -23,7 +24,6 @@ from fgrad.jit import jit
 from fgrad.trace import Tensor, capture, trace
 
 f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
-negative, power = neg, pow  # NumPy's names
 
 __version__ = "0.1.0"
 
@@ -32,7 +32,7 @@ __all__ = [
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
     "devices", "dim", "eliminate_common_subexpressions", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "grad", "i32", "interpret", "jit", "lax", "load", "negative", "nn", "numpy", "optim", "power", "profile",
+    "grad", "i32", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,

@@ -96,6 +96,6 @@ NUMPY_FUNCTION = (
 
 IMMUTABLE = (
     "setitem: x[...] = value on {what}: fgrad values are immutable, as JAX arrays are; "
-    "build the new value instead, e.g. fg.where(fg.arange(n) == i, value, x) or "
-    "x + fg.scatter_add(...)"
+    "build the new value instead with JAX's indexed update: x.at[...].set(value) (or "
+    ".add, .multiply, .min, .max)"
 )

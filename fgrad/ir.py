@@ -341,7 +341,8 @@ class Const:
         """`value` as a constant of `dtype`; an array whose elements are all equal is held as
         one element (a broadcast view of one is never copied out)."""
         arr = np.asarray(value)
-        if arr.size > 1 and (not any(arr.strides) or (arr == arr.flat[0]).all()):
+        if arr.size > 1 and (not any(arr.strides) or (arr == arr.flat[0]).all()  # -0.0 == 0.0: the sign bits too
+                             and (arr.dtype.kind != "f" or (np.signbit(arr) == np.signbit(arr.flat[0])).all())):
             return Const(np.asarray(arr.flat[0]).astype(dtype.np).tobytes(), arr.shape, dtype)
         arr = arr.astype(dtype.np, order="C")
         return Const(arr.tobytes(), arr.shape, dtype)

@@ -1,5 +1,25 @@
 """`jax.lax`'s names for the fgrad functions JAX users reach through it (`fg.lax.dynamic_slice`)."""
 
 from fgrad.numpy import dynamic_slice, dynamic_update_slice
+from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
+from fgrad.numpy.shapes import lax_pad as pad
+from fgrad.numpy import add, maximum as max, minimum as min  # noqa: A004  (jax.lax's elementwise max, min)
+from fgrad.numpy.convolution import (
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_transpose,
+    conv_with_general_padding, reduce_window,
+)
+from fgrad.numpy import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
+from fgrad.numpy.bitwise import (
+    bitcast_convert_type, clz, population_count, shift_left, shift_right_arithmetic, shift_right_logical,
+)
+from fgrad.numpy.reductions import (
+    lax_cumlogsumexp as cumlogsumexp, lax_cummax as cummax, lax_cummin as cummin, lax_cumprod as cumprod,
+    lax_cumsum as cumsum, lax_sort as sort, top_k,
+)
 
-__all__ = ["dynamic_slice", "dynamic_update_slice"]
+__all__ = ["dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "pad",
+           "ConvDimensionNumbers", "add", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_transpose",
+           "conv_with_general_padding", "max", "min", "reduce_window",
+           "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "population_count",
+           "shift_left", "shift_right_arithmetic", "shift_right_logical",
+           "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "sort", "top_k"]

@@ -27,7 +27,7 @@ import numpy as np
 import wgpu
 
 from fgrad import numpy as ops
-from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, invert, varargs_shape
+from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
 from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
@@ -346,73 +346,127 @@ def _power(self: Array, other: Any) -> Any:
     return _binary(ops.pow)(self, other)
 
 
-def _static(value: Any) -> Hashable:
-    """A static argument as a cache key can hold it: lists become tuples."""
-    return tuple(_static(v) for v in value) if isinstance(value, (list, tuple)) else value
-
-
-def _shape_args(args: tuple[Any, ...]) -> Hashable:
-    """`reshape(2, 3)` and `reshape((2, 3))` alike, as NumPy takes them."""
-    return _static(varargs_shape(args))
-
-
-def _no_out(name: str, out: Any) -> None:
-    """NumPy's `out=`, which an immutable Array cannot honour."""
-    if out is not None:
-        raise InputError(f"{name}: out= is not supported: an Array is immutable; use the Array returned", user_site())
-
-
-def _reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The method `a.sum(...)` (`mean`, `max`, `min`, `argmax`, `argmin`) with ndarray's signature, which
-    NumPy's functions call (`np.sum(a)` is `a.sum(axis=None, out=None)`): `dtype` casts first, as NumPy
-    does; `out` cannot be honoured by an immutable Array."""
-
-    def reduce(self: Array, axis: Any, dtype: Any, out: Any, keepdims: bool) -> Any:
-        _no_out(fn.__name__, out)
-        x = self if dtype is None else self.astype(dtype)
-        return _on_device(fn, x, axis=_static(axis), keepdims=keepdims)
-
-    if fn in (ops.sum, ops.mean):
-        def method(self: Array, axis: int | Sequence[int] | None = None, dtype: Any = None, out: Any = None,
-                   keepdims: bool = False) -> Any:
-            return reduce(self, axis, dtype, out, keepdims)
-    else:
-        def method(self: Array, axis: int | Sequence[int] | None = None, out: Any = None,  # type: ignore[misc]
-                   keepdims: bool = False) -> Any:
-            return reduce(self, axis, None, out, keepdims)
-
-    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Array.{fn.__name__}", fn.__doc__
-    return method
-
-
 class _Slot:
-    """Where an index array stands in a static index."""
+    """Where an operand stands among a call's static arguments."""
 
 
 _SLOT = _Slot()
 
 
-def _getitem(self: Array, key: Any) -> Any:
-    """a[key]: index arrays (Arrays, ndarrays, lists) are operands; ints, slices, None and ... are static.
-    Slice bounds that are Arrays are read back, as concrete JAX arrays are."""
+def _take_apart(value: Any, operands: list[Any]) -> Hashable:
+    """`value` as a cache key can hold it: Arrays and ndarrays go to `operands` (a slot marks their place),
+    slices and tuples are taken apart (a slice's bounds that are Arrays are read back, as concrete JAX
+    arrays' are), lists become tuples."""
+    if isinstance(value, (Array, np.ndarray)):
+        operands.append(value)
+        return _SLOT
+    if isinstance(value, slice):
+        return (slice, *(None if v is None else operator.index(v) for v in (value.start, value.stop, value.step)))
+    if isinstance(value, (list, tuple)):
+        return (tuple, *(_take_apart(v, operands) for v in value))
+    return value
+
+
+def _put_together(layout: Hashable, operands: Iterator[Any]) -> Any:
+    """The value `_take_apart` took apart, with `operands` (Arrays, or Tensors in the trace) in their slots."""
+    if layout is _SLOT:
+        return next(operands)
+    if isinstance(layout, tuple) and layout[:1] == (slice,):
+        return slice(*layout[1:])
+    if isinstance(layout, tuple) and layout[:1] == (tuple,):
+        return tuple(_put_together(v, operands) for v in layout[1:])
+    return layout
+
+
+def _method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The Array method that calls `fn(a, *args, **kwargs)` on the device, as a jax.Array's method runs:
+    Arrays and ndarrays among the arguments are operands of the program, the rest static (compiled
+    once per value). Inside a trace, or with a traced Tensor among the arguments, `fn` is called as it is."""
+
+    def call(x: Any, *operands: Any, layout: Hashable, names: tuple[str, ...]) -> Any:
+        values = _put_together(layout, iter(operands))
+        positional = values[:len(values) - len(names)]
+        return fn(x, *positional, **dict(zip(names, values[len(positional):])))
+
+    def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        if current_trace() is not None or any(isinstance(v, Tensor) for v in flatten((args, kwargs))[0]):
+            return fn(self, *args, **kwargs)
+        operands: list[Any] = []
+        layout = _take_apart((*args, *kwargs.values()), operands)
+        return _on_device(call, self, *operands, layout=layout, names=tuple(kwargs))
+
+    call.__name__ = method.__name__ = fn.__name__  # errors name `sum`, as on a Tensor
+    method.__qualname__, method.__doc__ = f"Array.{fn.__name__}", fn.__doc__
+    return method
+
+
+def _concrete_masks(key: Any) -> Any:
+    """An index with its boolean masks (ndarrays, lists, Arrays: concrete values) replaced by the index
+    arrays of their True elements, as NumPy reads them; lists of integers become index arrays."""
     parts = key if isinstance(key, tuple) else (key,)
-    if current_trace() is not None or any(isinstance(k, Tensor) for k in parts):
-        return ops.getitem(self, key)
-    arrays = [np.asarray(k) if isinstance(k, list) else k for k in parts if isinstance(k, (Array, np.ndarray, list))]
-    layout = tuple(
-        _SLOT if isinstance(k, (Array, np.ndarray, list))
-        else (slice, *(None if v is None else operator.index(v) for v in (k.start, k.stop, k.step)))
-        if isinstance(k, slice) else k
-        for k in parts)
-    return _on_device(_index, self, *arrays, layout=layout, whole=isinstance(key, tuple))
+    out: list[Any] = []
+    for k in parts:
+        if isinstance(k, list) or (isinstance(k, (Array, np.ndarray)) and k.dtype in (DType.bool, np.bool_)):
+            k = np.asarray(k)
+            if k.dtype == np.bool_ and k.ndim:
+                out.extend(np.nonzero(k))
+                continue
+        out.append(k)
+    return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
 
 
-def _index(x: Any, *arrays: Any, layout: tuple[Any, ...], whole: bool) -> Any:
-    """getitem with the key that `_getitem` took apart."""
-    found = iter(arrays)
-    parts = tuple(next(found) if k is _SLOT else slice(*k[1:]) if isinstance(k, tuple) and k[:1] == (slice,) else k
-                  for k in layout)
-    return ops.getitem(x, parts if whole else parts[0])
+_GETITEM = _method(ops.getitem)
+
+
+def _getitem(self: Array, key: Any) -> Any:
+    """a[key]: index arrays are operands of the program; ints, slices, None and ... are static."""
+    return _GETITEM(self, _concrete_masks(key) if current_trace() is None else key)
+
+
+class _ArrayIndexUpdateHelper:
+    """`a.at`: JAX's indexed updates (`a.at[key].set(values)`, `.add`, `.get`, ...) run on the device."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        self.array = array
+
+    def __getitem__(self, key: Any) -> _ArrayIndexUpdateRef:
+        return _ArrayIndexUpdateRef(self.array, key)
+
+
+def _indexed_update(name: str) -> Callable[..., Any]:
+    def update(x: Any, key: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(ops.indexing._IndexUpdateHelper(x)[key], name)(*args, **kwargs)
+
+    update.__name__ = f"at.{name}"
+    on_device = _method(update)
+
+    def method(self: _ArrayIndexUpdateRef, *args: Any, **kwargs: Any) -> Any:
+        key = self.key if current_trace() is not None else _concrete_masks(self.key)
+        return on_device(self.array, key, *args, **kwargs)
+
+    method.__name__, method.__doc__ = name, getattr(ops.indexing._IndexUpdateRef, name).__doc__
+    return method
+
+
+class _ArrayIndexUpdateRef:
+    """`a.at[key]`: see fgrad.numpy.indexing._IndexUpdateRef, whose methods these run on the device."""
+
+    __slots__ = ("array", "key")
+
+    def __init__(self, array: Array, key: Any):
+        self.array, self.key = array, key
+
+    get = _indexed_update("get")
+    set = _indexed_update("set")
+    add = _indexed_update("add")
+    subtract = _indexed_update("subtract")
+    multiply = mul = _indexed_update("multiply")
+    divide = _indexed_update("divide")
+    power = _indexed_update("power")
+    min = _indexed_update("min")
+    max = _indexed_update("max")
 
 
 for _name_, _fn in ARITHMETIC_OPERATORS.items():
@@ -432,22 +486,12 @@ def _setitem(self: Array, key: Any, value: Any) -> None:
     raise InputError(IMMUTABLE.format(what=f"an Array {self.spec}"), user_site())
 
 
-def _cumsum(self: Array, axis: int | None = None, dtype: Any = None, out: Any = None, *, reverse: bool = False) -> Any:
-    """a.cumsum(...) with ndarray's signature, which `np.cumsum(a)` calls, and a Tensor's `reverse`."""
-    _no_out("cumsum", out)
-    return _on_device(ops.cumsum, self, axis=axis, dtype=dtype, reverse=reverse)
-
-
 Array.__setitem__ = _setitem  # type: ignore[attr-defined]
-Array.T = property(lambda x: _on_device(ops.transpose, x))  # type: ignore[attr-defined]
-Array.reshape = lambda x, *shape: _on_device(ops.reshape, x, shape=_shape_args(shape))  # type: ignore[attr-defined]
-Array.transpose = lambda x, *axes: _on_device(  # type: ignore[attr-defined]
-    ops.transpose, x, axes=_shape_args(axes) if axes else None)
-Array.astype = lambda x, dtype: _on_device(ops.astype, x, dtype=dtype)  # type: ignore[attr-defined]
-Array.squeeze = lambda x, axis=None: _on_device(ops.squeeze, x, axis=_static(axis))  # type: ignore[attr-defined]
-Array.cumsum = _cumsum  # type: ignore[attr-defined]
-for _fn in (ops.sum, ops.mean, ops.max, ops.min, ops.argmax, ops.argmin):
-    setattr(Array, _fn.__name__, _reduction(_fn))
+for _name_, _fn in METHODS.items():
+    setattr(Array, _name_, _method(_fn))
+for _name_, _fn in PROPERTIES.items():
+    setattr(Array, _name_, property(_method(_fn)))
+Array.at = property(_ArrayIndexUpdateHelper)  # type: ignore[attr-defined]
 del _name_, _fn
 
 

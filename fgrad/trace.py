@@ -130,7 +130,7 @@ class Trace:
 
     def lift(self, t: Tensor) -> Tensor:
         """This trace's input standing for `t`, a Tensor of an enclosing trace."""
-        key = (id(t.trace), t.id)
+        key = (id(t.owner), t.id)
         if key not in self._lifted:
             name = f"closure.{len(self.closed_over)}"
             self._lifted[key] = self.add(Node(input_p.name, (), (("name", name), ("spec", t.spec)), t.spec, None))
@@ -155,11 +155,11 @@ class Tensor(HasSpec):
     function dispatch are attached by fgrad/numpy.py, next to the ops they call.
     """
 
-    __slots__ = ("trace", "id", "spec")
+    __slots__ = ("owner", "id", "spec")  # owner: the Trace that recorded it
     __hash__ = None  # type: ignore[assignment]  # `==` builds a node, as in NumPy
 
     def __init__(self, trace: Trace, id: int, spec: Spec):
-        self.trace = trace
+        self.owner = trace
         self.id = id
         self.spec = spec
 
@@ -215,7 +215,7 @@ def constant(value: Any, dtype: DType) -> Tensor | np.ndarray:
 def check_live(t: Tensor, op: str | None = None, site: str | None = None) -> None:
     """Refuse a Tensor whose trace has ended (one leaked through a global, say), naming `op`
     (by default the public function the user called, found only then: this runs per operand)."""
-    if not t.trace.live:
+    if not t.owner.live:
         raise TraceError(TRACER_LEAKED.format(op=op or user_call(), spec=t.spec), site or user_site())
 
 
@@ -230,7 +230,7 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     tensors = [a for a in args if isinstance(a, Tensor)]
     for k, t in enumerate(tensors):
         check_live(t, op.name, site)
-        if t.trace is not trace:
+        if t.owner is not trace:
             if not trace.closures:
                 raise TraceError(TRACER_FOREIGN.format(op=op.name, spec=t.spec), site)
             tensors[k] = trace.lift(t)
@@ -311,7 +311,7 @@ def capture(name: str, x: Any) -> Any:
     site = user_site()
     if not isinstance(name, str) or not name:
         raise TraceError(f"capture: the name must be a non-empty string, got {name!r}", site)
-    if x.trace is not trace:
+    if x.owner is not trace:
         raise TraceError(TRACER_FOREIGN.format(op="capture", spec=x.spec), site)
     if name in trace.captures:
         raise TraceError(f"capture: the name {name!r} is already captured in this function", site)
@@ -322,7 +322,7 @@ def capture(name: str, x: Any) -> Any:
 def recapture(name: str, x: Any) -> None:
     """A transform replaying a captured node registers it again (once) in the current trace."""
     trace = current_trace()
-    if trace is not None and isinstance(x, Tensor) and x.trace is trace:
+    if trace is not None and isinstance(x, Tensor) and x.owner is trace:
         trace.captures.setdefault(name, x.id)
 
 
@@ -430,9 +430,9 @@ def trace_function(
                     f"{type(leaf).__name__} at {path}; return a Tensor or a pytree of Tensors",
                     site,
                 )
-            if isinstance(leaf, Tensor) and leaf.trace is not t:
-                if not (closures and leaf.trace.live):
-                    text = TRACER_LEAKED if not leaf.trace.live else TRACER_FOREIGN
+            if isinstance(leaf, Tensor) and leaf.owner is not t:
+                if not (closures and leaf.owner.live):
+                    text = TRACER_LEAKED if not leaf.owner.live else TRACER_FOREIGN
                     raise TraceError(text.format(op="trace", spec=leaf.spec) + f" (returned at {path})", site)
                 leaf = t.lift(leaf)
             if not isinstance(leaf, Tensor):  # a number or array returned as it is: a constant

@@ -469,7 +469,7 @@ API_CASES: tuple[Case, ...] = (
          lambda x, i: x[np.clip(np.where(i < 0, i + 4, i), 0, 3)], eager=False),
     Case("take", "getitem-traced-out-of-range-axis-1", lambda x, i: x[:, i[2:]], (F(2, 4), ROWS),
          lambda x, i: x[:, np.clip(np.where(i[2:] < 0, i[2:] + 4, i[2:]), 0, 3)], eager=False),
-    Case("erf", "gelu-exact", lambda x: fg.gelu(x, approximate=False), (F(3, 4, lo=-4, hi=4),),
+    Case("erfc", "gelu-exact", lambda x: fg.gelu(x, approximate=False), (F(3, 4, lo=-4, hi=4),),
          lambda x: x * (1 + erf_ref(x / np.sqrt(2))) / 2),
     # expand_dims / squeeze
     Case("reshape", "expand_dims", lambda x: fg.expand_dims(x, 1), (F(2, 3),), lambda x: np.expand_dims(x, 1)),

@@ -264,12 +264,10 @@ def test_errors_name_the_op_and_the_users_line():
     a = fg.device_put(F)
     with pytest.raises(fg.ShapeError, match=r"add: cannot broadcast \(2, 3\) with \(4,\) at test_arrays.py:\d+"):
         a + np.zeros(4, np.float32)
-    with pytest.raises(fg.DTypeError, match=r"invert: ~ is logical not and needs a bool value, got f32\[2,3\]"):
+    with pytest.raises(fg.DTypeError, match=r"invert \(~\): takes integer or bool operands, got f32\[2,3\]"):
         ~a
     with pytest.raises(TypeError, match="unsupported operand"):
         a + "1"
-    with pytest.raises(TypeError, match="unsupported operand"):
-        a // 2
 
 
 def test_static_operands_equal_in_python_but_of_other_types_compile_apart():

@@ -164,16 +164,12 @@ def index_step_zero(x):
     return x[::0]
 
 
-def index_step_negative(x):
-    return x[:, ::-1]
-
-
 def index_bool_mask(x):
     return x[x > 0]
 
 
 def index_numpy_bool_mask(x):
-    return x[np.array([True, False, True])]
+    return x[np.array([True, False])]
 
 
 def take_out_of_range(x):
@@ -236,7 +232,7 @@ def int_pow_negative(n):
     return n ** -1
 
 
-def one_hot_float(x):
+def one_hot_bool(x):
     return fg.one_hot(x, 10)
 
 
@@ -296,7 +292,6 @@ TRACE_CASES = {
     "index-out-of-bounds": Case(index_out_of_bounds, X34, fg.ShapeError, ["getitem", "index 3", "size 3", "(3, 4)"]),
     "index-negative": Case(index_negative_out_of_bounds, X34, fg.ShapeError, ["getitem", "-5", "size 4", "(3, 4)"]),
     "index-step-zero": Case(index_step_zero, X34, fg.ShapeError, ["getitem", "step", "0", "(3, 4)"]),
-    "index-step-negative": Case(index_step_negative, X34, fg.ShapeError, ["getitem", "step", "-1", "(3, 4)"]),
     "index-bool-mask": Case(index_bool_mask, X34, fg.ShapeError, ["getitem", "mask", "(3, 4)", "fg.where"]),
     "index-numpy-bool-mask": Case(index_numpy_bool_mask, X34, fg.ShapeError, ["getitem", "mask", "(3, 4)"]),
     "take-out-of-range": Case(take_out_of_range, X34, fg.ShapeError, ["take", "index 7", "size 3", "(3, 4)"]),
@@ -310,14 +305,14 @@ TRACE_CASES = {
     "pad-negative-pair": Case(pad_negative_pair, X34, fg.ShapeError, ["pad", "-2", "(3, 4)"]),
     "logical_and-f32": Case(logical_and_float, (S((3, 4)), S((3, 4))), fg.DTypeError,
                             ["logical_and", "bool", "f32[3,4]"]),
-    "or-operator-f32": Case(logical_or_operator_float, (S(3), S(3)), fg.DTypeError, ["logical_or", "f32[3]"]),
+    "or-operator-f32": Case(logical_or_operator_float, (S(3), S(3)), fg.DTypeError, ["bitwise_or", "|", "f32[3]"]),
     "invert-f32": Case(invert_float, X34, fg.DTypeError, ["~", "bool", "f32[3,4]"]),
     "astype-bfloat16": Case(astype_bfloat16, X34, fg.DTypeError, ["astype", "bfloat16"]),
     "u32-int-too-large": Case(u32_plus_two_to_the_32, X34, fg.DTypeError, ["add", "4294967296", "does not fit u32"]),
     "astype-complex64": Case(astype_complex64, X34, fg.DTypeError, ["astype", "complex64"]),
     "astype-numpy-complex": Case(astype_numpy_complex, X34, fg.DTypeError, ["astype", "complex128"]),
     "i32-pow-negative": Case(int_pow_negative, (S((3, 4), "i32"),), fg.DTypeError, ["pow", "-1", "i32[3,4]"]),
-    "one_hot-float": Case(one_hot_float, (S(3),), fg.DTypeError, ["one_hot", "f32[3]"]),
+    "one_hot-bool": Case(one_hot_bool, (S(3, "bool"),), fg.DTypeError, ["one_hot", "bool[3]"]),
     "if": Case(if_on_tensor, (S(()),), fg.TraceError, ["truth value", "bool[]", "fg.where"]),
     "float()": Case(float_of_tensor, (S(()),), fg.TraceError, ["float()", "f32[]"]),
     "int()": Case(int_of_tensor, (S((), "i32"),), fg.TraceError, ["int()", "i32[]"]),
@@ -999,7 +994,7 @@ def test_wrong_call_of_returned_functions_names_no_internals() -> None:
     with pytest.raises(TypeError, match=r"^vjp_fn\(\) takes 1 positional argument") as e:
         vjp_fn(X3, X3)
     assert "<locals>" not in str(e.value)
-    with pytest.raises(TypeError, match=r"^Array.mean\(\) got an unexpected keyword argument 'weights'"):
+    with pytest.raises(TypeError, match=r"^mean\(\) got an unexpected keyword argument 'weights'"):
         fg.device_put(X3).mean(weights=X3)
 
 

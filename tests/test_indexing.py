@@ -7,6 +7,11 @@
   value (NaN for f32, the least i32, True); mode "clip" clamps, negatives too.
 - `fg.scatter_add` (as `.at[...].add`): negatives in [-size, 0) count from the
   end, other out-of-range updates are dropped; mode "clip" clamps.
+- `x[i, j]`: each traced index counted from the end and clamped into its own axis, then all
+  gathered at once.
+- `x.at[i].set/add/...` (JAX's indexed updates): negatives in [-n, 0) count from the end, other
+  out-of-range updates are dropped ("clip" clamps); repeated indices combine, the last one
+  setting; `.get` clamps, or reads the fill value with mode "fill".
 - `fg.one_hot` (as `jax.nn.one_hot`): out-of-range labels, negatives included, give zeros.
 - `fg.dynamic_slice` / `fg.dynamic_update_slice` (as `jax.lax`'s): a negative start counts
   from the end, then each start is clamped into [0, n - size] so that the window fits.
@@ -196,3 +201,220 @@ def test_dynamic_update_slice_writes_a_donated_cache_in_place():
     for pos in range(6):
         state = exe(state, np.full((2, 1, 3), pos + 1, np.float32), np.int32(pos))
     np.testing.assert_array_equal(state.numpy()[0, :, 0], [1, 2, 3, 4, 5, 6])
+
+
+# ---------------------------------------------------------------------------
+# NumPy's indexing: several index arrays, their placement, masks, negative steps
+# ---------------------------------------------------------------------------
+
+CUBE = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+KEYS = {
+    "arrays-separated": (np.array([[0, 1]]), slice(None), np.array([1, 2])),
+    "arrays-adjacent": (slice(None), np.array([[0, 1]]), np.array([1, 2])),
+    "arrays-and-slice-between": (slice(None), np.array([[0, 1]]), slice(None), np.array([1, 2])),
+    "int-and-array-separated": (slice(None), 1, slice(None), np.array([1, 2])),
+    "none-int-none-array": (None, 1, None, np.array([1, 2])),
+    "ellipsis-int-array": (Ellipsis, 0, [0, -1]),
+    "int-ellipsis-array": (0, Ellipsis, [0]),
+    "int-array-none": (0, [0], None),
+    "three-arrays-broadcast": ([0, 1], [[2], [0]], [1, -1]),
+    "tuple-in-key": (1, (0, 2)),
+    "reversed": (slice(None, None, -1),),
+    "negative-steps": (slice(None), slice(3, None, -2), slice(None, None, -3)),
+    "negative-step-and-arrays": (np.array([1, 0]), slice(None, None, -1), None, np.array([[2], [0]]), 1),
+    "mask": (np.array([True, False]),),
+    "mask-2d-after-slice": (slice(None), np.array([[True, False, True, True]] * 3)),
+    "mask-and-array": (np.array([False, True]), slice(None), [3, 0]),
+}
+
+
+@pytest.mark.parametrize("key", KEYS.values(), ids=KEYS.keys())
+def test_getitem_follows_numpy(key):
+    want = CUBE[key]
+    np.testing.assert_array_equal(run_both(lambda x: x[key], CUBE), want)
+    np.testing.assert_array_equal(fg.getitem(CUBE, key), want)  # eagerly too
+
+
+def test_two_traced_index_arrays_gather_in_one_kernel_and_scatter_their_gradient():
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    rows, labels = np.array([0, 4, -1, 0], np.int32), np.array([2, 0, 1, 2], np.int32)
+    graph = fg.trace(lambda x, r, y: x[r, y] * 2.0, x, rows, labels)
+    assert len(lower(graph).kernels) == 1
+    np.testing.assert_array_equal(run_both(lambda x, r, y: x[r, y], x, rows, labels), [2, 12, 13, 2])
+    g = run_both(fg.grad(lambda x, r, y: fg.sum(x[r, y] * np.float32([1, 10, 100, 1000]))), x, rows, labels)
+    np.testing.assert_array_equal(g, [[0, 0, 1001], [0] * 3, [0] * 3, [0] * 3, [10, 100, 0]])
+
+
+def test_traced_index_pairs_clamp_each_index_into_its_axis():
+    # JAX's x[i, j]: each index counted from the end, then clamped into its own axis (not the
+    # merged one: (0, 9) must not read row 1)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = run_both(lambda x, i, j: x[i, j], x, np.int32([0, -1, 5, -9]), np.int32([9, -1, 0, 1]))
+    np.testing.assert_array_equal(out, [3, 11, 8, 1])
+
+
+INDEX_MISTAKES = {
+    "traced-mask": (lambda x: x[x > 0], fg.ShapeError, ["getitem", "bool[3,4]", "NonConcreteBooleanIndexError",
+                                                        "fg.where"]),
+    "mask-shape": (lambda x: x[:, np.array([True, False])], fg.ShapeError, ["mask of shape (2,)", "(3, 4)"]),
+    "empty-mask": (lambda x: x[np.zeros(3, bool)], fg.ShapeError, ["selects nothing", "(3, 4)"]),
+    "empty-array": (lambda x: x[[]], fg.ShapeError, ["empty index array", "(3, 4)"]),
+    "no-broadcast": (lambda x: x[[0, 1], [0, 1, 2]], fg.ShapeError, ["(2,) (3,)", "broadcast"]),
+    "float-array": (lambda x: x[np.array([0.5])], fg.DTypeError, ["integers", "float64"]),
+    "bool-scalar": (lambda x: x[True], fg.ShapeError, ["bool index", "None"]),
+    "float-tensor": (lambda x: x[x[0]], fg.DTypeError, ["integers", "f32[4]"]),
+}
+
+
+@pytest.mark.parametrize("name", INDEX_MISTAKES)
+def test_index_mistakes_are_named(name):
+    fn, error, parts = INDEX_MISTAKES[name]
+    with pytest.raises(error) as e:
+        fg.trace(fn, S((3, 4)))
+    assert all(p in str(e.value) for p in parts), str(e.value)
+    assert "test_indexing.py" in str(e.value)
+
+
+def test_several_index_arrays_on_a_symbolic_axis_are_refused_one_is_gathered():
+    T = fg.dim("T", 8)
+    graph = fg.trace(lambda x, i: x[i, ::-1], S((T, 3)), S(2, "i32"))
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    np.testing.assert_array_equal(fg.interpret(graph, x, np.int32([-1, 0])), [[14, 13, 12], [2, 1, 0]])
+    with pytest.raises(fg.ShapeError, match="symbol T"):
+        fg.trace(lambda x, i: x[i, i], S((T, 3)), S(2, "i32"))
+
+
+# ---------------------------------------------------------------------------
+# x.at[...]: JAX's indexed updates
+# ---------------------------------------------------------------------------
+
+SEVEN = np.array([1, 2, 4, 8, 16, 32, 64], np.float32)  # one update per entry of ROWS
+
+
+def at(x, key):
+    return fgrad.numpy.indexing._IndexUpdateHelper(x)[key]  # x.at on a NumPy array, eagerly
+
+
+def test_at_updates_drop_out_of_range_indices_and_combine_repeated_ones():
+    # ROWS into 4 rows: -1 -> 3 (1), 0 (2), 3 (16), -4 -> 0 (32); 5, -5 and 4 are dropped
+    zero = np.zeros(4, np.float32)
+    cases = {"set": [32, 0, 0, 16], "add": [34, 0, 0, 17], "min": [0, 0, 0, 0], "max": [32, 0, 0, 16],
+             "multiply": [0, 0, 0, 0], "subtract": [-34, 0, 0, -17]}
+    for method, want in cases.items():
+        out = run_both(lambda x, i, v: getattr(x.at[i], method)(v), zero, ROWS, SEVEN)
+        np.testing.assert_array_equal(out, want, err_msg=method)
+        np.testing.assert_array_equal(getattr(at(zero, ROWS), method)(SEVEN), want, err_msg=method)
+    ones = np.ones(4, np.float32)
+    np.testing.assert_array_equal(run_both(lambda x, i, v: x.at[i].mul(v), ones, ROWS, SEVEN), [64, 1, 1, 16])
+    np.testing.assert_array_equal(run_both(lambda x, i, v: x.at[i].divide(v), ones, ROWS, SEVEN),
+                                  [1 / 64, 1, 1, 1 / 16])
+
+
+def test_at_set_lets_the_last_repeated_index_win():
+    x = np.zeros((3, 2), np.float32)
+    out = run_both(lambda x, i: x.at[i].set(np.float32([[1, 1], [2, 2], [3, 3], [4, 4]])), x, np.int32([2, 0, 2, 0]))
+    np.testing.assert_array_equal(out, [[4, 4], [0, 0], [3, 3]])
+
+
+def test_at_modes_clip_fill_and_unwrapped_negative_indices():
+    zero = np.zeros(4, np.float32)
+    clipped = run_both(lambda x, i, v: x.at[i].add(v, mode="clip"), zero, ROWS, SEVEN)
+    # -1 -> 3, 0, 5 -> 3, -5 -> -1 -> 0, 3, -4 -> 0, 4 -> 3
+    np.testing.assert_array_equal(clipped, [2 + 8 + 32, 0, 0, 1 + 4 + 16 + 64])
+    unwrapped = run_both(lambda x, i, v: x.at[i].set(v, wrap_negative_indices=False), zero, ROWS, SEVEN)
+    np.testing.assert_array_equal(unwrapped, [2, 0, 0, 16])  # every negative index is out of range
+    filled = run_both(lambda x, i: x.at[i].get(mode="fill", fill_value=-1.0), TABLE, ROWS)
+    np.testing.assert_array_equal(filled[:, 0], [9, 0, -1, -1, 9, 0, -1])
+    hints = run_both(lambda x, i: x.at[i].get(indices_are_sorted=True, unique_indices=True), TABLE, ROWS)
+    np.testing.assert_array_equal(hints[:, 0], [9, 0, 9, 0, 9, 0, 9])  # clamped, as x[i]
+    np.testing.assert_array_equal(at(TABLE, 7).get()[0], 9)  # constants are clamped too
+    np.testing.assert_array_equal(at(np.arange(4), 9).set(5), [0, 1, 2, 3])  # and dropped
+
+
+def test_at_updates_of_slices_are_one_elementwise_kernel():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    graph = fg.trace(lambda x: x.at[1:, ::-2].add(100.0), x)
+    assert [n.op for n in graph.nodes if n.op in ("scatter", "take")] == []
+    assert len(lower(graph).kernels) == 1
+    want = x.copy()
+    want[1:, ::-2] += 100
+    np.testing.assert_array_equal(run_both(lambda x: x.at[1:, ::-2].add(100.0), x), want)
+
+
+def test_at_min_and_max_let_nan_win():
+    x = np.float32([1, np.nan, 3])
+    out = run_both(lambda x, v: x.at[np.array([0, 1, 0, 2])].min(v), x, np.float32([np.nan, 0, 0.5, 2]))
+    np.testing.assert_array_equal(out, [np.nan, np.nan, 2])
+    out = run_both(lambda x, v: x.at[np.array([2, 2])].max(v), x, np.float32([5, np.nan]))
+    np.testing.assert_array_equal(out, [1, np.nan, np.nan])
+
+
+def test_at_gradients_go_to_the_winning_and_selected_updates():
+    x = np.float32([1, 5, 3])
+    i, v = np.int32([0, 2, 0, 9]), np.float32([7, 3, 8, 9])
+    w = np.float32([1, 10, 100])
+
+    def loss(method):
+        return lambda x, v: fg.sum(getattr(x.at[i], method)(v) * w)
+
+    np.testing.assert_array_equal(run_both(fg.grad(loss("set"), argnums=0), x, v), [0, 10, 0])
+    np.testing.assert_array_equal(run_both(fg.grad(loss("set"), argnums=1), x, v), [0, 100, 1, 0])  # the last 0 wins
+    # max: row 2 ties x (3) with an update (3): each gets half; row 0's update 8 wins
+    np.testing.assert_array_equal(run_both(fg.grad(loss("max"), argnums=0), x, v), [0, 10, 50])
+    np.testing.assert_array_equal(run_both(fg.grad(loss("max"), argnums=1), x, v), [0, 50, 1, 0])
+    # mul: row 0 is 1 * 7 * 8, so d/dv0 = 8, d/dv2 = 7, d/dx0 = 56
+    np.testing.assert_array_equal(run_both(fg.grad(loss("mul"), argnums=0), x, v), [56, 10, 300])
+    np.testing.assert_array_equal(run_both(fg.grad(loss("mul"), argnums=1), x, v), [8, 300, 7, 0])
+
+
+def test_at_mistakes_are_named():
+    with pytest.raises(fg.TraceError, match="mode 'wrap'"):
+        fg.trace(lambda x: x.at[0].set(1.0, mode="wrap"), S(3))
+    with pytest.raises(fg.ShapeError, match=r"values of shape \(2,\) do not broadcast to the shape \(\)"):
+        fg.trace(lambda x: x.at[0].set(np.float32([1, 2])), S(3))
+    with pytest.raises(fg.DTypeError, match="bool arrays"):
+        fg.trace(lambda x: x.at[0].add(True), S(3, "bool"))
+    with pytest.raises(fg.TraceError, match="inplace=False"):
+        fg.put_along_axis(TABLE, np.zeros((4, 1), np.int32), 0.0, axis=1)
+
+
+# ---------------------------------------------------------------------------
+# flip, rot90, roll, one_hot, take_along_axis
+# ---------------------------------------------------------------------------
+
+
+def test_flip_rot90_and_roll_follow_numpy():
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(fg.flip(x), np.flip(x))
+    np.testing.assert_array_equal(fg.flip(x, (0, 2)), np.flip(x, (0, 2)))
+    for k in range(-2, 6):
+        np.testing.assert_array_equal(fg.rot90(x, k, axes=(1, 2)), np.rot90(x, k, axes=(1, 2)))
+    for shift, axis in [(1, None), (-25, None), ((1, 2), (0, 2)), (2, (1, 1)), ((5, -3), 1)]:
+        np.testing.assert_array_equal(fg.roll(x, shift, axis), np.roll(x, shift, axis))
+        traced = run_both(lambda x, s: fg.roll(x, s, axis), x, np.int32(shift))
+        np.testing.assert_array_equal(traced, np.roll(x, shift, axis))
+    with pytest.raises(fg.ShapeError, match="rot90: axes"):
+        fg.rot90(x, axes=(1, -2))
+
+
+def test_one_hot_places_its_axis_and_compares_float_labels():
+    labels = np.float32([[0, 1.5], [2, -1]])
+    out = run_both(lambda y: fg.nn.one_hot(y, 3, axis=1, dtype="i32"), labels)
+    assert out.shape == (2, 3, 2) and out.dtype == np.int32
+    np.testing.assert_array_equal(out[:, :, 0], [[1, 0, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(out[:, :, 1], 0)  # 1.5 and -1 are no class
+
+
+def test_take_along_axis_and_put_along_axis():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    i = np.int32([[0, -1], [5, 2], [-5, 1]])
+    picked = run_both(lambda x, i: fg.take_along_axis(x, i, axis=1), x, i)
+    np.testing.assert_array_equal(picked, [[0, 3], [NAN, 6], [NAN, 9]])  # 5 and -5 read the fill
+    put = run_both(lambda x, i: fg.put_along_axis(x, i, -1.0, axis=1, inplace=False), x, i)
+    want = x.copy()
+    want[[0, 0, 1, 2], [0, 3, 2, 1]] = -1  # out of range: dropped
+    np.testing.assert_array_equal(put, want)
+    with pytest.raises(fg.ShapeError, match="same number of axes"):
+        fg.take_along_axis(x, np.int32([0, 1]), axis=1)
+    with pytest.raises(fg.DTypeError, match="integers"):
+        fg.take_along_axis(x, np.float32([[0.0]]), axis=1)

@@ -88,7 +88,9 @@ def _kinds_of(cases: tuple[Case, ...]) -> dict[str, set[str]]:
 def test_every_float_primitive_has_an_f16_row_and_every_integer_one_a_u32_row() -> None:
     table, f16, u32 = _kinds_of(OP_CASES + API_CASES), _kinds_of(F16_CASES), _kinds_of(U32_CASES)
     given = {"input", "dim_size"}  # a graph argument and a symbol's value: their dtypes are not the op's choice
-    floats = sorted(p for p, kinds in table.items() if "f32" in kinds and "f16" not in f16.get(p, ()) and p not in given)
+    unpaired = {"bitcast_convert_type"}  # pairs 32-bit dtypes: f16 has no 16-bit integer to bit cast with in fgrad
+    floats = sorted(p for p, kinds in table.items()
+                    if "f32" in kinds and "f16" not in f16.get(p, ()) and p not in given | unpaired)
     ints = sorted(p for p, kinds in table.items() if "i32" in kinds and "u32" not in u32.get(p, ()) and p not in given)
     assert not floats, f"float primitives without an f16 row: {', '.join(floats)}"
     assert not ints, f"integer primitives without a u32 row: {', '.join(ints)}"

@@ -466,8 +466,8 @@ def test_numpy_ufuncs_dispatch_to_fgrad_ops() -> None:
 
 def test_unsupported_numpy_ufunc_is_a_trace_error() -> None:
     def f(x):
-        return np.arcsinh(x)
+        return np.spacing(x)
 
-    with pytest.raises(fg.TraceError, match=r"np\.arcsinh is not supported on fgrad Tensors f32\[3\]") as e:
+    with pytest.raises(fg.TraceError, match=r"np\.spacing is not supported on fgrad Tensors f32\[3\]") as e:
         fg.trace(f, fg.spec(3))
     assert f"test_trace.py:{f.__code__.co_firstlineno + 1}" in str(e.value)

@@ -18,7 +18,9 @@ from fgrad.lower.kinds import Normalization, kind_of
 from fgrad.lower.rewrites import rewrite
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
-from fgrad.lower.wgsl import Written, cooperative_kernel, elementwise_kernel, output_name, scan_kernel
+from fgrad.lower.wgsl import (
+    Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, scan_kernel, sort_kernel,
+)
 from fgrad.transforms.passes import simplify
 
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
@@ -82,7 +84,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
            updated: dict[int, int], limits: Limits) -> Written:
     """The WGSL of the kernel computing `group` and its workgroup grid, in the skeleton that
     fits: the tiled matmul around a matmul, a cooperative one for big reductions, a scan for
-    long cumsum rows, else one invocation per element (the only one with several outputs).
+    long cumsum rows, a sort per row and a merge per result of a sort's passes, else one
+    invocation per element (the only one with several outputs).
     `updated` maps each donated input the kernel reads from its own output buffers to that
     output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
@@ -99,6 +102,10 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         normalizes = kind_of(node)
         axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
         return cooperative_kernel(name, graph, group, reads, sources, most, axis)
+    if kind == "sort":
+        return sort_kernel(name, graph, group[0], reads, sources, most)
+    if kind == "merge":
+        return merge_kernel(name, graph, group[0], reads, sources, most)
     if kind == "scan":
         node = graph.nodes[group[0]]
         scan = kind_of(node)

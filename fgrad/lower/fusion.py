@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from fgrad.ir import Graph
 from fgrad.lower.matmul import tiles
 from fgrad.lower.kinds import (
-    Contraction, Elementwise, Kind, Normalization, Reduction, Scan, Source, View, folds, kind_of,
+    Contraction, Elementwise, Kind, Normalization, Reduction, Scan, Sort, Source, View, folds, kind_of,
 )
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import COOPERATE_FROM
@@ -71,15 +71,18 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
 def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
     `cooperative` (a workgroup per result), `rows` (per softmax row) or `scan` (per cumsum
-    row) where each result folds many contiguous values, else `elementwise` (an invocation
+    row) where each result folds many contiguous values, `sort` (per row put in order) and
+    `merge` (an invocation per result of merged runs), else `elementwise` (an invocation
     per result, loops inline)."""
-    if any(tiles(graph, i) for i in inside):
-        return "matmul"
-    if any(isinstance(kind_of(graph.nodes[i]), Reduction) for i in inside if i not in group):
-        return "rows"  # an elementwise root with its rows' reductions inside
     root = group[0]
     node = graph.nodes[root]
     kind = kind_of(node)
+    if any(tiles(graph, i) for i in inside):
+        return "matmul"
+    if isinstance(kind, Sort):
+        return "merge" if kind.merges else "sort"
+    if any(isinstance(kind_of(graph.nodes[i]), Reduction) for i in inside if i not in group):
+        return "rows"  # an elementwise root with its rows' reductions inside
     # A reduction over leading axes reads contiguously with an invocation per result.
     leading = isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node)
     if folds(graph.nodes, root) < COOPERATE_FROM or leading:

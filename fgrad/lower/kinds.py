@@ -11,13 +11,15 @@ against the primitive's abstract evaluation when registered:
 - `Elementwise`: inlined into its one reading kernel; materialized when several
   kernels read it, or a contraction does (which would recompute it per use);
 - `Reduction` (over `axes`: sum, max, argmax), `Normalization` (along `axis`,
-  softmax), `Scan` (along `axis`, from the end where `reverse`: cumsum) and
-  `Contraction`: a kernel of their own, except that a matmul joins the kernel
-  of its elementwise epilogue.
+  softmax), `Scan` (along `axis`, from the end where `reverse`: cumsum), `Sort`
+  (rows along the last axis put in order: argsort) and `Contraction`: a kernel of
+  their own, except that a matmul joins the kernel of its elementwise epilogue.
 
 A WGSL rule gives the node's value at output coordinates (WGSL i32
 expressions, one per axis): a template over the operands' values there, or
 a function `wgsl(w, i, coords)` of the kernel writer w (fgrad/lower/wgsl.py).
+A `Sort` node's rule gives instead the order key of its operand's entry at
+the coordinates; the sort and merge skeletons do the rest.
 """
 
 from __future__ import annotations
@@ -116,6 +118,29 @@ class Scan(Normalization):
 
     def reverse(self, node: Node) -> bool:
         return node.attrs["reverse"]
+
+
+@dataclass(frozen=True)
+class Sort(Kind):
+    """Puts rows along the last axis in order (argsort, sort). The WGSL rule gives the order
+    key of the operand's element at given coordinates (a u32: smaller keys first, equal ones in
+    order of their index); a workgroup per row sorts the keys with their indices in shared
+    memory and stores the indices in that order, or, with `values`, the operand's values, from
+    the row's end where `descending` holds. A node with `run` sorts each run of that many
+    entries of its rows on its own (indices stay the row's), the first pass of a row too long
+    for the shared memory. `merges`: the node merges sorted runs instead (`merge_runs`), each
+    result searching its place in one invocation."""
+
+    values: bool = False
+    merges: bool = False
+    params = ("descending",)
+    materialized = True
+
+    def run(self, node: Node) -> int | None:
+        return node.attrs.get("run")
+
+    def folds(self, node: Node, *inputs: Spec) -> int:
+        return inputs[0].shape[-1]
 
 
 @dataclass(frozen=True)

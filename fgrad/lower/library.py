@@ -13,12 +13,13 @@ them on GPUs): `widened` converts the operands and rounds the result back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from fgrad.ir import DType
+from fgrad.lower.wgsl import literal
 
 IS_NAN = "fn is_nan(x: f32) -> bool {\n    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;\n}"
 IS_INF = "fn is_inf(x: f32) -> bool {\n    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;\n}"
@@ -104,3 +105,164 @@ def pick(w: Any, which: str, dtype: DType) -> Callable[[str, str], str]:
     name = w.function(f"{which}_{dtype}", f"fn {which}_{dtype}(a: {t}, b: {t}) -> {t} {{\n"
                                           f"    return select({which}(a, b), a + b, {is_nan}(a) | {is_nan}(b));\n}}")
     return lambda a, b: f"{name}({a}, {b})"
+
+
+# ---------------------------------------------------------------------------
+# Special functions, written once for f32 (`widened` serves narrower floats)
+# ---------------------------------------------------------------------------
+# Each is a least-squares fit (relative error, Chebyshev nodes, float64) on a range where no
+# operand rounds away the result's leading digits, with the WGSL builtin outside it. WGSL's
+# log is only absolutely accurate (2^-21) on [0.5, 2], its inverse trigonometric functions
+# are far off on llvmpipe (thousands of ulp), and a shader compiler may reassociate float
+# arithmetic, folding the corrections of compensated sums ((1 + x) - 1 is x on llvmpipe),
+# so none is relied on. The errors given are on llvmpipe, against float64.
+
+INF, NEG_INF, NAN = "bitcast<f32>(0x7f800000u)", "bitcast<f32>(0xff800000u)", "bitcast<f32>(0x7fc00000u)"
+
+
+def horner(coefficients: Sequence[float], u: str) -> str:
+    """WGSL for the polynomial with f32 `coefficients` (lowest degree first) at `u`, by Horner's rule."""
+    text = literal(coefficients[-1], DType.f32)
+    for c in reversed(coefficients[:-1]):
+        text = f"({text} * {u} + {literal(c, DType.f32)})"
+    return text
+
+
+def with_sign_of(magnitude: str, x: str) -> str:
+    """WGSL for the f32 `magnitude` (sign bit clear) with the sign bit of `x`: -0 stays -0."""
+    return f"bitcast<f32>(bitcast<u32>({magnitude}) | (bitcast<u32>({x}) & 0x80000000u))"
+
+
+# log1p(x) = 2 atanh(s), s = x / (2 + x), for 1 + x in [0.5, 2]: s (2 + z P(z)), z = s^2 <= 1/9,
+# needs no rounded 1 + x; outside, log(1 + x), where that rounding is below the result's ulp.
+# Within 2.6 ulp.
+LOG1P_P = (0.6666666865348816, 0.3999970853328705, 0.2859227657318115, 0.21707777678966522, 0.232188880443573)
+LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
+    let s = x / (2.0f + x);
+    let z = s * s;
+    let r = select(log(1.0f + x), s * (2.0f + z * {horner(LOG1P_P, "z")}), (x >= -0.5f) & (x <= 1.0f));
+    return select(select(r, {NEG_INF}, x == -1.0f), {NAN}, (x < -1.0f) | is_nan(x));
+}}"""
+
+# expm1(x) = x + x^2 P(x) for |x| <= 1, exp(x) - 1 beyond (no cancellation left); +-0 stay.
+# Within 1.4 ulp of the polynomial, exp's error beyond.
+EXPM1_P = (0.5, 0.1666666716337204, 0.04166673496365547, 0.008333304896950722, 0.0013885467778891325,
+           0.00019845114729832858, 2.535378916945774e-05, 2.765986437225365e-06)
+EXPM1_F32 = f"""fn expm1_f32(x: f32) -> f32 {{
+    let r = select(exp(x) - 1.0f, x + x * x * {horner(EXPM1_P, "x")}, abs(x) <= 1.0f);
+    return select(r, x, (x == 0.0f) | is_nan(x));
+}}"""
+
+# atan2(y, x): t = min/max of |x| and |y| in [0, 1], reduced to |t| <= tan(pi/8) by
+# atan(t) = pi/4 + atan((lo - hi) / (lo + hi)) (lo - hi is exact there); atan(t) = t + t z P(z).
+# Then the octant from |y| > |x| and the signs, read off the bits so that -0 counts as
+# negative, as C's atan2: atan2(+-0, -0) = +-pi. Within 2 ulp.
+ATAN_P = (-0.3333333134651184, 0.19999536871910095, -0.1426384299993515, 0.1074269562959671, -0.06448931992053986)
+ATAN2_F32 = f"""fn atan2_f32(y: f32, x: f32) -> f32 {{
+    let ax = abs(x);
+    let ay = abs(y);
+    let hi = max(ax, ay);
+    let lo = min(ax, ay);
+    let mid = lo > 0.41421356f * hi;
+    let t = select(select(lo / hi, (lo - hi) / (lo + hi), mid), 0.0f, hi == 0.0f);
+    let z = t * t;
+    var r = select(0.0f, 0.7853982f, mid) + (t + t * z * {horner(ATAN_P, "z")});
+    r = select(r, 0.7853982f, lo == {INF});
+    r = select(r, 1.5707964f - r, ay > ax);
+    r = select(r, 3.1415927f - r, bitcast<u32>(x) >= 0x80000000u);
+    r = select(r, -r, bitcast<u32>(y) >= 0x80000000u);
+    return select(r, {NAN}, is_nan(x) | is_nan(y));
+}}"""
+
+# erfinv: Giles' single-precision approximation ("Approximating the erfinv function", GPU
+# Computing Gems, 2011; XLA's): w = -log(1 - x^2), a polynomial in w - 2.5 below 5 and in
+# sqrt(w) - 3 above, times x. 1 - x^2 is taken through log1p below |x| = 1/sqrt(2) and as
+# the exact factor 1 - |x| times 1 + |x| above. Within 4 ulp.
+ERF_INV_CENTRAL = (1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087, -4.39150654e-06,
+                   -3.5233877e-06, 3.43273939e-07, 2.81022636e-08)
+ERF_INV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844,
+                0.00134934322, 0.000100950558, -0.000200214257)
+ERF_INV_F32 = f"""fn erf_inv_f32(x: f32) -> f32 {{
+    let a = abs(x);
+    let w = select(-log((1.0f - a) * (1.0f + a)), -log1p_f32(-x * x), a < 0.70710677f);
+    let central = w < 5.0f;
+    let u = select(sqrt(w) - 3.0f, w - 2.5f, central);
+    let p = select({horner(ERF_INV_TAIL, "u")}, {horner(ERF_INV_CENTRAL, "u")}, central);
+    return select(select(p * x, x * {INF}, a == 1.0f), {NAN}, (a > 1.0f) | is_nan(x));
+}}"""
+
+# fmod(x, y) (C's, lax.rem's on floats), exactly: (mx 2^(ex - ey)) mod my on the integer
+# significands, eight bits of the exponent difference at a time (my < 2^24, so r << 8 fits a
+# u32), scaled back by 2^(ey - 150) in two exact steps; the sign of x. A quotient rounded in
+# floats (x - trunc(x / y) y) is wrong by whole multiples of y once x / y passes 2^24.
+FMOD_F32 = f"""fn fmod_f32(x: f32, y: f32) -> f32 {{
+    let bx = bitcast<u32>(x) & 0x7fffffffu;
+    let by = bitcast<u32>(y) & 0x7fffffffu;
+    let ey = max(i32(by >> 23u), 1i);
+    let mx = select(bx & 0x7fffffu, (bx & 0x7fffffu) | 0x800000u, bx >= 0x800000u);
+    let my = max(select(by & 0x7fffffu, (by & 0x7fffffu) | 0x800000u, by >= 0x800000u), 1u);
+    var r = mx % my;
+    var d = max(i32(bx >> 23u), 1i) - ey;
+    loop {{
+        if (d <= 0i) {{
+            break;
+        }}
+        let s = min(d, 8i);
+        r = (r << u32(s)) % my;
+        d -= s;
+    }}
+    let v = f32(r) * exp2(f32(ey - 127i)) * 1.1920928955078125e-07f;
+    let m = select({with_sign_of("v", "x")}, x, bx < by);
+    return select(m, {NAN}, (bx >= 0x7f800000u) | (by > 0x7f800000u) | (by == 0u));
+}}"""
+
+# tan(x): x - k pi/2 for k = round(x 2/pi), pi/2 in three parts whose products with k are exact
+# (|k| < 2^16, |x| < 1e5), so that the reduction keeps x's precision near the poles; then
+# tan(r) = r + r z P(z) (z = r^2, |r| <= pi/4), and -1 / tan(r) for odd k. Within 1.5 ulp. Past
+# 1e5 (no reduction in f32 is exact there) sin(x) / cos(x), as accurate as the adapter's. +-0 stay.
+TAN_P = (0.3333333432674408, 0.13333235681056976, 0.053993694484233856, 0.021626314148306847, 0.0099464887753129,
+         0.001206965884193778, 0.0038319865707308054)
+TAN_F32 = f"""fn tan_f32(x: f32) -> f32 {{
+    let k = round(x * 0.63661975f);
+    let r = ((x - k * 1.5703125f) - k * 0.0004837512969970703f) - k * 7.549789954891882e-08f;
+    let z = r * r;
+    let t = r + r * z * {horner(TAN_P, "z")};
+    let v = select(t, -1.0f / t, fract(0.5f * k) != 0.0f);
+    return select(select(select(v, sin(x) / cos(x), abs(x) > 1e5f), x, x == 0.0f), {NAN}, is_inf(x));
+}}"""
+
+# log2(x) = e + log2(m) for x = m 2^e, m in [1/sqrt(2), sqrt(2)) read off the bits (subnormals
+# scaled by 2^23 first), log2(m) = log1p(m - 1) / log(2) (m - 1 exact): exact at powers of two on
+# every adapter (WGSL's log2 is not: 2^-20 gave -19.999998 on an H100), no cancellation near 1.
+# Within 2 ulp.
+LOG2_F32 = f"""fn log2_f32(x: f32) -> f32 {{
+    let subnormal = x < 1.1754944e-38f;
+    let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
+    let high = (bits & 0x7fffffu) > 0x3504f3u;
+    let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
+    let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
+    let r = f32(e) + log1p_f32(m - 1.0f) * 1.442695f;
+    return select(select(select(r, {INF}, x == {INF}), {NEG_INF}, x == 0.0f), {NAN}, (x < 0.0f) | is_nan(x));
+}}"""
+
+# The functions above by name, with the ones each calls.
+FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "is_nan": (IS_NAN, ()),
+    "is_inf": (IS_INF, ()),
+    "log1p_f32": (LOG1P_F32, ("is_nan",)),
+    "expm1_f32": (EXPM1_F32, ("is_nan",)),
+    "atan2_f32": (ATAN2_F32, ("is_nan",)),
+    "erf_inv_f32": (ERF_INV_F32, ("is_nan", "log1p_f32")),
+    "fmod_f32": (FMOD_F32, ()),
+    "tan_f32": (TAN_F32, ("is_inf",)),
+    "log2_f32": (LOG2_F32, ("is_nan", "log1p_f32")),
+}
+
+
+def function(w: Any, name: str) -> str:
+    """Declare the library function `name` (and those it calls) in the kernel `w` writes; returns
+    the name to call it by."""
+    text, calls = FUNCTIONS[name]
+    for called in calls:
+        function(w, called)
+    return w.function(name, text)

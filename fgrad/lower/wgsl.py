@@ -13,8 +13,11 @@ Skeletons: `elementwise` (one invocation per output element), `cooperative`
 (a workgroup per output element or softmax row, for roots that reduce many
 values: `w.reduce` then splits the work across the workgroup and combines
 in shared memory), `scan` (a workgroup per row of a long cumsum, scanning
-it block by block in shared memory: `w.scan`), and the tiled matmul of
-fgrad/lower/matmul.py for kernels built around a matmul (its epilogue fuses).
+it block by block in shared memory: `w.scan`), `sort` (a workgroup per row
+put in order in shared memory) and `merge` (an invocation per result of a
+merge of sorted runs, for rows longer than shared memory holds), and the
+tiled matmul of fgrad/lower/matmul.py for kernels built around a matmul
+(its epilogue fuses).
 """
 
 from __future__ import annotations
@@ -26,13 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fgrad.errors import CompileError
 from fgrad.ir import Dim, DType, Graph, Node, Spec, at_max
-from fgrad.lower.kinds import folds, lowerings
+from fgrad.lower.kinds import folds, kind_of, lowerings
 from fgrad.lower.program import Extent
+
+Folded = str | tuple[str, ...]  # a value a scan folds: WGSL, or a tuple of parts (a linear recurrence's pairs)
 
 WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
 COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
+SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
+SORTING = 256  # most invocations of a workgroup sorting a row
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
@@ -85,7 +93,7 @@ class KernelWriter:
         self.nodes = graph.nodes
         self.sources = sources
         self.cooperative = cooperative  # the workgroup width computing each value together (0: one invocation)
-        self.shared: set[DType] = set()  # dtypes of the shared reduction scratch the kernel uses
+        self.shared: set[tuple[DType, int]] = set()  # dtypes and slots of the shared scratch the kernel uses
         self.dtypes: set[DType] = set()  # dtypes of the values it computes (f16 asks for `enable f16;`)
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
         self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
@@ -124,11 +132,18 @@ class KernelWriter:
         r = self.fresh("r")
         bound = self.size(count)
         advance = f"{r}++" if step == 1 else f"{r} += {step}i"
-        self.line(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{")
+        with self.scope(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{"):
+            yield r
+
+    @contextlib.contextmanager
+    def scope(self, header: str) -> Iterator[None]:
+        """A block opened by `header` (a loop or an `if`, ending in `{`); values computed inside
+        stay inside."""
+        self.line(header)
         self.depth += 1
         self.scopes.append(dict(self.scopes[-1]))
         try:
-            yield r
+            yield
         finally:
             self.scopes.pop()
             self.depth -= 1
@@ -178,13 +193,13 @@ class KernelWriter:
         self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
         return result
 
-    def scratch(self, dtype: DType) -> tuple[Callable[[str], str], Callable[[str, str], str]]:
+    def scratch(self, dtype: DType, slot: int = 0) -> tuple[Callable[[str], str], Callable[[str, str], str]]:
         """`load(k)` and `store(k, value)`: WGSL reading and writing entry k of the workgroup's
-        shared scratch of `dtype`."""
+        shared scratch of `dtype` (the `slot`-th one, where a fold needs several)."""
         # NOTE: bools are shared as u32, as in storage: a bool array in workgroup memory
         # lost values on an NVIDIA Vulkan driver.
-        scratch = f"shared_{dtype.row.storage}"
-        self.shared.add(dtype)
+        scratch = f"shared_{dtype.row.storage}" + (f"_{slot}" if slot else "")
+        self.shared.add((dtype, slot))
 
         def load(k: str) -> str:
             return loaded(f"{scratch}[{k}]", dtype)
@@ -215,34 +230,52 @@ class KernelWriter:
         held = f"select({self.size(count)}, {at}, !({beats(top, best)}))"
         return self.across(held, lambda a, b: f"min({a}, {b})", DType.i32)
 
-    def scan(self, count: int | Dim, value_at: Callable[[str], str], combine: Callable[[str, str], str], init: str,
-             dtype: DType, at: str, reverse: bool) -> str:
+    def scan(self, count: int | Dim, value_at: Callable[[str], Folded], combine: Callable[[Folded, Folded], Folded],
+             init: Folded, dtype: DType, at: str, reverse: bool) -> Folded:
         """Fold `value_at(r)` over r in [0, at], in order (over [at, count) from the end where
         `reverse`): a loop in one invocation, or, in a scan kernel, the workgroup's block of
         the row scanned together in shared memory (Hillis-Steele; `at` is this invocation's
         place in the block, lanes in the order of the scan), its first value joined to the
-        total of the blocks before, which the block's last invocation held."""
+        total of the blocks before, which the block's last invocation held. The values may be
+        tuples of WGSL values of `dtype` (as `init` is: a linear recurrence folds (a, b)
+        pairs), which `combine` folds as tuples, each part in a scratch of its own."""
+        single = isinstance(init, str)
+
+        def parts(v: Folded) -> tuple[str, ...]:
+            return (v,) if single else tuple(v)
+
+        def fold(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+            return parts(combine(a[0], b[0]) if single else combine(a, b))
+
+        def result(v: tuple[str, ...]) -> Folded:
+            return v[0] if single else v
+
         if not self.cooperative:
-            acc = self.var(init, dtype)
+            acc = tuple(self.var(v, dtype) for v in parts(init))
             with self.loop(f"{self.size(count)} - {at}" if reverse else f"{at} + 1i") as r:
-                self.line(f"{acc} = {combine(acc, value_at(self.let(f'{self.last(count)} - {r}') if reverse else r))};")
-            return acc
+                new = fold(acc, parts(value_at(self.let(f'{self.last(count)} - {r}') if reverse else r)))
+                new = new if single else tuple(self.let(v) for v in new)  # every part from the old ones
+                self.line(" ".join(f"{a} = {v};" for a, v in zip(acc, new)))
+            return result(acc)
         assert self.block is not None, "a cooperative scan runs in the scan skeleton"
-        load, store = self.scratch(dtype)
-        before = self.let(load(f"{self.cooperative - 1}i"))
+        scratches = [self.scratch(dtype, slot) for slot in range(len(parts(init)))]
+        before = tuple(self.let(load(f"{self.cooperative - 1}i")) for load, _ in scratches)
         self.line("workgroupBarrier();")
-        v = value_at(at)
-        self.line(store("lid", f"select({v}, {combine(before, v)}, lid == 0i && {self.block} > 0i)"))
+        v = parts(value_at(at))
+        for (_, store), vk, joined in zip(scratches, v, fold(before, v)):
+            self.line(store("lid", f"select({vk}, {joined}, lid == 0i && {self.block} > 0i)"))
         self.line("workgroupBarrier();")
         step = 1
         while step < self.cooperative:
-            t = self.let(f"select({load('lid')}, {combine(load(f'max(lid - {step}i, 0i)'), load('lid'))}, "
-                         f"lid >= {step}i)")
+            here = tuple(load("lid") for load, _ in scratches)
+            new = fold(tuple(load(f"max(lid - {step}i, 0i)") for load, _ in scratches), here)
+            t = [self.let(f"select({h}, {n}, lid >= {step}i)") for h, n in zip(here, new)]
             self.line("workgroupBarrier();")
-            self.line(store("lid", t))
+            for (_, store), tk in zip(scratches, t):
+                self.line(store("lid", tk))
             self.line("workgroupBarrier();")
             step *= 2
-        return self.let(load("lid"))
+        return result(tuple(self.let(load("lid")) for load, _ in scratches))
 
     # -- values --------------------------------------------------------------
 
@@ -357,7 +390,7 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     roots = (roots,) if isinstance(roots, int) else tuple(roots)
     made = " ".join(str(graph.nodes[r].spec) for r in roots)
     header = " ".join([made, "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else made
-    dtypes = w.dtypes | w.shared | {graph.nodes[j].spec.dtype for j in (*reads, *roots)}
+    dtypes = w.dtypes | {t for t, _ in w.shared} | {graph.nodes[j].spec.dtype for j in (*reads, *roots)}
     enables = [f"enable {e};" for e in sorted({d.row.extension for d in dtypes} - {None})]
     decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{graph.nodes[j].spec.dtype.row.storage}>;"
              for k, j in enumerate(reads)]
@@ -368,8 +401,8 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     if w.sized:
         decls += [f"struct Dims {{ {', '.join(f'size_{d.name}: i32' for d in graph.symbols)} }}",
                   f"@group(0) @binding({len(reads) + len(roots)}) var<uniform> dims: Dims;"]
-    decls += sorted({f"var<workgroup> shared_{t.row.storage}: array<{t.row.storage}, {workgroup}>;"
-                     for t in w.shared})
+    decls += sorted({f"var<workgroup> shared_{t.row.storage}{f'_{slot}' if slot else ''}: array<{t.row.storage}, "
+                     f"{workgroup}>;" for t, slot in w.shared})
     decls += list(shared)
     decls += list(w.functions.values())
     return "\n".join([
@@ -475,6 +508,101 @@ def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], source
         value = w.value(root, at)
         w.line(f"if ({k} < {w.size(n)}) {{ {store(node, w.ravel(at, node.spec.shape), value)} }}")
     return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+
+
+def sort_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                max_groups: int) -> Written:
+    """A workgroup per row of a Sort node (per run of a row where the node has a `run`): each
+    entry's order key (the node's WGSL rule) and index go to shared memory, a bitonic network
+    sorts the pairs, and the indices are stored in order, or the operand's values at them. In
+    the network every compare-exchange puts the smaller pair first (the form whose first step
+    in each stage compares mirrored entries), so entries past the row's end count as largest
+    and never move: none is stored, the row needs no padding."""
+    node = graph.nodes[root]
+    kind = kind_of(node)
+    x, n, run = node.inputs[0], node.spec.shape[-1], kind.run(node)
+    span = run or node.spec.max_shape[-1]
+    if span > SORT_BLOCK:  # longer rows of fixed sizes were rewritten into runs and merges
+        raise CompileError(f"lower: {node.op} of {node.spec}: rows of the symbol {n}, up to {span} entries, are longer "
+                           f"than a workgroup sorts ({SORT_BLOCK}); give the axis a maximum up to {SORT_BLOCK}, or a "
+                           "fixed size", node.site)
+    count2 = 1 << (span - 1).bit_length()  # the network's width: a power of two
+    width = min(SORTING, max(32, count2 // 2))
+    w = KernelWriter(graph, sources, cooperative=width)
+    outer = [*node.spec.shape[:-1], *([-(-n // run)] if run else [])]
+    g, groups, prelude = _workgroups(w, outer, max_groups)
+    coords = w.unravel("o", outer) if outer else []
+    row = coords[:-1] if run else coords
+    base = w.let(f"{coords[-1]} * {run}i") if run else None
+    count = w.let(f"min({run}i, {n}i - {base})") if run else w.size(n)
+
+    def along(e: str) -> list[str]:  # the row's coordinates of entry e of the workgroup's share
+        return [*row, w.let(f"{base} + {e}") if base else e]
+
+    keys, index = "sort_key", "sort_index"
+    shared = [f"var<workgroup> {keys}: array<u32, {span}>;", f"var<workgroup> {index}: array<i32, {span}>;"]
+    with w.loop(count, start="lid", step=width) as e:
+        w.line(f"{keys}[{e}] = {lowerings[node.op].wgsl(w, root, along(e))};")
+        w.line(f"{index}[{e}] = {e};")
+    w.line("workgroupBarrier();")
+    k, j, t = w.fresh("k"), w.fresh("j"), w.fresh("t")
+    with w.scope(f"for (var {k} = 2i; {k} <= {count2}i; {k} = {k} * 2i) {{"):
+        with w.scope(f"for (var {j} = {k} / 2i; {j} > 0i; {j} = {j} / 2i) {{"):
+            with w.scope(f"for (var {t} = lid; {t} < {count2 // 2}i; {t} += {width}i) {{"):
+                r = w.let(f"{t} % {j}")
+                a = w.let(f"({t} - {r}) * 2i + {r}")
+                b = w.let(f"select({a} + {j}, {a} + 2i * ({j} - {r}) - 1i, {j} == {k} / 2i)")
+                with w.scope(f"if ({b} < {count}) {{"):
+                    ka, kb, ia, ib = (w.let(f"{keys}[{a}]"), w.let(f"{keys}[{b}]"), w.let(f"{index}[{a}]"),
+                                      w.let(f"{index}[{b}]"))
+                    with w.scope(f"if ({kb} < {ka} || ({kb} == {ka} && {ib} < {ia})) {{"):
+                        w.line(f"{keys}[{a}] = {kb}; {keys}[{b}] = {ka}; {index}[{a}] = {ib}; {index}[{b}] = {ia};")
+            w.line("workgroupBarrier();")
+    reverse = kind.values and node.attrs["descending"]  # sort's descending order: the ascending one reversed
+    with w.loop(count, start="lid", step=width) as e:
+        r = w.let(f"{index}[{f'{count} - 1i - {e}' if reverse else e}]")
+        value = w.value(x, along(r)) if kind.values else (f"{base} + {r}" if base else r)
+        w.line(store(node, w.ravel(along(e), node.spec.shape), value))
+    return Written(module(name, graph, root, reads, width, prelude, w, [], shared), g, groups, w.sized)
+
+
+def merge_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                 max_groups: int) -> Written:
+    """An invocation per result of a merging Sort node (`merge_runs`): the runs of `run`
+    indices of its second operand are in order of their entries' keys (the node's WGSL rule
+    over the first operand); each pair of runs, A then B, merges into one. The result at place
+    k of a merged pair is the smaller of A[i] and B[k - i], where i, the number of A's entries
+    among the pair's first k, is found by binary search (merge path); equal keys take A's
+    first, so a merge of sorted runs of consecutive indices is stable."""
+    node = graph.nodes[root]
+    x, perm = node.inputs
+    run, n = node.attrs["run"], node.spec.shape[-1]
+    w = KernelWriter(graph, sources)
+    g = grid(math.ceil(node.spec.max_size / WORKGROUP), max_groups)
+    coords = w.unravel("i", node.spec.shape)
+    row, p = coords[:-1], coords[-1]
+    base = w.let(f"{p} - {p} % {2 * run}i")
+    k = w.let(f"{p} - {base}")
+    la = w.let(f"min({run}i, {n}i - {base})")
+    lb = w.let(f"clamp({n}i - {base} - {run}i, 0i, {run}i)")
+
+    def entry(q: str) -> tuple[str, str]:  # the index at row place q, and its key
+        at = w.value(perm, [*row, q])
+        return at, w.let(lowerings[node.op].wgsl(w, root, [*row, at]))
+
+    lo, hi = w.var(f"max(0i, {k} - {lb})", DType.i32), w.var(f"min({k}, {la})", DType.i32)
+    with w.scope(f"while ({lo} < {hi}) {{"):
+        mid = w.let(f"({lo} + {hi}) / 2i")
+        (_, ka), (_, kb) = entry(w.let(f"{base} + {mid}")), entry(w.let(f"{base} + {run}i + {k} - {mid} - 1i"))
+        w.line(f"if ({ka} <= {kb}) {{ {lo} = {mid} + 1i; }} else {{ {hi} = {mid}; }}")
+    j = w.let(f"{k} - {lo}")
+    # The candidates, their places clamped into the runs (an exhausted run's is never taken).
+    (a, ka) = entry(w.let(f"{base} + min({lo}, {la} - 1i)"))
+    (b, kb) = entry(w.let(f"{base} + {run}i + min({j}, {lb} - 1i)"))
+    value = f"select({b}, {a}, {lo} < {la} && ({j} >= {lb} || {ka} <= {kb}))"
+    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
+               f"if (i >= {w.size(w.extent(node.spec.shape))}) {{", "    return;", "}"]
+    return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", w.let(value))]), g)
 
 
 def _width(span: int) -> int:

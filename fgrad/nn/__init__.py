@@ -6,7 +6,7 @@ parameter pytrees and their initialisers; `pooling.py` windowed pooling.
 
 from __future__ import annotations
 
-from fgrad.numpy import gelu, log_softmax, logsumexp, one_hot, relu, sigmoid, silu, softmax
+from fgrad.numpy import logsumexp, one_hot
 from fgrad.nn import activations, pooling
 from fgrad.nn.activations import *  # noqa: F403
 from fgrad.nn.pooling import *  # noqa: F403
@@ -17,9 +17,9 @@ from fgrad.nn.layers import (
 )
 
 __all__ = [
-    "GPTConfig", "Params", "causal_self_attention", "cross_entropy", "embedding", "gelu", "gpt", "he_normal",
+    "GPTConfig", "Params", "causal_self_attention", "cross_entropy", "embedding", "gpt", "he_normal",
     "init_attention", "init_block", "init_embedding", "init_gpt", "init_layer_norm", "init_linear", "init_mlp",
-    "init_rms_norm", "layer_norm", "linear", "log_softmax", "logsumexp", "mlp", "normal", "one_hot", "ones", "relu",
-    "rms_norm", "shape_checked", "sigmoid", "silu", "softmax", "transformer_block", "zeros",
+    "init_rms_norm", "layer_norm", "linear", "logsumexp", "mlp", "normal", "one_hot", "ones",
+    "rms_norm", "shape_checked", "transformer_block", "zeros",
     *activations.__all__, *pooling.__all__,
 ]

@@ -1,6 +1,141 @@
-"""Bitwise operations and shifts on integers (and logical ones on bools)."""
+"""Bitwise operations and shifts on integers (and logical ones on bools), as jax.numpy's; the
+strict `jax.lax` forms (`fg.lax.shift_right_logical`, `bitcast_convert_type`) are here too."""
 
 from __future__ import annotations
 
-__all__: list[str] = [  # the public functions, re-exported by fgrad.numpy and fgrad
+from collections.abc import Callable
+
+import numpy as np
+
+from fgrad.errors import DTypeError
+from fgrad.ir import DType, Primitive
+from fgrad.primitives import (
+    bitcast_convert_type_p, bitwise_and_p, bitwise_not_p, bitwise_or_p, bitwise_xor_p, clz_p, population_count_p,
+    shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
+)
+from fgrad.trace import Tensor, bind, spec_of, user_site
+from fgrad.numpy.promotion import ArrayLike, _arith_dtype, _as_dtype, _dtype, _elementwise, asarray, result_dtype
+from fgrad.numpy.elementwise import abs, astype, logical_and, logical_not, logical_or, logical_xor
+
+__all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
+    "bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "invert", "left_shift", "right_shift",
 ]
+
+
+def _integer_dtype(name: str, *args: ArrayLike, bools: bool = True) -> DType:
+    """The dtype `args` promote to, which must be an integer one (or bool, where `bools`)."""
+    dtype = result_dtype(*args)
+    if not (dtype.is_int or bools and dtype is DType.bool):
+        kinds = "integer or bool" if bools else "integer"
+        shown = ", ".join(str(spec_of(asarray(a))) for a in args)
+        operator = f" ({OPERATORS[name]})" if name in OPERATORS else ""
+        raise DTypeError(f"{name}{operator}: takes {kinds} operands, got {shown}", user_site())
+    return dtype
+
+
+# The Python operators of the functions (Tensor and Array operators call them), named in errors.
+OPERATORS = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "invert": "~", "left_shift": "<<",
+             "right_shift": ">>"}
+
+
+def _bitwise(name: str, op: Primitive, logical: Callable[..., Tensor | np.ndarray],
+             doc: str) -> Callable[..., Tensor | np.ndarray]:
+    """The public function of a bitwise binary op: `op` on integers, `logical` on bools."""
+
+    def fn(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+        if _integer_dtype(name, x, y) is DType.bool:
+            return logical(x, y)
+        return _elementwise(op, x, y)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__code__ = fn.__code__.replace(co_name=name)  # errors and user_call() say `bitwise_and`, not `fn`
+    fn.__doc__ = doc
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", bitwise_and_p, logical_and,
+                       "x & y on the bits of integers (promoted as jax.numpy's); logical and on bools.")
+bitwise_or = _bitwise("bitwise_or", bitwise_or_p, logical_or,
+                      "x | y on the bits of integers (promoted as jax.numpy's); logical or on bools.")
+bitwise_xor = _bitwise("bitwise_xor", bitwise_xor_p, logical_xor,
+                       "x ^ y on the bits of integers (promoted as jax.numpy's); logical xor on bools.")
+
+
+def invert(x: ArrayLike) -> Tensor | np.ndarray:
+    """~x: every bit of an integer flipped (-x - 1 on i32); logical not on bools."""
+    if _integer_dtype("invert", x) is DType.bool:
+        return logical_not(x)
+    return bind(bitwise_not_p, asarray(x))
+
+
+bitwise_not = bitwise_invert = invert  # jax.numpy's other names
+
+
+def left_shift(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x << y on integers promoted together (bools count as i32). A count that is negative or
+    from 32 up gives 0, as jax.numpy's."""
+    _integer_dtype("left_shift", x, y)
+    return _elementwise(shift_left_p, x, y, dtype=_arith_dtype(x, y))
+
+
+def right_shift(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """x >> y on integers promoted together (bools count as i32): arithmetic (filling with the
+    sign) for i32, logical for u32. A count that is negative or from 32 up shifts every bit
+    out: 0, or -1 for a negative i32, as jax.numpy's."""
+    _integer_dtype("right_shift", x, y)
+    dtype = _arith_dtype(x, y)
+    return _elementwise(shift_right_logical_p if dtype is DType.u32 else shift_right_arithmetic_p, x, y, dtype=dtype)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift  # the array API's names
+
+
+def bitwise_count(x: ArrayLike) -> Tensor | np.ndarray:
+    """The number of bits set in |x|, as NumPy's and jax.numpy's. jax.numpy gives uint8; fgrad
+    has no 8-bit dtype and gives u32 (the dtype it reads uint8 arrays as)."""
+    dtype = _integer_dtype("bitwise_count", x)
+    magnitude = astype(x, DType.u32) if dtype is DType.bool else abs(x)
+    return astype(bind(population_count_p, asarray(magnitude)), DType.u32)
+
+
+# -- jax.lax's forms (fg.lax): operands of one integer dtype after promotion ---------------------
+
+
+def _lax_shift(name: str, op: Primitive, doc: str) -> Callable[..., Tensor | np.ndarray]:
+    def fn(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+        return _elementwise(op, x, y, dtype=_integer_dtype(name, x, y, bools=False))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__code__ = fn.__code__.replace(co_name=name)
+    fn.__doc__ = doc
+    return fn
+
+
+shift_left = _lax_shift("shift_left", shift_left_p, "x << y (lax.shift_left): a count that is negative or from 32 "
+                        "up gives 0.")
+shift_right_logical = _lax_shift("shift_right_logical", shift_right_logical_p,
+                                 "x >> y filling with zeros, for i32 too (lax.shift_right_logical): a count that "
+                                 "is negative or from 32 up gives 0.")
+shift_right_arithmetic = _lax_shift("shift_right_arithmetic", shift_right_arithmetic_p,
+                                    "x >> y filling with the sign bit, for u32 too (lax.shift_right_arithmetic): "
+                                    "a count that is negative or from 32 up gives 0 or -1.")
+
+
+def population_count(x: ArrayLike) -> Tensor | np.ndarray:
+    """The number of bits set in x's two's complement bits (lax.population_count), in x's dtype."""
+    _integer_dtype("population_count", x, bools=False)
+    return bind(population_count_p, asarray(x))
+
+
+def clz(x: ArrayLike) -> Tensor | np.ndarray:
+    """The number of leading zero bits (lax.clz): 32 for 0, 0 for a negative i32."""
+    _integer_dtype("clz", x, bools=False)
+    return bind(clz_p, asarray(x))
+
+
+def bitcast_convert_type(operand: ArrayLike, new_dtype: str | DType) -> Tensor | np.ndarray:
+    """The bits of `operand` read as `new_dtype` (lax.bitcast_convert_type), between the 32-bit
+    dtypes f32, i32 and u32; a bit cast to its own dtype is the operand."""
+    x, dtype = asarray(operand), _as_dtype(new_dtype, "bitcast_convert_type")
+    return x if _dtype(x) is dtype else bind(bitcast_convert_type_p, x, new_dtype=dtype)

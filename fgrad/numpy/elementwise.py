@@ -1,4 +1,5 @@
-"""Elementwise functions: arithmetic, functions, comparisons and logic, where, clip, astype."""
+"""Elementwise functions: arithmetic, functions, comparisons and logic, where, clip, astype; rounding,
+signs, special functions, and integer division with NumPy's and jax.numpy's signs."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import TraceError
+from fgrad.errors import DTypeError, TraceError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
-    abs_p, add_p, cos_p, div_p, eq_p, erf_p, exp_p, ge_p, gelu_p, gt_p, integer_pow_p, isinf_p,
-    isnan_p, le_p, log_p, logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p, minimum_p,
-    mul_p, ne_p, neg_p, pow_p, relu_p, rsqrt_p, sigmoid_p, silu_p, sin_p, sqrt_p, stop_gradient_p,
-    sub_p, tanh_p, where_p,
+    abs_p, acosh_p, add_p, asinh_p, atan2_p, atanh_p, cbrt_p, ceil_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p,
+    erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p, gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p,
+    log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p,
+    neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p, sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p,
+    stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
 )
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
@@ -25,10 +27,15 @@ from fgrad.numpy.promotion import (
 from fgrad.numpy.shapes import broadcast_to
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
-    "abs", "add", "astype", "clip", "cos", "divide", "equal", "erf", "exp", "gelu", "greater",
-    "greater_equal", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "logical_and",
-    "logical_not", "logical_or", "maximum", "minimum", "multiply", "neg", "not_equal", "pow", "relu",
-    "rsqrt", "sigmoid", "silu", "sin", "sqrt", "stop_gradient", "subtract", "tanh", "where",
+    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "asin", "asinh", "astype", "atan", "atan2", "atanh", "cbrt", "ceil", "clip", "copysign", "cos",
+    "cosh", "deg2rad", "degrees", "divide", "divmod", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "floor", "floor_divide", "fmod", "gelu", "greater", "greater_equal", "hypot", "isclose", "isfinite", "isinf",
+    "isnan", "isneginf", "isposinf", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp",
+    "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod",
+    "multiply", "nan_to_num", "neg", "negative", "not_equal", "positive", "pow", "power", "rad2deg", "radians",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
+    "sinh", "sqrt", "square", "stop_gradient", "subtract", "tan", "tanh", "true_divide", "trunc", "where",
 ]
 
 
@@ -75,7 +82,8 @@ def gelu(x: ArrayLike, approximate: bool = True, **keywords: Any) -> Tensor | np
     if not isinstance(approximate, (bool, np.bool_)):
         raise TraceError(f"gelu: approximate must be True or False, got {approximate!r}", user_site())
     x = asarray(x, _float_dtype(_dtype(x)))
-    return bind(gelu_p, x) if approximate else multiply(multiply(x, 0.5), add(erf(multiply(x, 1 / math.sqrt(2))), 1.0))
+    # NOTE: erfc(-x / sqrt(2)), not 1 + erf(x / sqrt(2)), which cancels to 0 in the negative tail (as jax.nn)
+    return bind(gelu_p, x) if approximate else multiply(multiply(x, 0.5), erfc(multiply(x, -math.sqrt(0.5))))
 
 
 def isnan(x: ArrayLike) -> Tensor | np.ndarray:
@@ -153,14 +161,30 @@ def _static_int(y: Any) -> int | None:
 
 
 def pow(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x ** y. A static integral exponent becomes `integer_pow` (repeated multiplication);
-    otherwise both operands are floats (integers become f32) and the result is C's (NumPy's,
-    JAX's) pow for every x and y: a negative base takes integral exponents, NaN for others."""
+    """x ** y. A static integral exponent becomes `integer_pow` (repeated multiplication); an
+    integer base and traced integer exponent give an integer (see `_integer_power`); otherwise
+    both operands are floats (integers become f32) and the result is C's (NumPy's, JAX's) pow
+    for every x and y: a negative base takes integral exponents, NaN for others."""
     n = _static_int(y)
     if n is not None:
         dt = _float_dtype(result_dtype(x, y)) if isinstance(y, (float, np.floating)) else _arith_dtype(x)
         return bind(integer_pow_p, asarray(x, dt), n=n)
+    dt = _arith_dtype(x, y)
+    if not dt.is_float:
+        return _integer_power(*_broadcast("pow", asarray(x, dt), asarray(y, dt)))
     return _elementwise(pow_p, x, y, dtype=_float_dtype(result_dtype(x, y)))
+
+
+def _integer_power(x: Tensor | np.ndarray, y: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """x ** y on integers as jax.numpy's: binary exponentiation over the low 6 bits of y's two's
+    complement (any larger power of a base past 1 overflows), wrapping; 0 ** 0 is 1."""
+    dt = _dtype(x)
+    bits = astype(y, DType.u32)  # the bits a logical shift reads
+    power = where(logical_and(equal(x, 0), not_equal(y, 0)), asarray(0, dt), asarray(1, dt))
+    for _ in range(6):
+        power = where(not_equal(rem(bits, 2), 0), multiply(power, x), power)
+        x, bits = multiply(x, x), floor_divide(bits, 2)
+    return power
 
 
 def equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
@@ -203,19 +227,37 @@ def logical_or(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
     return _elementwise(logical_or_p, x, y)
 
 
-def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x where cond holds, else y; all three broadcast. A non-bool cond means cond != 0."""
+WHERE_ONE_ARGUMENT = (
+    "where: where(condition) with one argument is nonzero(condition), whose length is the number of true "
+    "elements: a value, where fgrad's shapes are static (jax.numpy traces it only with a static size=, padding "
+    "with fill_value). fgrad has no nonzero: select with where(condition, x, y), count with sum(condition), "
+    "find the first true element with argmax(condition), or weight by astype(condition, 'f32')"
+)
+
+
+def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /, *,
+          size: int | None = None, fill_value: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """x where condition holds, else y; all three broadcast. A non-bool condition means condition != 0.
+    The one-argument form (nonzero, a value-dependent shape) is refused."""
+    if x is None and y is None:
+        raise TraceError(WHERE_ONE_ARGUMENT, user_site())
+    if x is None or y is None:
+        raise TraceError(f"where: x and y must both be given, got {'y' if x is None else 'x'} only", user_site())
+    if size is not None or fill_value is not None:
+        raise TraceError("where: size and fill_value belong to the one-argument form (nonzero), which fgrad "
+                         "does not have; where(condition, x, y) takes neither", user_site())
     dt = result_dtype(x, y)
-    return bind(where_p, *_broadcast("where", asarray(cond, DType.bool), asarray(x, dt), asarray(y, dt)))
+    return bind(where_p, *_broadcast("where", asarray(condition, DType.bool), asarray(x, dt), asarray(y, dt)))
 
 
-def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor | np.ndarray:
-    """minimum(maximum(x, min), max), as `jnp.clip`: a None bound is no bound; NaN stays NaN."""
+def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """minimum(maximum(arr, min), max), as `jnp.clip`: a None bound is no bound (both None: arr
+    as it is); NaN stays NaN; where min > max the result is max."""
     if min is not None:
-        x = maximum(x, min)
+        arr = maximum(min, arr)
     if max is not None:
-        x = minimum(x, max)
-    return asarray(x)
+        arr = minimum(max, arr)
+    return asarray(arr)
 
 
 def astype(x: ArrayLike, dtype: str | DType) -> Tensor | np.ndarray:
@@ -229,4 +271,382 @@ def stop_gradient(x: ArrayLike) -> Tensor | np.ndarray:
     return bind(stop_gradient_p, asarray(x))
 
 
-# -- reductions --------------------------------------------------------------
+# -- NumPy's other names ---------------------------------------------------------------------------
+
+negative, power, true_divide, absolute = neg, pow, divide, abs
+
+
+def positive(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """+x: x itself (bools stay bool, as in jax.numpy)."""
+    return asarray(x)
+
+
+def square(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """x * x, exactly (an integer power); bools count as i32, as in jax.numpy."""
+    return bind(integer_pow_p, asarray(x, _arith_dtype(x)), n=2)
+
+
+def reciprocal(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """1 / x; integers and bools give f32, as in jax.numpy."""
+    return bind(integer_pow_p, _as_float(x), n=-1)
+
+
+# -- rounding and signs ----------------------------------------------------------------------------
+
+
+def _as_float(x: ArrayLike) -> Tensor | np.ndarray:
+    """x as the float dtype a float function of it computes in (integers and bools: f32)."""
+    return asarray(x, _float_dtype(_dtype(x)))
+
+
+def _float_pair(name: str, x1: ArrayLike, x2: ArrayLike) -> list[Tensor | np.ndarray]:
+    """x1 and x2 promoted to one float dtype (integers and bools: f32) and broadcast."""
+    dt = _float_dtype(result_dtype(x1, x2))
+    return _broadcast(name, asarray(x1, dt), asarray(x2, dt))
+
+
+def _rounding(op: Primitive, doc: str) -> Callable[..., Tensor | np.ndarray]:
+    def fn(x: ArrayLike, /) -> Tensor | np.ndarray:
+        x = asarray(x)
+        return bind(op, x) if _dtype(x).is_float else x  # integers and bools are whole already
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__code__ = fn.__code__.replace(co_name=op.name)  # user_call() says `floor`, not `fn`
+    fn.__doc__ = doc
+    return fn
+
+
+floor = _rounding(floor_p, "The largest integer <= x, elementwise; integers and bools are returned as they are.")
+ceil = _rounding(ceil_p, "The smallest integer >= x, elementwise; integers and bools are returned as they are.")
+
+
+def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Tensor | np.ndarray:  # noqa: A001
+    """x rounded to `decimals` decimal places, halves to even, as `jnp.round`: for decimals != 0,
+    round(x * 10^decimals) / 10^decimals, computed in f32 (so not always the nearest decimal);
+    integers are returned as they are (negative decimals refused, as in jax.numpy)."""
+    if out is not None:
+        raise TraceError("round: out= is not supported (fgrad values are immutable, as JAX's)", user_site())
+    if isinstance(decimals, (bool, np.bool_)) or not isinstance(decimals, (int, np.integer)):
+        raise TraceError(f"round: decimals must be a static integer, got {decimals!r}", user_site())
+    a, decimals = asarray(a), int(decimals)
+    dtype = _dtype(a)
+    if dtype is DType.bool:
+        raise DTypeError("round: bool operands are not supported, as in jax.numpy; astype('i32') first", user_site())
+    if not dtype.is_float:
+        if decimals < 0:
+            raise DTypeError(f"round: decimals={decimals} of an integer operand is not supported, as in jax.numpy",
+                             user_site())
+        return a
+    if decimals == 0:
+        return bind(round_p, a)
+    if decimals > math.log10(np.finfo(dtype.np).max):  # past the dtype's precision: nothing to round
+        return a
+    factor = 10.0**decimals
+    wide = asarray(a, DType.f32)  # f16 scaled in f32, as in jax.numpy
+    return astype(divide(bind(round_p, multiply(wide, factor)), factor), dtype)
+
+
+def trunc(x: ArrayLike) -> Tensor | np.ndarray:
+    """x rounded toward zero, elementwise (ceil below 0, floor above); integers and bools as they are."""
+    x = asarray(x)
+    if not _dtype(x).is_float:
+        return x
+    return where(less(x, 0), ceil(x), floor(x))
+
+
+def sign(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """-1, 0 or 1 by the sign of x; NaN for NaN and -0.0 for -0.0, as `jnp.sign`; 0 or 1 for u32.
+    Bools are refused, as in jax.numpy."""
+    if result_dtype(x) is DType.bool:
+        raise DTypeError("sign: bool operands are not supported, as in jax.numpy; astype('i32') first", user_site())
+    return bind(sign_p, asarray(x))
+
+
+def signbit(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """Whether the sign bit is set, as bool: True for -0.0 and negative NaNs; x < 0 for integers."""
+    x = asarray(x)
+    dtype = _dtype(x)
+    if dtype.is_float:
+        return bind(signbit_p, x)
+    if dtype.np.kind == "i":
+        return less(x, 0)
+    return broadcast_to(asarray(False), _shape(x))  # unsigned and bool: never negative
+
+
+def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """|x1| with the sign bit of x2 (so x2 = -0.0 gives a negative result); integers give f32."""
+    x1, x2 = _float_pair("copysign", x1, x2)
+    magnitude = abs(x1)
+    return where(signbit(x2), neg(magnitude), magnitude)
+
+
+def isposinf(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """Whether x is +inf, as bool (False for integers and bools)."""
+    return logical_and(isinf(x), logical_not(signbit(x))) if _dtype(x).is_float else isinf(x)
+
+
+def isneginf(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """Whether x is -inf, as bool (False for integers and bools)."""
+    return logical_and(isinf(x), signbit(x)) if _dtype(x).is_float else isinf(x)
+
+
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: ArrayLike | None = None,
+               neginf: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """x with NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest value) and -inf
+    by `neginf` (its most negative), as `jnp.nan_to_num`; integers and bools as they are. `copy`
+    is accepted and ignored (fgrad values are immutable)."""
+    del copy
+    x = asarray(x)
+    dtype = _dtype(x)
+    if not dtype.is_float:
+        return x
+    info = np.finfo(dtype.np)
+    x = where(isnan(x), asarray(nan, dtype), x)
+    x = where(isposinf(x), asarray(float(info.max) if posinf is None else posinf, dtype), x)
+    return where(isneginf(x), asarray(float(info.min) if neginf is None else neginf, dtype), x)
+
+
+def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+            equal_nan: bool = False) -> Tensor | np.ndarray:
+    """|a - b| <= atol + rtol |b| elementwise, as bool, as `jnp.isclose`: infinities are close only
+    to themselves, NaN to nothing (to NaN with `equal_nan`); integers compare as f32."""
+    a, b = _float_pair("isclose", a, b)
+    dtype = _dtype(a)
+    within = less_equal(abs(subtract(a, b)), add(asarray(atol, dtype), multiply(asarray(rtol, dtype), abs(b))))
+    out = logical_or(equal(a, b), logical_and(isfinite(b), within))
+    return logical_or(out, logical_and(isnan(a), isnan(b))) if equal_nan else out
+
+
+def logical_xor(x: ArrayLike, y: ArrayLike, /) -> Tensor | np.ndarray:
+    """x xor y, elementwise, of x != 0 and y != 0, as bool."""
+    return not_equal(asarray(x, DType.bool), asarray(y, DType.bool))
+
+
+# -- exponentials and logarithms -------------------------------------------------------------------
+
+
+def log1p(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """log(1 + x), to full precision where x is small; integers give f32."""
+    return bind(log1p_p, _as_float(x))
+
+
+def expm1(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """e^x - 1, to full precision where x is small; integers give f32."""
+    return bind(expm1_p, _as_float(x))
+
+
+def exp2(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """2^x, elementwise; integers give f32."""
+    return bind(exp2_p, _as_float(x))
+
+
+def log2(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The base-2 logarithm, exact at powers of two (as NumPy's; jax.numpy's log(x) / log(2) is
+    not, at 2^13); integers give f32."""
+    return bind(log2_p, _as_float(x))
+
+
+def log10(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The base-10 logarithm, log(x) / log(10) (jax.numpy's formula); integers give f32."""
+    return multiply(log(x), 1 / math.log(10))
+
+
+def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """log(e^x1 + e^x2) without overflow or loss of the smaller term; integers give f32."""
+    return bind(logaddexp_p, *_float_pair("logaddexp", x1, x2))
+
+
+def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """log2(2^x1 + 2^x2): logaddexp of x1 log(2) and x2 log(2), over log(2)."""
+    x1, x2 = _float_pair("logaddexp2", x1, x2)
+    return divide(logaddexp(multiply(x1, math.log(2)), multiply(x2, math.log(2))), math.log(2))
+
+
+# -- trigonometric and hyperbolic ------------------------------------------------------------------
+
+
+def tan(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The tangent (to full relative precision near its poles); integers give f32."""
+    return bind(tan_p, _as_float(x))
+
+
+def arctan2(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """The angle of the point (x2, x1) in (-pi, pi], as C's atan2 (signed zeros and infinities
+    included); integers give f32."""
+    return bind(atan2_p, *_float_pair("arctan2", x1, x2))
+
+
+def arctan(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse tangent, in (-pi/2, pi/2): arctan2(x, 1)."""
+    return arctan2(x, 1.0)
+
+
+def _cosine_of_arcsine(x: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """sqrt(1 - x^2) from the factors 1 - x and 1 + x, which lose nothing near |x| = 1."""
+    return sqrt(multiply(subtract(1.0, x), add(1.0, x)))
+
+
+def arcsin(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse sine, in [-pi/2, pi/2]: arctan2(x, sqrt(1 - x^2)); NaN outside [-1, 1]."""
+    x = _as_float(x)
+    return arctan2(x, _cosine_of_arcsine(x))
+
+
+def arccos(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse cosine, in [0, pi]: arctan2(sqrt(1 - x^2), x); NaN outside [-1, 1]."""
+    x = _as_float(x)
+    return arctan2(_cosine_of_arcsine(x), x)
+
+
+def sinh(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The hyperbolic sine; integers give f32."""
+    return bind(sinh_p, _as_float(x))
+
+
+def cosh(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The hyperbolic cosine; integers give f32."""
+    return bind(cosh_p, _as_float(x))
+
+
+def arcsinh(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse hyperbolic sine; integers give f32."""
+    return bind(asinh_p, _as_float(x))
+
+
+def arccosh(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse hyperbolic cosine, NaN below 1; integers give f32."""
+    return bind(acosh_p, _as_float(x))
+
+
+def arctanh(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse hyperbolic tangent: +-inf at +-1, NaN beyond; integers give f32."""
+    return bind(atanh_p, _as_float(x))
+
+
+asin, acos, atan, atan2, asinh, acosh, atanh = arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh
+
+
+def deg2rad(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """Degrees to radians, x pi / 180; integers give f32."""
+    return multiply(_as_float(x), math.pi / 180)
+
+
+def rad2deg(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """Radians to degrees, x 180 / pi; integers give f32."""
+    return multiply(_as_float(x), 180 / math.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def hypot(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """sqrt(x1^2 + x2^2) without overflow or underflow (jax.numpy's formula: the larger magnitude
+    times sqrt(1 + (smaller / larger)^2)); inf wherever either is infinite, NaN or not."""
+    x1, x2 = _float_pair("hypot", x1, x2)
+    x1, x2 = abs(x1), abs(x2)
+    infinite = logical_or(isinf(x1), isinf(x2))
+    hi, lo = maximum(x1, x2), minimum(x1, x2)
+    zero = equal(hi, 0.0)
+    out = where(zero, hi, multiply(hi, sqrt(add(1.0, square(divide(lo, where(zero, 1.0, hi)))))))
+    return where(infinite, math.inf, out)
+
+
+def cbrt(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The real cube root (negative for negative x); integers give f32."""
+    return bind(cbrt_p, _as_float(x))
+
+
+def sinc(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """sin(pi x) / (pi x), and 1 at 0, as `jnp.sinc`. Near 0 (|pi x| < 1/4) the Taylor
+    polynomial 1 - z^2/6 + z^4/120, so that its derivatives at 0 are right too."""
+    z = multiply(_as_float(x), math.pi)
+    near = less(abs(z), 0.25)
+    zz = multiply(z, z)
+    safe = where(near, 1.0, z)
+    return where(near, subtract(1.0, multiply(zz, subtract(1 / 6, multiply(zz, 1 / 120)))), divide(sin(safe), safe))
+
+
+# -- special functions -----------------------------------------------------------------------------
+
+
+def erfc(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The complementary error function 1 - erf(x), to full precision where it is small;
+    integers give f32."""
+    return bind(erfc_p, _as_float(x))
+
+
+def erfinv(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The inverse error function on (-1, 1), +-inf at +-1, NaN beyond (`jax.scipy.special.erfinv`,
+    `jax.lax.erf_inv`); integers give f32."""
+    return bind(erf_inv_p, _as_float(x))
+
+
+# -- integer division and remainders ---------------------------------------------------------------
+
+
+def _numeric_pair(name: str, x1: ArrayLike, x2: ArrayLike) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray, DType]:
+    """x1 and x2 promoted to one dtype (bools count as i32) and broadcast, with that dtype."""
+    dt = _arith_dtype(x1, x2)
+    a, b = _broadcast(name, asarray(x1, dt), asarray(x2, dt))
+    return a, b, dt
+
+
+def rem(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
+    """The remainder of x / y truncated toward zero, with x's sign (`jax.lax.rem`): C's fmod on
+    floats (NaN where y = 0), on integers x where y = 0."""
+    a, b, _ = _numeric_pair("rem", x, y)
+    return bind(rem_p, a, b)
+
+
+def _float_divmod(x1: Tensor | np.ndarray, x2: Tensor | np.ndarray) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """floor(x1 / x2) and x1 - floor(x1 / x2) x2 for floats, as jax.numpy (CPython's float_divmod):
+    from the exact fmod, the quotient of x1 - fmod (a multiple of x2), one down where fmod's sign
+    is not x2's."""
+    mod = bind(rem_p, x1, x2)
+    div = divide(where(equal(x2, 0.0), x1, subtract(x1, mod)), x2)
+    fix = logical_and(not_equal(mod, 0.0), not_equal(sign(x2), sign(mod)))
+    return bind(round_p, where(fix, subtract(div, 1.0), div)), where(fix, add(mod, x2), mod)
+
+
+def floor_divide(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """x1 // x2: the quotient rounded toward -inf, as Python's and jax.numpy's (bools count as
+    i32). Integers: x // 0 is -1 where x is 0 and -2 elsewhere (XLA's quotient -1, moved down
+    as x's remainder is not 0), the largest u32 for u32; INT_MIN // -1 wraps to INT_MIN. Floats:
+    x // 0 is +-inf (NaN for 0 // 0), inf // y is NaN."""
+    a, b, dt = _numeric_pair("floor_divide", x1, x2)
+    if dt.is_float:
+        return _float_divmod(a, b)[0]
+    quotient = bind(div_p, a, b)
+    if dt.np.kind == "u":
+        return quotient
+    down = logical_and(not_equal(sign(a), sign(b)), not_equal(bind(rem_p, a, b), 0))
+    return where(down, subtract(quotient, 1), quotient)
+
+
+def remainder(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """x1 % x2, with the sign of x2, as Python's and jax.numpy's (bools count as i32): integers
+    give 0 where x2 = 0, floats NaN."""
+    a, b, dt = _numeric_pair("remainder", x1, x2)
+    if not dt.is_float:
+        b = where(equal(b, 0), asarray(1, dt), b)
+    r = bind(rem_p, a, b)
+    fix = logical_and(not_equal(less(r, 0), less(b, 0)), not_equal(r, 0))
+    return where(fix, add(r, b), r)
+
+
+mod = remainder
+
+
+def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """The remainder with the sign of x1 (C's fmod), as `jnp.fmod`: integers give 0 where x2 = 0,
+    floats NaN."""
+    a, b, dt = _numeric_pair("fmod", x1, x2)
+    if result_dtype(x1, x2).is_int:  # NOTE: as jax.numpy, not for two bools: True fmod False is 1
+        b = where(equal(b, 0), asarray(1, dt), b)
+    return bind(rem_p, a, b)
+
+
+def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:  # noqa: A001
+    """(floor_divide(x1, x2), remainder(x1, x2)), computed together for floats as jax.numpy."""
+    a, b, dt = _numeric_pair("divmod", x1, x2)
+    return _float_divmod(a, b) if dt.is_float else (floor_divide(a, b), remainder(a, b))

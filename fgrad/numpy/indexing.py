@@ -1,29 +1,36 @@
-"""Gathers, scatters and index arrays: take, scatter_add, dynamic slices, arange, one_hot,
-causal_mask, and `x[key]`."""
+"""Gathers, scatters and index arrays: take, take_along_axis, scatter_add, put_along_axis, roll,
+dynamic slices, one_hot, causal_mask; `x[key]` and JAX's indexed updates `x.at[key]`."""
 
 from __future__ import annotations
 
 import builtins
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
-from fgrad.ir import I32, Const, Dim, DType
-from fgrad.primitives import dynamic_slice_p, dynamic_update_slice_p, iota_p, scatter_add_p, slice_p, take_p
+from fgrad.ir import Const, Dim, DType
+from fgrad.primitives import (
+    dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p, rev_p, scatter_add_p, scatter_p, slice_p, take_p,
+)
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _brief, _dtype, _one_axis, _shape,
-    _static_scalar, asarray, result_dtype,
+    ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _axes, _broadcast_shapes, _brief, _dtype, _one_axis, _shape,
+    _static_scalar, asarray,
 )
-from fgrad.numpy.shapes import expand_dims, reshape, transpose
-from fgrad.numpy.elementwise import add, astype, equal, greater_equal, less, minimum, multiply, where
+from fgrad.numpy.shapes import broadcast_to, concatenate, expand_dims, reshape, transpose
+from fgrad.numpy.creation import arange
+from fgrad.numpy.elementwise import (
+    add, astype, clip, divide, equal, greater_equal, less, logical_and, maximum, minimum, multiply, neg, pow,
+    remainder, subtract, where,
+)
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
-    "arange", "causal_mask", "dynamic_slice", "dynamic_update_slice", "getitem", "one_hot", "scatter_add",
-    "take",
+    "causal_mask", "dynamic_slice", "dynamic_update_slice", "getitem", "one_hot", "put_along_axis", "roll",
+    "scatter_add", "take", "take_along_axis",
 ]
 
 
@@ -101,10 +108,12 @@ def scatter_add(updates: ArrayLike, indices: ArrayLike, size: int, axis: int = 0
     return bind(scatter_add_p, updates, indices, axis=axis, size=int(size), mode=mode)
 
 
-def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], normalize: bool) -> Tensor | np.ndarray:
+def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int | Dim, ...], normalize: bool,
+             checked: bool = True) -> Tensor | np.ndarray:
     """Indices into axis `axis` of `shape`: traced ones as they are (i32 or u32), constants as
-    i32. With `normalize`, constants are checked against the axis, and negative indices
-    (constant or traced) count from the end."""
+    i32. With `normalize`, negative indices (constant or traced) count from the end, and
+    constants are checked against the axis unless not `checked` (JAX's indexed updates
+    take them as they come)."""
     n = shape[axis]
     _dtype(indices)  # refuses ragged lists, strings and None, naming the function
     if isinstance(n, Dim) and not isinstance(indices, Tensor):  # checked against the maximum only: as if traced
@@ -112,7 +121,7 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], n
         if arr.dtype.kind not in "iu":
             raise DTypeError(f"{name}: indices must be integers, got {arr.dtype}", user_site())
         bad = arr[(arr < -n.max) | (arr >= n.max)]
-        if normalize and bad.size:
+        if normalize and checked and bad.size:
             raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} of {shape} at every size "
                              f"of the symbol {n}, 1..{n.max}", user_site())
         indices = asarray(indices, DType.i32)
@@ -126,7 +135,7 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int, ...], n
         raise DTypeError(f"{name}: indices must be integers, got {arr.dtype}", user_site())
     if normalize:
         bad = arr[(arr < -n) | (arr >= n)]
-        if bad.size:
+        if checked and bad.size:
             raise ShapeError(f"{name}: index {bad.flat[0]} is out of bounds for axis {axis} with size {n} of {shape}",
                              user_site())
         arr = np.where(arr < 0, arr + n, arr)
@@ -223,42 +232,18 @@ def _count(name: str, what: str, value: Any) -> int:
     return int(value)
 
 
-def arange(start: int | float, stop: int | float | None = None, step: int | float = 1, dtype: str | DType | None = None) -> Tensor | np.ndarray:
-    """Evenly spaced values in [start, stop), as in NumPy: i32 unless a bound is a float.
-    `arange(T)` of a symbol T counts up to its value at call time."""
-    if stop is None and isinstance(start, Dim):
-        return asarray(bind(iota_p, shape=(start,), axis=0, dtype=DType.i32),
-                       DType.i32 if dtype is None else _as_dtype(dtype, "arange"))
-    if stop is None:
-        start, stop = 0, start
-    for bound in (start, stop, step):
-        if isinstance(bound, Tensor):
-            raise TraceError(TRACER_INDEX.format(what="arange: a bound", spec=bound.spec), user_site())
-        if type(bound) not in _PYTHON_DTYPE and not isinstance(bound, (np.integer, np.floating)) \
-                or not math.isfinite(bound):
-            raise ShapeError(f"arange: start, stop and step must be finite static numbers, got start={start!r}, "
-                             f"stop={stop!r}, step={step!r}", user_site())
-    dt = _as_dtype(dtype, "arange") if dtype is not None else result_dtype(start, stop, step)
-    count = math.ceil((stop - start) / step) if step else 0
-    if count > I32.max:
-        raise ShapeError(f"arange: {count} values (start={start}, stop={stop}, step={step}) do not fit i32 "
-                         "indices", user_site())
-    if count < 1:
-        raise ShapeError(f"arange: empty range start={start}, stop={stop}, step={step}", user_site())
-    # The count is of the result's dtype where iota has it (every numeric one), else i32.
-    out = bind(iota_p, shape=(count,), axis=0, dtype=dt if dt.is_int or dt.is_float else DType.i32)
-    if start == 0 and step == 1:
-        return asarray(out, dt)
-    return asarray(add(multiply(asarray(out, dt), step), start), dt)
-
-
-def one_hot(x: ArrayLike, num_classes: int, dtype: str | DType = "f32") -> Tensor | np.ndarray:
-    """One-hot encoding of integer labels along a new last axis, as `jax.nn.one_hot`:
-    a label outside [0, num_classes), a negative one included, gives a row of zeros."""
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: str | DType | None = None, axis: int = -1) -> Tensor | np.ndarray:
+    """One-hot encoding of labels along a new axis `axis` of the result, as `jax.nn.one_hot`:
+    1 where the label equals the class (float labels too, as JAX's), so a label outside
+    [0, num_classes), a negative one included, gives zeros. dtype: f32 by default."""
     num_classes = _count("one_hot", "num_classes", num_classes)
-    if not _dtype(x).is_int:
-        raise DTypeError(f"one_hot: labels must be integers, got {spec_of(asarray(x))}", user_site())
-    return asarray(equal(expand_dims(x, -1), arange(num_classes)), _as_dtype(dtype, "one_hot"))
+    if _dtype(x) is DType.bool:
+        raise DTypeError(f"one_hot: labels must be numbers, got {spec_of(asarray(x))} (as jax.nn.one_hot)", user_site())
+    x = asarray(x)
+    ndim = len(_shape(x))
+    (axis,) = _axes("one_hot", _shape(x), axis, ndim + 1)
+    classes = reshape(arange(num_classes), (num_classes,) + (1,) * (ndim - axis))
+    return asarray(equal(expand_dims(x, axis), classes), DType.f32 if dtype is None else _as_dtype(dtype, "one_hot"))
 
 
 def causal_mask(n: int | Dim) -> Tensor | np.ndarray:
@@ -273,89 +258,560 @@ def causal_mask(n: int | Dim) -> Tensor | np.ndarray:
 # -- indexing ----------------------------------------------------------------
 
 
-def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
-    """x[key] for ints, slices (step >= 1), None, ... and one integer-array index.
+@dataclass(frozen=True)
+class _Key:
+    """`x[key]` taken apart by NumPy's rules.
 
-    Static ints and index arrays are checked against the axis (negative ones
-    count from the end), as in NumPy. A traced index array cannot be checked:
-    as in JAX, an index in [-n, 0) counts from the end and any other index
-    outside [0, n) is clamped into range; the gradient goes to the entry read.
-    Slice bounds must be static: a window at a traced start i is x[i + fg.arange(k)], or
-    `dynamic_slice`, which clamps it into range.
+    The basic part is a view of x: the axes `rev` read backwards, then a forward slice of every
+    axis (`starts`, `stops`, `steps`; a static int keeps its one entry), then the axes `dropped`
+    (those of the static ints) left out. The advanced part, `arrays`, pairs axes of x with index
+    arrays, broadcast together to `batch`, whose axes NumPy puts first (`front`) when a slice,
+    None or ... separates the advanced indices (ints among them), else where the first of them
+    stands. `shape` is x[key]'s; `bare` the same without the axes that None adds.
+    """
+
+    rev: tuple[int, ...]
+    starts: tuple[int, ...]
+    stops: tuple[int | Dim, ...]
+    steps: tuple[int, ...]
+    dropped: tuple[int, ...]
+    arrays: tuple[tuple[int, Any], ...]
+    batch: tuple[int | Dim, ...]
+    front: bool
+    shape: tuple[int | Dim, ...]
+    bare: tuple[int | Dim, ...]
+
+    def whole(self, shape: tuple[int | Dim, ...]) -> bool:
+        """Whether the slice of the basic part keeps every entry of `shape`."""
+        return (self.starts, self.stops, self.steps) == ((0,) * len(shape), shape, (1,) * len(shape))
+
+    def sliced(self) -> tuple[int | Dim, ...]:
+        """The shape of the basic part before its int axes are dropped."""
+        return tuple(b if isinstance(b, Dim) else len(range(a, b, s)) for a, b, s in zip(self.starts, self.stops,
+                                                                                          self.steps))
+
+    def view_axis(self, axis: int) -> int:
+        """Where axis `axis` of x is in the basic part."""
+        return axis - builtins.sum(d < axis for d in self.dropped)
+
+
+NONCONCRETE_MASK = (
+    "{name}: the boolean mask {spec} indexing {shape} is traced: how many entries it selects, so "
+    "the shape of the result, is unknown while tracing (as JAX's NonConcreteBooleanIndexError). "
+    "Keep the shape instead: fg.where(mask, x, 0), fg.sum(fg.where(mask, x, 0)) for a sum over the "
+    "selection; or index with a concrete NumPy mask"
+)
+
+
+def _parse(name: str, shape: tuple[int | Dim, ...], key: Any, checked: bool = True, wrap: bool = True) -> _Key:
+    """Take `key` apart for an array of `shape` (see _Key), checking it as NumPy does. An int out
+    of range is an error where `checked`, else (JAX's indexed updates) an index like any other,
+    left to the caller's mode; with `wrap`, negative ints count from the end."""
+    key = [_index_of(name, k, shape) for k in (key if isinstance(key, tuple) else (key,))]
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise ShapeError(f"{name}: more than one ... in an index of {shape}", user_site())
+    used = builtins.sum(_mask_ndim(k) or (k is not None and k is not Ellipsis) for k in key)
+    if used > len(shape):
+        raise ShapeError(f"{name}: too many indices for {shape}: {used} given", user_site())
+    fill = [builtins.slice(None)] * (len(shape) - used)
+    key = key[: ellipses[0]] + fill + key[ellipses[0] + 1:] if ellipses else key + fill
+    rev, starts, stops, steps, dropped, arrays = [], [], [], [], [], []
+    parts: list[tuple[str, tuple[int | Dim, ...]]] = []  # per key entry: its kind and the axes it gives
+    dim = 0
+    for k in key:
+        if k is None:
+            parts.append(("new", (1,)))
+            continue
+        if _mask_ndim(k):  # a concrete mask: the positions of its True entries
+            if shape[dim: dim + k.ndim] != k.shape:
+                raise ShapeError(f"{name}: boolean mask of shape {k.shape} does not match axes {dim}.."
+                                 f"{dim + k.ndim - 1} of {shape}", user_site())
+            if not k.any():
+                raise ShapeError(f"{name}: the boolean mask of shape {k.shape} selects nothing from {shape}; fgrad "
+                                 "values have at least one element", user_site())
+            for j, chosen in enumerate(np.nonzero(k)):
+                arrays.append((dim + j, chosen))
+                starts.append(0), stops.append(shape[dim + j]), steps.append(1)
+            parts.append(("advanced", ()))
+            dim += k.ndim
+            continue
+        n = shape[dim]
+        if isinstance(k, builtins.slice):
+            backwards, a, b, s = _slice_of(name, k, dim, shape)
+            if backwards:
+                rev.append(dim)
+            starts.append(a), stops.append(b), steps.append(s)
+            parts.append(("slice", (b if isinstance(b, Dim) else len(range(a, b, s)),)))
+        elif isinstance(k, int) and not isinstance(n, Dim) and (-n <= k < n and (wrap or k >= 0) or checked):
+            if not -n <= k < n:
+                raise ShapeError(f"{name}: index {k} is out of bounds for axis {dim} with size {n} of {shape}",
+                                 user_site())
+            starts.append(k % n), stops.append(k % n + 1), steps.append(1), dropped.append(dim)
+            parts.append(("int", ()))
+        else:  # an index array, or an int that cannot be checked while tracing (on a symbolic axis) or is not
+            arrays.append((dim, k))
+            starts.append(0), stops.append(n), steps.append(1)
+            parts.append(("advanced", ()))
+        dim += 1
+    batch = _broadcast_shapes(*(_shape(k) for _, k in arrays)) if arrays else ()
+    if batch is None:
+        shapes = " ".join(str(_shape(k)) for _, k in arrays)
+        raise ShapeError(f"{name}: shape mismatch: index arrays of shapes {shapes} indexing {shape} do not broadcast "
+                         "together", user_site())
+    # Beside an index array ints are advanced indices too; NumPy puts the batch axes first
+    # unless all advanced indices stand together.
+    advanced = [p for p, (kind, _) in enumerate(parts) if kind == "advanced" or kind == "int" and arrays]
+    front = bool(arrays) and advanced[-1] - advanced[0] != len(advanced) - 1
+
+    def placed(new_axes: bool) -> tuple[int | Dim, ...]:
+        out, done = list(batch) if front else [], front
+        for p, (kind, axes) in enumerate(parts):
+            if p in advanced and not done:
+                out += batch
+                done = True
+            elif kind == "slice" or kind == "new" and new_axes:
+                out += axes
+        return tuple(out)
+
+    return _Key(tuple(rev), tuple(starts), tuple(stops), tuple(steps), tuple(dropped), tuple(arrays),
+                tuple(batch), front, placed(True), placed(False))
+
+
+def _index_of(name: str, k: Any, shape: tuple[int | Dim, ...]) -> Any:
+    """One entry of an index, as _parse reads it: None, ..., a slice, a Python int, an integer
+    Tensor, or a NumPy array (integer, or a bool mask) for a list, tuple or array."""
+    if k is None or k is Ellipsis or isinstance(k, builtins.slice):
+        return k
+    if isinstance(k, Tensor):
+        if k.dtype is DType.bool:
+            raise ShapeError(NONCONCRETE_MASK.format(name=name, spec=k.spec, shape=shape), user_site())
+        if not k.dtype.is_int:
+            raise DTypeError(f"{name}: index arrays must be integers (or concrete bool masks), got {k.spec} "
+                             f"indexing {shape}", user_site())
+        return k
+    if isinstance(k, (bool, np.bool_)):
+        raise ShapeError(f"{name}: the bool index {k!r} for {shape} is not supported; add an axis with None",
+                         user_site())
+    if isinstance(k, (int, np.integer)):
+        return int(k)
+    if not isinstance(k, (list, tuple, np.ndarray)) and not hasattr(k, "__array__"):  # an fg.Array is concrete
+        raise ShapeError(f"{name}: unsupported index {_brief(k)} for {shape}: use ints, slices, None, ..., integer "
+                         "arrays or concrete bool masks", user_site())
+    _dtype(k)  # refuses ragged lists, strings and None, naming the function
+    arr = np.asarray(k)
+    if arr.size == 0:
+        raise ShapeError(f"{name}: an empty index array selects nothing from {shape}; fgrad values have at least one "
+                         "element", user_site())
+    if arr.dtype.kind not in "biu":
+        raise DTypeError(f"{name}: index arrays must be integers (or bool masks), got {arr.dtype} indexing {shape}",
+                         user_site())
+    if arr.ndim == 0:  # as NumPy: a 0-d integer array is an int, a 0-d bool one a bool
+        return _index_of(name, arr.item(), shape)
+    return arr
+
+
+def _mask_ndim(k: Any) -> int:
+    """The number of axes a concrete bool mask indexes (0 for any other index)."""
+    return k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 0
+
+
+def _slice_of(name: str, k: slice, dim: int, shape: tuple[int | Dim, ...]) -> tuple[bool, int, int | Dim, int]:
+    """A slice of axis `dim` of `shape` as a forward one, of the axis reversed where the step is
+    negative: (reversed, start, stop, step)."""
+    n = shape[dim]
+    traced = [b for b in (k.start, k.stop, k.step) if isinstance(b, Tensor)]
+    if traced:
+        raise TraceError(TRACER_INDEX.format(what=f"{name}: a slice bound on axis {dim} of {shape}",
+                                             spec=traced[0].spec), user_site())
+    bad = [b for b in (k.start, k.stop, k.step) if b is not None and not hasattr(b, "__index__")]
+    if any(isinstance(b, Dim) for b in bad):
+        raise ShapeError(f"{name}: slice bound {bad[0]} on axis {dim} of {shape} is a symbol: a slice has a fixed "
+                         f"size; take the first {bad[0]} entries with fg.take(x, fg.arange({bad[0]}), axis={dim})",
+                         user_site())
+    if bad:
+        raise ShapeError(f"{name}: slice bound {bad[0]!r} on axis {dim} of {shape} is not an integer", user_site())
+    if k.step is not None and k.step == 0:
+        raise ShapeError(f"{name}: slice step cannot be 0, on axis {dim} of {shape}", user_site())
+    if isinstance(n, Dim):  # a symbolic axis is kept whole, or reversed whole
+        if k.start is not None and k.start not in (0, -1) or k.stop is not None:
+            raise ShapeError(f"{name}: slice {k.start}:{k.stop}:{k.step} of the symbolic axis {n} of {shape}: a "
+                             "symbolic axis is sliced only whole (or reversed whole, ::-1); pick entries of it with an "
+                             "int or fg.take", user_site())
+        backwards = k.step is not None and k.step < 0
+        if k.step not in (None, 1, -1) or k.start == (0 if backwards else -1):
+            raise ShapeError(f"{name}: slice {k.start}:{k.stop}:{k.step} of the symbolic axis {n} of {shape}: a "
+                             "symbolic axis is sliced only whole (or reversed whole, ::-1)", user_site())
+        return backwards, 0, n, 1
+    a, b, s = k.indices(n)
+    length = len(range(a, b, s))
+    if length == 0:
+        raise ShapeError(f"{name}: slice {a}:{b}:{s} of axis {dim} with size {n} of {shape} is empty", user_site())
+    if s > 0:
+        return False, a, b, s
+    a, s = n - 1 - a, -s  # the same entries, read forward along the reversed axis
+    return True, a, a + (length - 1) * s + 1, s
+
+
+def _view(x: Tensor | np.ndarray, key: _Key) -> Tensor | np.ndarray:
+    """The basic part of `key` on `x`: reversed, sliced, its int axes dropped (views only)."""
+    shape = _shape(x)
+    if key.rev:
+        x = bind(rev_p, x, axes=key.rev)
+    if not key.whole(shape):
+        x = bind(slice_p, x, starts=key.starts, stops=key.stops, steps=key.steps)
+    return reshape(x, tuple(d for k, d in enumerate(key.sliced()) if k not in key.dropped))
+
+
+@dataclass(frozen=True)
+class _Merged:
+    """The advanced part of a key as one index array into one axis of a view of the basic
+    part: `view` (its advanced axes moved together where need be, and merged into axis
+    `axis`), the `index` into that axis, the permutation `perm` that moved them (or None), and
+    the view's shape before the merge."""
+
+    view: Tensor | np.ndarray
+    index: Tensor | np.ndarray
+    axis: int
+    perm: tuple[int, ...] | None
+    unmerged: tuple[int | Dim, ...]
+
+
+def _merged(name: str, view: Tensor | np.ndarray, key: _Key, indices: Sequence[Tensor | np.ndarray],
+            clamp: bool) -> _Merged:
+    """One index of the advanced indices (each counted from the end already): the linear index
+    into their axes merged, each clamped into its axis where `clamp`, else -1 where any is out of
+    range (which gathers fill and scatters drop)."""
+    axes = [key.view_axis(a) for a, _ in key.arrays]
+    shape = _shape(view)
+    if len(axes) == 1:
+        return _Merged(view, indices[0], axes[0], None, shape)
+    perm = None
+    if axes != list(range(axes[0], axes[0] + len(axes))):  # separated: NumPy puts them first
+        perm = tuple(axes) + tuple(d for d in range(len(shape)) if d not in axes)
+        view, axes = transpose(view, perm), list(range(len(axes)))
+        shape = _shape(view)
+    q, sizes = axes[0], shape[axes[0]: axes[0] + len(axes)]
+    symbolic = next((d for d in sizes if isinstance(d, Dim)), None)
+    if symbolic is not None:
+        raise ShapeError(f"{name}: index arrays on several axes of {_shape(view)} where one is the symbol {symbolic}: "
+                         "fgrad gathers along several axes through one index into them merged, which a symbol "
+                         "cannot join; index the symbolic axis on its own (x[i][:, j])", user_site())
+    total, inside, stride = None, None, 1
+    for index, n in reversed(list(zip(indices, sizes))):
+        signed = _dtype(index).np.kind == "i"
+        if clamp:
+            index = clip(index, 0 if signed else None, n - 1)
+        else:
+            fits = less(index, n)
+            fits = logical_and(greater_equal(index, 0), fits) if signed else fits
+            inside = fits if inside is None else logical_and(fits, inside)
+        term = multiply(astype(index, DType.i32), stride)
+        total, stride = term if total is None else add(term, total), stride * n
+    if not clamp:
+        total = where(inside, total, -1)
+    merged = reshape(view, shape[:q] + (stride,) + shape[q + len(sizes):])
+    return _Merged(merged, broadcast_to(total, key.batch), q, perm, shape)
+
+
+def _gather(name: str, x: Tensor | np.ndarray, key: _Key, indices: Sequence[Tensor | np.ndarray], mode: str,
+            fill: Const | None) -> Tensor | np.ndarray:
+    """x[key] for index arrays already counted from the end: views, then one take, whose
+    out-of-range indices follow take's `mode` ("clip" or "fill" with `fill`)."""
+    out = _view(x, key)
+    if key.arrays:
+        m = _merged(name, out, key, indices, clamp=mode == "clip")
+        out = bind(take_p, m.view, m.index, axis=m.axis, mode=mode, fill_value=fill)
+        if key.front and m.axis:
+            nb, nd = len(key.batch), len(_shape(out))
+            out = transpose(out, tuple(range(m.axis, m.axis + nb)) + tuple(range(m.axis)) +
+                            tuple(range(m.axis + nb, nd)))
+    return reshape(out, key.shape)
+
+
+def getitem(x: ArrayLike, key: Any) -> Tensor | np.ndarray:
+    """x[key], as NumPy indexes: ints, slices (negative steps too), None, ..., integer arrays
+    (lists, tuples, NumPy arrays, traced Tensors; several broadcast together) and concrete bool
+    masks, the advanced indices placed as NumPy places them.
+
+    Static ints and index arrays are checked against the axis (negative ones count from the
+    end), as in NumPy. A traced index array cannot be checked: as in JAX, an index in [-n, 0)
+    counts from the end and any other index outside [0, n) is clamped into range; the gradient
+    goes to the entry read. A traced bool mask would give a shape known only at run time, and
+    is refused (use fg.where). Slice bounds must be static: a window at a traced start i is
+    x[i + fg.arange(k)], or `dynamic_slice`, which clamps it into range.
     """
     x = asarray(x)
     shape = _shape(x)
-    key = list(key) if isinstance(key, tuple) else [key]
-    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
-    if len(ellipses) > 1:
-        raise ShapeError(f"getitem: more than one ... in an index of {shape}", user_site())
-    used = builtins.sum(k is not None and k is not Ellipsis for k in key)
-    if used > len(shape):
-        raise ShapeError(f"getitem: too many indices for {shape}: {used} given", user_site())
-    fill = [builtins.slice(None)] * (len(shape) - used)
-    key = key[: ellipses[0]] + fill + key[ellipses[0] + 1:] if ellipses else key + fill
-    starts, stops, steps, out_shape, gather = [], [], [], [], None
-    advanced = []  # key positions of ints and the integer array
-    dim = 0
-    for position, k in enumerate(key):
-        if k is None:
-            out_shape.append(1)
-            continue
-        n = shape[dim]
-        if isinstance(n, Dim) and isinstance(k, builtins.slice):  # a symbolic axis is kept whole
-            if (k.start, k.stop, k.step) not in ((None, None, None), (0, None, None), (None, None, 1), (0, None, 1)):
-                raise ShapeError(f"getitem: slice {k.start}:{k.stop}:{k.step} of the symbolic axis {n} of {shape}: a "
-                                 "symbolic axis is sliced only whole; pick entries of it with an int or fg.take",
-                                 user_site())
-            starts.append(0), stops.append(n), steps.append(1), out_shape.append(n)
-        elif isinstance(k, builtins.slice):
-            traced = [b for b in (k.start, k.stop, k.step) if isinstance(b, Tensor)]
-            if traced:
-                raise TraceError(TRACER_INDEX.format(what=f"getitem: a slice bound on axis {dim} of {shape}",
-                                                     spec=traced[0].spec), user_site())
-            bad = [b for b in (k.start, k.stop, k.step) if b is not None and not hasattr(b, "__index__")]
-            if any(isinstance(b, Dim) for b in bad):
-                raise ShapeError(f"getitem: slice bound {bad[0]} on axis {dim} of {shape} is a symbol: a slice has a "
-                                 f"fixed size; take the first {bad[0]} entries with fg.take(x, fg.arange({bad[0]}), "
-                                 f"axis={dim})", user_site())
-            if bad:
-                raise ShapeError(f"getitem: slice bound {bad[0]!r} on axis {dim} of {shape} is not an integer",
-                                 user_site())
-            if k.step is not None and k.step < 1:
-                raise ShapeError(f"getitem: slice step must be >= 1, got {k.step} on axis {dim} of {shape}", user_site())
-            a, b, s = k.indices(n)
-            if len(range(a, b, s)) == 0:
-                raise ShapeError(f"getitem: slice {a}:{b}:{s} of axis {dim} with size {n} is empty", user_site())
-            starts.append(a), stops.append(b), steps.append(s), out_shape.append(len(range(a, b, s)))
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) and not isinstance(n, Dim):
-            if not -n <= k < n:
-                raise ShapeError(f"getitem: index {k} is out of bounds for axis {dim} with size {n} of {shape}", user_site())
-            starts.append(int(k) % n), stops.append(int(k) % n + 1), steps.append(1)
-            advanced.append(position)
-        elif isinstance(k, (Tensor, list, np.ndarray)) and _dtype(k) is not DType.bool or isinstance(n, Dim) \
-                and isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
-            # An int on a symbolic axis cannot be checked while tracing: it is gathered as a traced index is.
-            if gather is not None:
-                raise ShapeError(f"getitem: only one integer-array index is supported, in an index of {shape}", user_site())
-            gather = (len(out_shape), _indices("getitem", k, dim, shape, normalize=True))
-            starts.append(0), stops.append(n), steps.append(1), out_shape.append(n)
-            advanced.append(position)
-        else:
-            raise ShapeError(
-                f"getitem: unsupported index {k!r} for {shape}: use ints, slices, None, ... or one integer "
-                "array (a boolean mask would need a data-dependent shape; use fg.where)", user_site())
-        dim += 1
-    if (starts, stops, steps) != ([0] * len(shape), list(shape), [1] * len(shape)):
-        x = bind(slice_p, x, starts=tuple(starts), stops=tuple(stops), steps=tuple(steps))
-    x = reshape(x, tuple(out_shape))
-    if gather is None:
-        return x
-    axis, indices = gather
-    x = bind(take_p, x, indices, axis=axis, mode="clip", fill_value=None)
-    if advanced[-1] - advanced[0] == len(advanced) - 1:
-        return x
-    # NumPy puts the indexed axes first when a slice or None separates the
-    # advanced indices (ints count as advanced beside an array).
-    nd = len(_shape(indices))
-    moved = tuple(range(axis, axis + nd))
-    return transpose(x, moved + tuple(i for i in range(len(_shape(x))) if i not in moved))
+    key = _parse("getitem", shape, key)
+    indices = [_indices("getitem", k, axis, shape, normalize=True) for axis, k in key.arrays]
+    return _gather("getitem", x, key, indices, "clip", None)
+
+
+# JAX's modes of indexed reads and updates (jax.lax.GatherScatterMode), as take's and scatter's.
+_GATHER_MODES = {None: "clip", "promise_in_bounds": "clip", "clip": "clip", "fill": "fill", "drop": "fill"}
+_SCATTER_MODES = {None: "drop", "promise_in_bounds": "drop", "drop": "drop", "fill": "drop", "clip": "clip"}
+
+
+def _mode(name: str, mode: Any, modes: dict[Any, str]) -> str:
+    if mode not in modes:
+        raise TraceError(f"{name}: mode {mode!r} is not supported; use one of 'promise_in_bounds', 'clip', 'drop' or "
+                         "'fill'", user_site())
+    return modes[mode]
+
+
+def _get(name: str, x: ArrayLike, key: Any, mode: str, fill_value: Any, wrap: bool) -> Tensor | np.ndarray:
+    """x[key] with out-of-range indices, constant ones too, following `mode` (take's "clip" or
+    "fill")."""
+    x = asarray(x)
+    shape = _shape(x)
+    key = _parse(name, shape, key, checked=False, wrap=wrap)
+    indices = [_indices(name, k, axis, shape, normalize=wrap, checked=False) for axis, k in key.arrays]
+    fill = _fill_value(name, fill_value, _dtype(x)) if mode == "fill" else None
+    return _gather(name, x, key, indices, mode, fill)
+
+
+def _update(name: str, x: ArrayLike, key: Any, values: ArrayLike, combine: str, mode: Any,
+            wrap: bool) -> Tensor | np.ndarray:
+    """x with x[key] combined with `values` (converted to x's dtype and broadcast to x[key]'s
+    shape, as JAX's updates): views and an elementwise select for a basic key, one scatter
+    for index arrays."""
+    x = asarray(x)
+    shape, dtype = _shape(x), _dtype(x)
+    scatter_mode = _mode(name, mode, _SCATTER_MODES)
+    if dtype is DType.bool and combine in ("add", "mul"):
+        raise DTypeError(f"{name}: bool arrays ({spec_of(x)}) have no arithmetic updates, as in JAX; use set, min "
+                         "or max, or astype('i32') first", user_site())
+    key = _parse(name, shape, key, checked=False, wrap=wrap)
+    values = asarray(values, dtype)
+    if _broadcast_shapes(_shape(values), key.shape) != key.shape:
+        raise ShapeError(f"{name}: values of shape {_shape(values)} do not broadcast to the shape {key.shape} that "
+                         f"the index selects from {shape}", user_site())
+    values = reshape(broadcast_to(values, key.shape), key.bare)
+    view = _view(x, key)
+    if key.arrays:
+        indices = [_indices(name, k, axis, shape, normalize=wrap, checked=False) for axis, k in key.arrays]
+        new = _scatter_view(name, view, key, indices, values, scatter_mode, combine)
+    else:
+        new = values if combine == "set" else {"add": add, "mul": multiply, "min": minimum, "max": maximum}[combine](
+            view, values)
+    return _write_back(x, key, new)
+
+
+def _scatter_view(name: str, view: Tensor | np.ndarray, key: _Key, indices: Sequence[Tensor | np.ndarray],
+                  updates: Tensor | np.ndarray, mode: str, combine: str) -> Tensor | np.ndarray:
+    """The basic part `view` with the updates (laid out as view[advanced part]) combined in."""
+    m = _merged(name, view, key, indices, clamp=mode == "clip")
+    if key.front and m.axis:  # the updates hold the batch axes first; the scatter wants them at its axis
+        nb, nd = len(key.batch), len(_shape(updates))
+        updates = transpose(updates, tuple(range(nb, nb + m.axis)) + tuple(range(nb)) + tuple(range(nb + m.axis, nd)))
+    out = reshape(bind(scatter_p, m.view, updates, m.index, axis=m.axis, mode=mode, combine=combine), m.unmerged)
+    return out if m.perm is None else transpose(out, tuple(np.argsort(m.perm).tolist()))
+
+
+def _write_back(x: Tensor | np.ndarray, key: _Key, new: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """`x` with the basic part of `key` replaced by `new`: padded back into place (a slice's
+    VJP), selected where the slice reads, reversed back."""
+    shape, sliced = _shape(x), key.sliced()
+    new = reshape(new, sliced)
+    if key.whole(shape):
+        return bind(rev_p, new, axes=key.rev) if key.rev else new
+    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1)
+                   for n, m, a, s in zip(shape, sliced, key.starts, key.steps))
+    new = bind(pad_p, new, widths=widths, value=0)
+    inside = bind(pad_p, broadcast_to(asarray(True), sliced), widths=widths, value=False)
+    if key.rev:
+        new, inside = bind(rev_p, new, axes=key.rev), bind(rev_p, inside, axes=key.rev)
+    return where(inside, new, x)
+
+
+class _IndexUpdateHelper:
+    """`x.at`: JAX's functional indexed updates, `x.at[key].set(values)` and the like (see
+    _IndexUpdateRef), each returning a new value; fgrad values are immutable, as JAX arrays."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: ArrayLike):
+        self.array = array
+
+    def __getitem__(self, key: Any) -> _IndexUpdateRef:
+        return _IndexUpdateRef(self.array, key)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({_brief(self.array)})"
+
+
+class _IndexUpdateRef:
+    """`x.at[key]`: `get` reads x[key]; `set`, `add`, `subtract`, `multiply` (`mul`), `divide`,
+    `power`, `min` and `max` return x with x[key] updated, as `x[key] = values`, `x[key] +=
+    values`, ... would (JAX's `.at`). Any index `x[key]` takes works; values are converted to
+    x's dtype and broadcast to x[key]'s shape.
+
+    Repeated indices combine: add accumulates, multiply multiplies, min and max take the
+    extreme, divide and power use the product of the row's values; with set, the last of them
+    in index order wins (JAX leaves which one unspecified). Out-of-range indices follow `mode`,
+    as JAX's: for updates "drop" (the default, also "fill" and "promise_in_bounds") drops them
+    and "clip" clamps them; for get "fill" (or "drop") reads `fill_value` (NaN for floats, as
+    take) and the default clamps. Negative indices count from the end unless
+    `wrap_negative_indices` is False. `indices_are_sorted` and `unique_indices`, hints to XLA,
+    are accepted and ignored.
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: ArrayLike, index: Any):
+        self.array, self.index = array, index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({_brief(self.array)}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: str | None = None,
+            fill_value: Any = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x[key]; out-of-range indices, constant ones too, follow `mode` (by default clamped, as
+        a traced index of x[key] is)."""
+        return _get("at.get", self.array, self.index, _mode("at.get", mode, _GATHER_MODES), fill_value,
+                    wrap_negative_indices)
+
+    def set(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] = values."""
+        return _update("at.set", self.array, self.index, values, "set", mode, wrap_negative_indices)
+
+    def add(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] += values."""
+        return _update("at.add", self.array, self.index, values, "add", mode, wrap_negative_indices)
+
+    def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                 mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] -= values (the negated values added: a - b is a + -b exactly)."""
+        values = neg(asarray(values, _dtype(self.array)))
+        return _update("at.subtract", self.array, self.index, values, "add", mode, wrap_negative_indices)
+
+    def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                 mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] *= values."""
+        return _update("at.multiply", self.array, self.index, values, "mul", mode, wrap_negative_indices)
+
+    mul = multiply
+
+    def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+               mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] /= values, as JAX: x divided by ones with the values multiplied in (so an
+        integer x gives floats)."""
+        return divide(self.array, _update("at.divide", _ones_like(self.array), self.index, values, "mul", mode,
+                                          wrap_negative_indices))
+
+    def power(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+              mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] **= values, as JAX: x to the power of ones with the values multiplied in."""
+        return pow(self.array, _update("at.power", _ones_like(self.array), self.index, values, "mul", mode,
+                                       wrap_negative_indices))
+
+    def min(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] = minimum(x[key], values)."""
+        return _update("at.min", self.array, self.index, values, "min", mode, wrap_negative_indices)
+
+    def max(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Tensor | np.ndarray:
+        """x with x[key] = maximum(x[key], values)."""
+        return _update("at.max", self.array, self.index, values, "max", mode, wrap_negative_indices)
+
+
+def _ones_like(x: ArrayLike) -> Tensor | np.ndarray:
+    return broadcast_to(asarray(1, _dtype(x)), _shape(x))
+
+
+def _along_axis(name: str, arr: Tensor | np.ndarray, indices: ArrayLike, axis: int) -> tuple[Any, ...]:
+    """The index that reads `arr` along `axis` at `indices` (of arr's rank, the other axes
+    broadcasting against arr's): `indices` on that axis, the other axes counted by aranges."""
+    shape = _shape(arr)
+    dtype = _dtype(indices)
+    if not dtype.is_int:
+        raise DTypeError(f"{name}: indices must be integers, got {dtype}", user_site())
+    ishape = _shape(indices)
+    if len(ishape) != len(shape):
+        raise ShapeError(f"{name}: indices {ishape} and arr {shape} must have the same number of axes", user_site())
+    if _broadcast_shapes(shape[:axis] + shape[axis + 1:], ishape[:axis] + ishape[axis + 1:]) is None:
+        raise ShapeError(f"{name}: indices {ishape} do not broadcast against arr {shape} outside axis {axis}",
+                         user_site())
+    counts = [reshape(arange(n), tuple(n if k == d else 1 for k in range(len(shape)))) for d, n in enumerate(shape)]
+    return tuple(indices if d == axis else counts[d] for d in range(len(shape)))
+
+
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1, mode: str | None = None,
+                    fill_value: Any = None) -> Tensor | np.ndarray:
+    """The entries of `arr` at `indices` along `axis`, as `jnp.take_along_axis`: `indices` has
+    arr's rank, its other axes broadcasting against arr's; with axis None, arr is flattened and
+    indices are 1-D. An index in [-n, 0) counts from the end; others out of range follow `mode`:
+    "fill" (the default) reads `fill_value` (NaN for floats, as take), "clip" (or
+    "promise_in_bounds") clamps."""
+    arr = asarray(arr)
+    if axis is None:
+        if len(_shape(indices)) != 1:
+            raise ShapeError(f"take_along_axis: indices must be 1-D with axis=None, got {_shape(indices)}", user_site())
+        arr, axis = reshape(arr, (-1,)), 0
+    axis = _one_axis("take_along_axis", arr, axis)
+    mode = _mode("take_along_axis", "fill" if mode is None else mode, _GATHER_MODES)
+    return _get("take_along_axis", arr, _along_axis("take_along_axis", arr, indices, axis), mode, fill_value, True)
+
+
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None, inplace: bool = True,
+                   *, mode: str | None = None) -> Tensor | np.ndarray:
+    """`arr` with `values` written at `indices` along `axis` (read as in take_along_axis), as
+    `jnp.put_along_axis`, which also requires inplace=False. Out-of-range indices follow
+    `mode` as in x.at[...].set: dropped by default; of repeated ones the last value wins."""
+    if inplace:
+        raise TraceError("put_along_axis: fgrad values are immutable, as JAX arrays: pass inplace=False to get the "
+                         "updated array", user_site())
+    arr = asarray(arr)
+    shape = _shape(arr)
+    if axis is None:
+        if len(_shape(indices)) != 1:
+            raise ShapeError(f"put_along_axis: indices must be 1-D with axis=None, got {_shape(indices)}", user_site())
+        return reshape(put_along_axis(reshape(arr, (-1,)), indices, values, 0, False, mode=mode), shape)
+    axis = _one_axis("put_along_axis", arr, axis)
+    return _update("put_along_axis", arr, _along_axis("put_along_axis", arr, indices, axis), values, "set", mode, True)
+
+
+def roll(a: ArrayLike, shift: ArrayLike | Sequence[int],
+         axis: int | Sequence[int] | None = None) -> Tensor | np.ndarray:
+    """`a` with its entries shifted `shift` places along `axis`, those pushed off the end coming
+    back at the start, as `jnp.roll`; axis None rolls the flattened array. Several shifts and
+    axes broadcast together; shifts along one axis named twice add up. A static shift joins two
+    slices; a traced one (an integer scalar or 1-D Tensor) reads a window of `a` joined to itself,
+    as JAX's."""
+    a = asarray(a)
+    shape = _shape(a)
+    if axis is None:
+        return reshape(roll(reshape(a, (-1,)), shift, 0), shape)
+    if isinstance(shift, Tensor):
+        if not shift.dtype.is_int or shift.ndim > 1:
+            raise DTypeError(f"roll: shift must be an integer scalar or 1-D array, got {shift.spec}", user_site())
+        shifts = [shift] if shift.ndim == 0 else [getitem(shift, k) for k in range(shift.shape[0])]
+    else:
+        _dtype(shift)  # refuses ragged lists, strings and None, naming the function
+        given = np.atleast_1d(np.asarray(shift))
+        if given.dtype.kind not in "iu" or given.ndim > 1:
+            raise DTypeError(f"roll: shift must be an integer or a sequence of integers, got {_brief(shift)}",
+                             user_site())
+        shifts = [int(k) for k in given]
+    axes = [_one_axis("roll", a, k) for k in np.atleast_1d(np.asarray(axis)).tolist()]
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        raise ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} axes", user_site())
+    for s, k in zip(shifts * (len(axes) if len(shifts) == 1 else 1), axes * (len(shifts) if len(axes) == 1 else 1)):
+        n = shape[k]
+        if isinstance(s, Tensor):  # the window at n - (s mod n) of a joined to itself
+            starts = [0] * len(shape)
+            starts[k] = subtract(n, remainder(astype(s, DType.i32), n))
+            a = dynamic_slice(concatenate([a, a], k), starts, shape)
+        elif s % n:
+            a = concatenate([_slice_axis(a, k, n - s % n, n), _slice_axis(a, k, 0, n - s % n)], k)
+    return a
+
+
+def _slice_axis(x: Tensor | np.ndarray, axis: int, start: int, stop: int) -> Tensor | np.ndarray:
+    shape = _shape(x)
+    return bind(slice_p, x, starts=tuple(start if k == axis else 0 for k in range(len(shape))),
+                stops=tuple(stop if k == axis else d for k, d in enumerate(shape)), steps=(1,) * len(shape))

@@ -8,18 +8,20 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, DTypeError, TraceError
-from fgrad.ir import DType
+from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TraceError
 from fgrad.trace import Tensor, user_site
-from fgrad.numpy.shapes import reshape, squeeze, transpose
+from fgrad.numpy import bitwise, elementwise, linalg
+from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
 from fgrad.numpy.elementwise import (
-    abs, add, astype, cos, divide, equal, exp, greater, greater_equal, isfinite, isinf, isnan,
-    less, less_equal, log, logical_and, logical_not, logical_or, maximum, minimum, multiply, neg,
-    not_equal, pow, sin, sqrt, subtract, tanh,
+    abs, add, astype, clip, divide, divmod, equal, floor_divide, greater, greater_equal, less, less_equal,
+    multiply, neg, not_equal, pow, remainder, round, subtract,
 )
-from fgrad.numpy.reductions import argmax, argmin, cumsum, max, mean, min, sum
-from fgrad.numpy.linalg import matmul
-from fgrad.numpy.indexing import getitem
+from fgrad.numpy.reductions import (
+    all, any, argmax, argmin, argsort, cumprod, cumsum, max, mean, min, prod, ptp, sort, std, sum, var,
+)
+from fgrad.numpy.linalg import dot, matmul
+from fgrad.numpy.bitwise import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
+from fgrad.numpy.indexing import _IndexUpdateHelper, getitem, take
 
 
 # ---------------------------------------------------------------------------
@@ -36,13 +38,6 @@ def varargs_shape(args: tuple[Any, ...]) -> Any:
     return args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
 
 
-def invert(x: Tensor) -> Tensor:
-    """`~x`: logical not of a bool value (fgrad has no bitwise operations)."""
-    if x.dtype is not DType.bool:
-        raise DTypeError(f"invert: ~ is logical not and needs a bool value, got {x.spec}", user_site())
-    return logical_not(x)
-
-
 def _setitem(x: Tensor, key: Any, value: Any) -> None:
     raise TraceError(IMMUTABLE.format(what=f"a Tensor {x.spec}"), user_site())
 
@@ -50,7 +45,8 @@ def _setitem(x: Tensor, key: Any, value: Any) -> None:
 # The operators of fgrad values, shared by Tensor (traced) and fg.Array (eager, on the device):
 # `__name__` and, for the arithmetic ones, the reflected `__rname__`.
 ARITHMETIC_OPERATORS = {"add": add, "sub": subtract, "mul": multiply, "truediv": divide, "pow": pow,
-                        "matmul": matmul, "and": logical_and, "or": logical_or}
+                        "floordiv": floor_divide, "mod": remainder, "divmod": divmod, "matmul": matmul, "and": bitwise_and, "or": bitwise_or, "xor": bitwise_xor,
+                        "lshift": left_shift, "rshift": right_shift}
 COMPARISON_OPERATORS = {"eq": equal, "ne": not_equal, "lt": less, "le": less_equal, "gt": greater,
                         "ge": greater_equal}  # Python reflects these itself: `1 < x` is `x > 1`
 for _name, _fn in ARITHMETIC_OPERATORS.items():
@@ -61,22 +57,48 @@ for _name, _fn in COMPARISON_OPERATORS.items():
 del _name, _fn
 Tensor.__neg__, Tensor.__pos__, Tensor.__abs__, Tensor.__invert__ = neg, lambda x: x, abs, invert
 Tensor.__getitem__, Tensor.__setitem__ = getitem, _setitem
-Tensor.T = property(lambda x: transpose(x))
-Tensor.reshape = lambda x, *shape: reshape(x, varargs_shape(shape))
-Tensor.transpose = lambda x, *axes: transpose(x, varargs_shape(axes) if axes else None)
-Tensor.sum, Tensor.mean, Tensor.max, Tensor.min = sum, mean, max, min
-Tensor.argmax, Tensor.argmin, Tensor.cumsum = argmax, argmin, cumsum
-Tensor.astype, Tensor.squeeze = astype, squeeze
+Tensor.at = property(_IndexUpdateHelper)  # x.at[key].set(values): JAX's indexed updates
 
-# NumPy ufuncs on Tensors (`np.exp(t)`, `ndarray + t`) map to the same functions.
-_UFUNCS = {
-    np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: divide, np.power: pow,
-    np.matmul: matmul, np.negative: neg, np.absolute: abs, np.exp: exp, np.log: log, np.sqrt: sqrt,
-    np.tanh: tanh, np.sin: sin, np.cos: cos, np.maximum: maximum, np.minimum: minimum, np.equal: equal, np.not_equal: not_equal,
-    np.less: less, np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
-    np.logical_and: logical_and, np.logical_or: logical_or, np.logical_not: logical_not,
-    np.isnan: isnan, np.isinf: isinf, np.isfinite: isfinite,
+
+def _reshape(x: Any, *shape: Any, order: str = "C") -> Any:
+    """x.reshape(2, 3) or x.reshape((2, 3)); order "F" fills the new shape first axis fastest, as NumPy's."""
+    shape = varargs_shape(shape)
+    if order == "F":
+        return transpose(reshape(transpose(x), tuple(reversed(shape)) if isinstance(shape, tuple) else shape))
+    if order != "C":
+        raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+    return reshape(x, shape)
+
+
+def _transpose(x: Any, *axes: Any) -> Any:
+    """x.transpose(1, 0) or x.transpose((1, 0)); no axes reverses them."""
+    return transpose(x, varargs_shape(axes) if axes else None)
+
+
+def _flatten(x: Any, order: str = "C") -> Any:
+    """x.flatten(): the values in one axis (a new value, as every fgrad value is)."""
+    return ravel(x, order)
+
+
+# The methods of fgrad values, shared by Tensor (traced) and fg.Array (eager, on the device), as a
+# jax.Array's: each is the public function of its name with the value first (`x.sum(0)` is `sum(x, 0)`).
+METHODS: dict[str, Callable[..., Any]] = {
+    "reshape": _reshape, "transpose": _transpose, "flatten": _flatten,
+    **{fn.__name__: fn for fn in (
+        all, any, argmax, argmin, argsort, astype, clip, cumprod, cumsum, diagonal, dot, max, mean, min, prod,
+        ptp, ravel, repeat, round, sort, squeeze, std, sum, swapaxes, take, trace, var)},
 }
+# Properties computed from the value: `x.T` reverses the axes, `x.mT` swaps the last two.
+PROPERTIES: dict[str, Callable[[Any], Any]] = {"T": transpose, "mT": lambda x: swapaxes(x, -1, -2)}
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+for _name, _fn in PROPERTIES.items():
+    setattr(Tensor, _name, property(_fn))
+del _name, _fn
+
+# NumPy ufuncs on Tensors (`np.exp(t)`, `ndarray + t`) map to the fgrad functions of their names.
+_UFUNCS = {ufunc: getattr(module, name) for module in (elementwise, bitwise, linalg) for name in module.__all__
+           if isinstance(ufunc := getattr(np, name, None), np.ufunc)}
 
 
 def _array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Tensor:
@@ -95,8 +117,11 @@ _NUMPY_FUNCTIONS = {
     np.transpose: "fg.transpose", np.expand_dims: "fg.expand_dims", np.squeeze: "fg.squeeze",
     np.broadcast_to: "fg.broadcast_to",
     np.concatenate: "fg.concatenate", np.stack: "fg.stack", np.pad: "fg.pad", np.where: "fg.where",
-    np.take: "fg.take", np.dot: "fg.matmul", np.clip: "fg.clip", np.linalg.norm: "fg.sqrt(fg.sum(x * x))",
-    np.var: "fg.mean((x - fg.mean(x)) ** 2)", np.std: "fg.sqrt(fg.mean((x - fg.mean(x)) ** 2))",
+    np.take: "fg.take", np.dot: "fg.dot", np.clip: "fg.clip", np.linalg.norm: "fg.sqrt(fg.sum(x * x))",
+    np.var: "fg.var", np.std: "fg.std", np.prod: "fg.prod", np.any: "fg.any", np.all: "fg.all",
+    np.sort: "fg.sort", np.argsort: "fg.argsort", np.cumprod: "fg.cumprod", np.flip: "fg.flip", np.roll: "fg.roll",
+    np.einsum: "fg.einsum", np.tensordot: "fg.tensordot", np.round: "fg.round", np.tile: "fg.tile",
+    np.repeat: "fg.repeat", np.split: "fg.split", np.tril: "fg.tril", np.triu: "fg.triu",
 }
 # Shape queries read the static shape, as on a NumPy array.
 _SHAPE_QUERIES = (np.shape, np.ndim, np.size)

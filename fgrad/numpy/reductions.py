@@ -1,87 +1,255 @@
-"""Reductions over axes (sum, mean, max, min, argmax, argmin, logsumexp), softmax and cumsum."""
+"""Reductions over axes (sum, prod, mean, var, std, max, min, any, all, argmax, argmin,
+logsumexp and their NaN-ignoring forms), softmax, scans (cumsum, cumprod and jax.lax's
+cummax, cummin, cumlogsumexp) and sorting (sort, argsort, median, lax.top_k)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from fgrad.errors import ShapeError, TraceError
+from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import Dim, DType, Primitive
-from fgrad.primitives import argmax_p, argmin_p, cumsum_p, log_softmax_p, max_p, min_p, softmax_p, sum_p
+from fgrad.primitives import (
+    argmax_p, argmin_p, argsort_p, cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p, log_softmax_p, max_p,
+    min_p, prod_p, softmax_p, sort_p, sum_p,
+)
+from fgrad.primitives.reductions import take_along_last
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
     ArrayLike, _arith_dtype, _as_dtype, _axes, _brief, _dtype, _float_dtype, _one_axis, _shape,
-    asarray,
+    asarray, result_dtype,
 )
-from fgrad.numpy.shapes import reshape
+from fgrad.numpy.shapes import _no_out, broadcast_to, concatenate, reshape, transpose
 from fgrad.numpy.elementwise import (
-    abs, add, astype, divide, equal, exp, less, log, multiply, not_equal, stop_gradient, subtract,
-    where,
+    abs, add, astype, divide, equal, exp, greater, isnan, less, log, logical_and, logical_not, logical_or, maximum,
+    minimum, multiply, not_equal, sqrt, stop_gradient, subtract,
 )
+from fgrad.numpy.elementwise import where as _where  # `where` is the name of the reductions' mask argument
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
-    "argmax", "argmin", "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "softmax", "sum",
+    "all", "any", "argmax", "argmin", "argsort", "average", "count_nonzero", "cumprod", "cumsum", "cumulative_prod",
+    "cumulative_sum", "log_softmax", "logsumexp", "max", "mean", "median", "min", "nancumprod", "nancumsum",
+    "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "ptp", "softmax", "sort",
+    "std", "sum", "var",
 ]
+
+Axis = int | Sequence[int] | None
 
 
 def _keepdims(out: Tensor | np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]) -> Tensor | np.ndarray:
     return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
-def sum(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Sum over `axis` (all axes if None). Bools are counted as i32."""
-    x = asarray(x, _arith_dtype(x))
-    axes = _axes("sum", _shape(x), axis)
-    out = bind(sum_p, x, axes=axes) if axes else x
-    return _keepdims(out, _shape(x), axes) if keepdims else out
-
-
-def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Mean over `axis` (all axes if None), in x's float dtype (f32 for integers and bools).
-    As jnp.mean, it sums and divides in the dtype's `wide` one and rounds once (the mean of
-    f16 values whose sum passes 65504 is still finite)."""
-    dtype = _float_dtype(_dtype(x))
-    x = asarray(x, dtype.wide)
-    axes = _axes("mean", _shape(x), axis)
-    sizes = [_shape(x)[a] for a in axes]
-    scale = 1.0 / math.prod(d for d in sizes if not isinstance(d, Dim))
-    symbols = [d for d in sizes if isinstance(d, Dim)]
-    if symbols:  # their values are known at call time: the scale divides by them there
-        for d in symbols:
-            scale = divide(scale, d)
-        scale = astype(scale, dtype.wide)
-    return astype(multiply(sum(x, axes, keepdims), scale), dtype)
-
-
-def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Maximum over `axis` (all axes if None); NaN wins; bools give bool (any)."""
-    return _pick_reduce(max_p, x, axis, keepdims)
-
-
-def min(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Minimum over `axis` (all axes if None); NaN wins; bools give bool (all)."""
-    return _pick_reduce(min_p, x, axis, keepdims)
-
-
-def _pick_reduce(op: Primitive, x: ArrayLike, axis: int | Sequence[int] | None, keepdims: bool) -> Tensor | np.ndarray:
-    x = asarray(x)
-    axes = _axes(op.name, _shape(x), axis)
+def _reduce(op: Primitive, x: Tensor | np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Tensor | np.ndarray:
+    """`op` over `axes` of x (x itself over none), the reduced axes kept with size 1 where `keepdims`."""
     out = bind(op, x, axes=axes) if axes else x
     return _keepdims(out, _shape(x), axes) if keepdims else out
 
 
-def argmax(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Index of the largest value along `axis` (of the flattened x if None), as i32:
-    the first one on ties, the first NaN if there is one, as in NumPy."""
-    return _arg_extreme(argmax_p, x, axis, keepdims)
+def _masked(name: str, x: Tensor | np.ndarray, where_: ArrayLike | None, identity: ArrayLike) -> Tensor | np.ndarray:
+    """x with the entries outside the `where` mask (broadcast to x's shape) replaced by `identity`."""
+    if where_ is None:
+        return x
+    mask = asarray(where_)
+    if _dtype(mask) is not DType.bool:
+        raise DTypeError(f"{name}: where must be a bool mask, got {_dtype(mask)}", user_site())
+    return _where(broadcast_to(mask, _shape(x)), x, identity)
 
 
-def argmin(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """Index of the smallest value along `axis` (of the flattened x if None), as i32:
-    the first one on ties, the first NaN if there is one, as in NumPy."""
-    return _arg_extreme(argmin_p, x, axis, keepdims)
+def _bool_flag(name: str, what: str, flag: Any) -> bool:
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TraceError(f"{name}: {what} must be True or False, got {_brief(flag)}", user_site())
+    return bool(flag)
+
+
+def _sum_dtype(name: str, a: ArrayLike, dtype: str | DType | None) -> DType:
+    """What a sum or product computes in: `dtype`, else a's, bools counted as i32 (jax.numpy's
+    default integer; u32 stays u32)."""
+    return _arith_dtype(a) if dtype is None else _as_dtype(dtype, name)
+
+
+def sum(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, keepdims: bool = False,
+        initial: ArrayLike | None = None, where: ArrayLike | None = None, promote_integers: bool = True
+        ) -> Tensor | np.ndarray:
+    """Sum over `axis` (all axes if None), as `jnp.sum`: bools count as i32, `dtype` converts
+    `a` first (a sum of bools is then their or), entries outside the `where` mask count 0 and
+    `initial` is added. f16 sums accumulate in f32, rounded once. `promote_integers` changes
+    nothing here: fgrad has no integer narrower than the default one."""
+    return _fold("sum", sum_p, a, axis, dtype, out, keepdims, initial, where, 0, promote_integers)
+
+
+def prod(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, keepdims: bool = False,
+         initial: ArrayLike | None = None, where: ArrayLike | None = None, promote_integers: bool = True
+         ) -> Tensor | np.ndarray:
+    """Product over `axis` (all axes if None), as `jnp.prod`: bools count as i32, `dtype`
+    converts `a` first (a product of bools is then their and), entries outside the `where`
+    mask count 1 and `initial` multiplies in. Its gradient is right with zeros in `a`: each
+    entry's is the product of the others, made of prefix and suffix products (no division).
+    `promote_integers` changes nothing here, as in `sum`."""
+    return _fold("prod", prod_p, a, axis, dtype, out, keepdims, initial, where, 1, promote_integers)
+
+
+def _fold(name: str, op: Primitive, a: ArrayLike, axis: Axis, dtype: str | DType | None, out: None, keepdims: bool,
+          initial: ArrayLike | None, where_: ArrayLike | None, identity: int, promote_integers: bool
+          ) -> Tensor | np.ndarray:
+    _no_out(name, out)
+    _bool_flag(name, "promote_integers", promote_integers)
+    x = asarray(a, _sum_dtype(name, a, dtype))
+    if _dtype(x) is DType.bool:  # bools add as or and multiply as and, as in NumPy
+        op, identity = (max_p, False) if op is sum_p else (min_p, True)
+    x = _masked(name, x, where_, identity)
+    result = _reduce(op, x, _axes(name, _shape(x), axis), keepdims)
+    if initial is None:
+        return result
+    start = asarray(initial, _dtype(x))
+    combine = {sum_p: add, prod_p: multiply, max_p: logical_or, min_p: logical_and}[op]
+    return combine(result, start)
+
+
+def mean(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, keepdims: bool = False,
+         *, where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """Mean over `axis` (all axes if None), as `jnp.mean`: in `dtype` if given, else a's float
+    dtype (f32 for integers and bools), over the entries in the `where` mask (NaN where it
+    holds none). It sums and divides in the dtype's `wide` one and rounds once (the mean of
+    f16 values whose sum passes 65504 is still finite). fgrad refuses an integer `dtype`
+    (jnp.mean would divide with truncation)."""
+    _no_out("mean", out)
+    result, _ = _mean_count("mean", a, axis, _float_result("mean", a, dtype), keepdims, where)
+    return result
+
+
+def _float_result(name: str, a: ArrayLike, dtype: str | DType | None) -> DType:
+    if dtype is None:
+        return _float_dtype(_dtype(a))
+    want = _as_dtype(dtype, name)
+    if not want.is_float:
+        raise DTypeError(f"{name}: dtype {want} is not a float dtype; fgrad computes {name} in floats only (jnp."
+                         f"{name} with an integer dtype would round its division)", user_site())
+    return want
+
+
+def _count(shape: tuple[int | Dim, ...], axes: tuple[int, ...], dtype: DType) -> float | Tensor:
+    """How many entries `axes` of `shape` hold, as a number of `dtype` (a symbol's value is known at call time)."""
+    sizes = [shape[a] for a in axes]
+    count: float | Tensor = float(math.prod(d for d in sizes if not isinstance(d, Dim)))
+    for d in sizes:
+        if isinstance(d, Dim):
+            count = multiply(count, astype(d, dtype))
+    return count
+
+
+def _mean_count(name: str, a: ArrayLike, axis: Axis, dtype: DType, keepdims: bool, where_: ArrayLike | None
+                ) -> tuple[Tensor | np.ndarray, float | Tensor | np.ndarray]:
+    """The mean over `axis` in `dtype` (computed in its `wide` one), and how many entries it averaged."""
+    x = asarray(a, dtype.wide)
+    axes = _axes(name, _shape(x), axis)
+    if where_ is None:
+        count = _count(_shape(x), axes, dtype.wide)
+        scale = 1.0 / count if isinstance(count, float) else astype(divide(1.0, count), dtype.wide)
+        return astype(multiply(sum(x, axes, keepdims=keepdims), scale), dtype), count
+    count = sum(astype(broadcast_to(asarray(where_), _shape(x)), dtype.wide), axes, keepdims=keepdims)
+    return astype(divide(sum(x, axes, keepdims=keepdims, where=where_), count), dtype), count
+
+
+def var(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: ArrayLike | None = None, mean: ArrayLike | None = None,
+        correction: int | float | None = None) -> Tensor | np.ndarray:
+    """Variance over `axis` (all axes if None), as `jnp.var`: the mean of squared deviations
+    from the mean (or the given `mean`), divided by N - ddof (`correction` is its other name;
+    NaN where that is not positive), in `dtype` or a's float dtype, over the `where` mask."""
+    _no_out("var", out)
+    if correction is None:
+        correction = ddof
+    elif ddof != 0:
+        raise TraceError("var: ddof and correction can't be provided simultaneously (as in JAX)", user_site())
+    dtype = _float_result("var", a, dtype)
+    x = asarray(a, dtype.wide)
+    axes = _axes("var", _shape(x), axis)
+    center = (_mean_count("var", x, axes, dtype.wide, True, where)[0] if mean is None
+              else broadcast_to(asarray(mean, dtype.wide), _shape(x)))
+    deviation = subtract(x, center)
+    squares = sum(multiply(deviation, deviation), axes, keepdims=keepdims, where=where)
+    count = (_count(_shape(x), axes, dtype.wide) if where is None
+             else sum(astype(broadcast_to(asarray(where), _shape(x)), dtype.wide), axes, keepdims=keepdims))
+    normalizer = subtract(count, correction)
+    result = divide(squares, normalizer)
+    if not (isinstance(normalizer, float) and normalizer > 0):  # no degrees of freedom left: NaN, as JAX's
+        result = _where(greater(normalizer, 0), result, math.nan)
+    return astype(result, dtype)
+
+
+def std(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: ArrayLike | None = None, mean: ArrayLike | None = None,
+        correction: int | float | None = None) -> Tensor | np.ndarray:
+    """Standard deviation over `axis`: the square root of `var` (same arguments), as `jnp.std`."""
+    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))
+
+
+def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, initial: ArrayLike | None = None,
+        where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """Maximum over `axis` (all axes if None), as `jnp.max`: NaN wins; bools give bool (any);
+    `initial` joins every result; entries outside the `where` mask are left out, which needs
+    an `initial` (a maximum of nothing has no value)."""
+    return _pick_reduce("max", max_p, maximum, a, axis, out, keepdims, initial, where)
+
+
+def min(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, initial: ArrayLike | None = None,
+        where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """Minimum over `axis` (all axes if None), as `jnp.min`: NaN wins; bools give bool (all);
+    `initial` joins every result; entries outside the `where` mask are left out, which needs
+    an `initial` (a minimum of nothing has no value)."""
+    return _pick_reduce("min", min_p, minimum, a, axis, out, keepdims, initial, where)
+
+
+def _pick_reduce(name: str, op: Primitive, pick: Callable[..., Any], a: ArrayLike, axis: Axis, out: None,
+                 keepdims: bool, initial: ArrayLike | None, where_: ArrayLike | None) -> Tensor | np.ndarray:
+    _no_out(name, out)
+    x = asarray(a)
+    if initial is None:
+        if where_ is not None:
+            raise TraceError(f"{name}: a where mask needs an initial value: a {name}imum of no entries has none "
+                             "(as in JAX)", user_site())
+        return _reduce(op, x, _axes(name, _shape(x), axis), keepdims)
+    start = asarray(initial, _dtype(x))
+    x = _masked(name, x, where_, start)  # entries left out become the initial value, which joins the result anyway
+    return pick(_reduce(op, x, _axes(name, _shape(x), axis), keepdims), start)
+
+
+def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,
+        where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """Whether any entry over `axis` (all axes if None) is nonzero (NaN is), as `jnp.any`;
+    entries outside the `where` mask count False."""
+    _no_out("any", out)
+    x = _masked("any", asarray(a, DType.bool), where, False)
+    return _reduce(max_p, x, _axes("any", _shape(x), axis), keepdims)
+
+
+def all(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,
+        where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """Whether every entry over `axis` (all axes if None) is nonzero (NaN is), as `jnp.all`;
+    entries outside the `where` mask count True."""
+    _no_out("all", out)
+    x = _masked("all", asarray(a, DType.bool), where, True)
+    return _reduce(min_p, x, _axes("all", _shape(x), axis), keepdims)
+
+
+def argmax(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
+           ) -> Tensor | np.ndarray:
+    """Index of the largest value along `axis` (of the flattened `a` if None), as i32:
+    the first one on ties, the first NaN if there is one, as in NumPy; bools count as 0 and 1."""
+    _no_out("argmax", out)
+    return _arg_extreme(argmax_p, a, axis, bool(keepdims))
+
+
+def argmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
+           ) -> Tensor | np.ndarray:
+    """Index of the smallest value along `axis` (of the flattened `a` if None), as i32:
+    the first one on ties, the first NaN if there is one, as in NumPy; bools count as 0 and 1."""
+    _no_out("argmin", out)
+    return _arg_extreme(argmin_p, a, axis, bool(keepdims))
 
 
 def _flattened(name: str, x: Tensor | np.ndarray) -> Tensor | np.ndarray:
@@ -105,6 +273,144 @@ def _arg_extreme(op: Primitive, x: ArrayLike, axis: int | None, keepdims: bool) 
     return _keepdims(out, shape, axes) if keepdims else out
 
 
+def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """Range (maximum - minimum) over `axis`, as `jnp.ptp`; bools are refused, as in JAX."""
+    _no_out("ptp", out)
+    if _dtype(a) is DType.bool:
+        raise DTypeError("ptp: bools have no difference (as in JAX); convert them with astype first", user_site())
+    x = asarray(a)
+    return subtract(max(x, axis, keepdims=keepdims), min(x, axis, keepdims=keepdims))
+
+
+def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Tensor | np.ndarray:
+    """How many entries over `axis` are nonzero (NaN is), as i32, as `jnp.count_nonzero`."""
+    return sum(asarray(a, DType.bool), axis, DType.i32, keepdims=keepdims)
+
+
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, returned: bool = False,
+            keepdims: bool = False) -> Tensor | np.ndarray | tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """Weighted mean over `axis`, as `jnp.average`: `weights` of a's shape, or 1-D along a
+    single `axis`; with `returned`, also the sum of the weights (the count without weights)."""
+    _bool_flag("average", "returned", returned)
+    if weights is None:
+        dtype = _float_dtype(_dtype(a))
+        result, count = _mean_count("average", a, axis, dtype, keepdims, None)
+        total = count if isinstance(count, Tensor) else asarray(count, dtype)
+        return (result, broadcast_to(total, _shape(result))) if returned else result
+    x, w = asarray(a), asarray(weights)
+    dtype = _float_dtype(result_dtype(x, w))
+    x, w = asarray(x, dtype), asarray(w, dtype)
+    axes = _axes("average", _shape(x), axis)
+    if _shape(w) != _shape(x):
+        if len(axes) != 1 or len(_shape(w)) != 1 or _shape(w)[0] != _shape(x)[axes[0]]:
+            raise ShapeError(f"average: weights of shape {_shape(w)} must have a's shape {_shape(x)}, or be 1-D "
+                             "along a single axis", user_site())
+        w = broadcast_to(reshape(w, tuple(-1 if i == axes[0] else 1 for i in range(len(_shape(x))))), _shape(x))
+    total = sum(w, axes, keepdims=keepdims)
+    result = divide(sum(multiply(x, w), axes, keepdims=keepdims), total)
+    return (result, total) if returned else result
+
+
+def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Tensor | np.ndarray:
+    """The middle value over `axis` (the mean of the two middle ones for an even count), as
+    `jnp.median`: in a's float dtype, NaN if any entry is NaN; the gradient goes to the middle
+    entries."""
+    _no_out("median", out)
+    x = asarray(a, _float_dtype(_dtype(a)))
+    shape = _shape(x)
+    axes = _axes("median", shape, axis)
+    symbols = [shape[i] for i in axes if isinstance(shape[i], Dim)]
+    if symbols:
+        raise ShapeError(f"median: the reduced axes of {shape} hold the symbol {symbols[0]}; median takes fixed "
+                         "sizes", user_site())
+    kept = [i for i in range(len(shape)) if i not in axes]
+    rows = reshape(transpose(x, kept + list(axes)), (*(shape[i] for i in kept), -1))
+    n = _shape(rows)[-1]
+    ordered = sort(rows, -1)
+    middle = ordered[..., (n - 1) // 2] if n % 2 else multiply(add(ordered[..., n // 2 - 1], ordered[..., n // 2]), 0.5)
+    result = _where(any(isnan(rows), -1), math.nan, middle)
+    return _keepdims(result, shape, axes) if keepdims else result
+
+
+# -- ignoring NaN ----------------------------------------------------------------
+
+
+def nansum(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None,
+           keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None
+           ) -> Tensor | np.ndarray:
+    """`sum` with NaN entries counted as 0, as `jnp.nansum`."""
+    return sum(_nan_as(a, 0), axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None,
+            keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None
+            ) -> Tensor | np.ndarray:
+    """`prod` with NaN entries counted as 1, as `jnp.nanprod`."""
+    return prod(_nan_as(a, 1), axis, dtype, out, keepdims, initial, where)
+
+
+def nanmax(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`max` leaving NaN entries out (NaN where all are NaN), as `jnp.nanmax`."""
+    return _nan_pick("nanmax", max, -math.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanmin(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`min` leaving NaN entries out (NaN where all are NaN), as `jnp.nanmin`."""
+    return _nan_pick("nanmin", min, math.inf, a, axis, out, keepdims, initial, where)
+
+
+def _nan_pick(name: str, pick: Callable[..., Any], identity: float, a: ArrayLike, axis: Axis, out: None,
+              keepdims: bool, initial: ArrayLike | None, where_: ArrayLike | None) -> Tensor | np.ndarray:
+    x = asarray(a)
+    if not _dtype(x).is_float:
+        return pick(x, axis, out, keepdims, initial, where_)
+    nan = isnan(x)
+    result = pick(_where(nan, identity, x), axis, out, keepdims, initial, where_)
+    return _where(all(nan, axis, keepdims=keepdims, where=where_), math.nan, result) if initial is None else result
+
+
+def nanmean(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None,
+            keepdims: bool = False, where: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`mean` of the entries that are not NaN (NaN where none is), as `jnp.nanmean`."""
+    _no_out("nanmean", out)
+    return mean(_nan_as(a, 0), axis, dtype, keepdims=keepdims, where=_not_nan(a, where))
+
+
+def nanvar(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: ArrayLike | None = None, mean: ArrayLike | None = None,
+           correction: int | float | None = None) -> Tensor | np.ndarray:
+    """`var` of the entries that are not NaN, as `jnp.nanvar`."""
+    return var(_nan_as(a, 0), axis, dtype, out, ddof, keepdims, where=_not_nan(a, where), mean=mean,
+               correction=correction)
+
+
+def nanstd(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: ArrayLike | None = None, mean: ArrayLike | None = None,
+           correction: int | float | None = None) -> Tensor | np.ndarray:
+    """`std` of the entries that are not NaN, as `jnp.nanstd`."""
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, correction))
+
+
+def _nan_as(a: ArrayLike, value: int) -> Tensor | np.ndarray:
+    x = asarray(a)
+    return _where(isnan(x), value, x) if _dtype(x).is_float else x
+
+
+def _not_nan(a: ArrayLike, where_: ArrayLike | None) -> Tensor | np.ndarray | None:
+    """The entries of a that are not NaN (and in the `where` mask): None where that is all."""
+    x = asarray(a)
+    if not _dtype(x).is_float:
+        return where_
+    keep = logical_not(isnan(x))
+    return keep if where_ is None else logical_and(keep, where_)
+
+
+# -- along one axis --------------------------------------------------------------
+
+
 def softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
     """exp(x) / sum(exp(x)) along `axis`, computed stably (the sum in x's `wide` dtype)."""
     x = asarray(x, _float_dtype(_dtype(x)))
@@ -117,34 +423,232 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
     return bind(log_softmax_p, x, axis=_one_axis("log_softmax", x, axis))
 
 
-def logsumexp(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor | np.ndarray:
-    """log(sum(exp(x))) over `axis`, shifted by the (gradient-free) max for stability, as
-    `jax.nn.logsumexp`: -inf where every value is -inf (a fully masked row), +inf where one is
-    +inf. Where every value is -inf the gradient is 0, not NaN (no value moves the result)."""
-    x = asarray(x, _float_dtype(_dtype(x)))
+def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepdims: bool = False,
+              return_sign: bool = False, where: ArrayLike | None = None
+              ) -> Tensor | np.ndarray | tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """log(sum(b * exp(a))) over `axis`, as `jax.nn.logsumexp`, shifted by the (gradient-free)
+    max for stability: -inf where every term is 0 (a fully masked row: entries with b == 0 or
+    outside the `where` mask are left out), +inf where one is +inf. With `return_sign`, the
+    pair (log|sum|, sign of the sum); without, NaN where the sum is negative. Where the sum is
+    0 the gradient is 0, not NaN (no entry moves the result)."""
+    _bool_flag("logsumexp", "return_sign", return_sign)
+    x = asarray(a, _float_dtype(_dtype(a) if b is None else result_dtype(a, b)))
+    dtype = _dtype(x)
+    if b is not None:
+        scale = broadcast_to(asarray(b, dtype), _shape(x))
+        x = _where(not_equal(scale, 0), x, -math.inf)
+    x = _masked("logsumexp", x, where, -math.inf)
     axes = _axes("logsumexp", _shape(x), axis)
     m = max(x, axes, keepdims=True)
-    m = stop_gradient(where(less(abs(m), math.inf), m, 0.0))  # a shift by -inf or inf would give inf - inf
-    total = sum(exp(subtract(x, m)), axes, keepdims=True)
+    m = stop_gradient(_where(less(abs(m), math.inf), m, 0.0))  # a shift by -inf or inf would give inf - inf
+    terms = exp(subtract(x, m))
+    total = sum(terms if b is None else multiply(terms, scale), axes, keepdims=True)
     empty = equal(total, 0.0)  # log(0) = -inf, but its derivative 1/0 times exp(-inf) = 0 is NaN
-    out = add(where(empty, -math.inf, log(where(empty, 1.0, total))), m)
-    return out if keepdims else reshape(out, tuple(d for i, d in enumerate(_shape(x)) if i not in axes))
+    out = add(_where(empty, -math.inf, log(_where(empty, 1.0, abs(total)))), m)
+    sign = _where(greater(total, 0), 1.0, _where(less(total, 0), -1.0, _where(isnan(total), total, 0.0)))
+    if not keepdims:
+        kept = tuple(d for i, d in enumerate(_shape(x)) if i not in axes)
+        out, sign = reshape(out, kept), reshape(sign, kept)
+    if return_sign:
+        return out, astype(sign, dtype)
+    return out if b is None else _where(less(sign, 0), math.nan, out)
 
 
-def cumsum(x: ArrayLike, axis: int | None = None, dtype: str | DType | None = None,
+# -- scans -----------------------------------------------------------------------
+
+
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: str | DType | None = None, out: None = None, *,
            reverse: bool = False) -> Tensor | np.ndarray:
-    """Cumulative sum along `axis` (of the flattened x if None), as `jnp.cumsum`: bools count
-    as i32, and `dtype` converts x first (with dtype bool, a running or, as bools add in
+    """Cumulative sum along `axis` (of the flattened `a` if None), as `jnp.cumsum`: bools count
+    as i32, and `dtype` converts `a` first (with dtype bool, a running or, as bools add in
     NumPy and jax.numpy). With `reverse`, each entry sums from itself to the end of the axis,
     as `jax.lax.cumsum(..., reverse=True)`."""
-    x = asarray(x, _arith_dtype(x) if dtype is None else _as_dtype(dtype, "cumsum"))
-    if _dtype(x) is DType.bool:  # some value so far is True: the count so far is not 0
-        return not_equal(cumsum(x, axis, DType.i32, reverse), 0)
-    if not isinstance(reverse, (bool, np.bool_)):
-        raise TraceError(f"cumsum: reverse must be True or False, got {_brief(reverse)}", user_site())
+    return _cumulative("cumsum", cumsum_p, a, axis, dtype, out, reverse)
+
+
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: str | DType | None = None, out: None = None, *,
+            reverse: bool = False) -> Tensor | np.ndarray:
+    """Cumulative product along `axis` (of the flattened `a` if None), as `jnp.cumprod`: bools
+    count as i32, and `dtype` converts `a` first (with dtype bool, a running and). With
+    `reverse`, from the end of the axis. Its gradient is right with zeros in `a` (a linear
+    recurrence, no division), at every order."""
+    return _cumulative("cumprod", cumprod_p, a, axis, dtype, out, reverse)
+
+
+def _cumulative(name: str, op: Primitive, a: ArrayLike, axis: int | None, dtype: str | DType | None, out: None,
+                reverse: bool) -> Tensor | np.ndarray:
+    _no_out(name, out)
+    reverse = _bool_flag(name, "reverse", reverse)
+    x = asarray(a, _sum_dtype(name, a, dtype))
+    if _dtype(x) is DType.bool:  # sum: some entry so far is True (a count not 0); product: every one is
+        counts = _cumulative(name, cumsum_p, logical_not(x) if op is cumprod_p else x, axis, DType.i32, None, reverse)
+        return equal(counts, 0) if op is cumprod_p else not_equal(counts, 0)
     if axis is None:
-        x, axis = _flattened("cumsum", x), 0
-    return bind(cumsum_p, x, axis=_one_axis("cumsum", x, axis), reverse=bool(reverse))
+        x, axis = _flattened(name, x), 0
+    return bind(op, x, axis=_one_axis(name, x, axis), reverse=reverse)
 
 
-# -- shapes ------------------------------------------------------------------
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: str | DType | None = None,
+                   include_initial: bool = False) -> Tensor | np.ndarray:
+    """The array API's cumulative sum, as `jnp.cumulative_sum`: `axis` may be left out only for
+    1-D x; with `include_initial`, the sums start with 0."""
+    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: str | DType | None = None,
+                    include_initial: bool = False) -> Tensor | np.ndarray:
+    """The array API's cumulative product, as `jnp.cumulative_prod`: `axis` may be left out only
+    for 1-D x; with `include_initial`, the products start with 1."""
+    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _cumulative_api(name: str, scan: Callable[..., Any], initial: int, x: ArrayLike, axis: int | None,
+                    dtype: str | DType | None, include_initial: bool) -> Tensor | np.ndarray:
+    x = asarray(x)
+    if axis is None:
+        if len(_shape(x)) != 1:
+            raise ShapeError(f"{name}: x has shape {_shape(x)}; axis may be left out only for 1-D arrays (as in "
+                             "the array API)", user_site())
+        axis = 0
+    axis = _one_axis(name, x, axis)
+    out = scan(x, axis, dtype)
+    if not _bool_flag(name, "include_initial", include_initial):
+        return out
+    start = broadcast_to(asarray(initial, _dtype(out)), tuple(1 if i == axis else d for i, d in enumerate(_shape(out))))
+    return concatenate([start, out], axis)
+
+
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: str | DType | None = None, out: None = None
+              ) -> Tensor | np.ndarray:
+    """`cumsum` with NaN entries counted as 0, as `jnp.nancumsum`."""
+    return cumsum(_nan_as(a, 0), axis, dtype, out)
+
+
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: str | DType | None = None, out: None = None
+               ) -> Tensor | np.ndarray:
+    """`cumprod` with NaN entries counted as 1, as `jnp.nancumprod`."""
+    return cumprod(_nan_as(a, 1), axis, dtype, out)
+
+
+def _lax_scan(op: Primitive, doc: str) -> Callable[..., Tensor | np.ndarray]:
+    """jax.lax's form of a scan: `(operand, axis=0, reverse=False)`, no conversions (bools are
+    refused, as in JAX)."""
+
+    def scan(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Tensor | np.ndarray:
+        x = asarray(operand)
+        if _dtype(x) is DType.bool:
+            raise DTypeError(f"{op.name}: bool operands are not supported (as in JAX); convert with astype",
+                             user_site())
+        return bind(op, x, axis=_one_axis(op.name, x, axis), reverse=_bool_flag(op.name, "reverse", reverse))
+
+    scan.__name__ = scan.__qualname__ = op.name
+    scan.__doc__ = doc
+    return scan
+
+
+lax_cumsum = _lax_scan(cumsum_p, "Cumulative sum along `axis` (from its end where `reverse`), as `jax.lax.cumsum`.")
+lax_cumprod = _lax_scan(cumprod_p, "Cumulative product along `axis` (from its end where `reverse`), as "
+                                   "`jax.lax.cumprod`; its gradient is right with zeros.")
+lax_cummax = _lax_scan(cummax_p, "Running maximum along `axis` (from its end where `reverse`), as `jax.lax.cummax`: "
+                                 "NaN wins; the gradient goes to the entries equal to each result, ties sharing it.")
+lax_cummin = _lax_scan(cummin_p, "Running minimum along `axis` (from its end where `reverse`), as `jax.lax.cummin`: "
+                                 "NaN wins; the gradient goes to the entries equal to each result, ties sharing it.")
+lax_cumlogsumexp = _lax_scan(cumlogsumexp_p, "Running log(sum(exp(x))) along `axis` (from its end where `reverse`), "
+                                             "as `jax.lax.cumlogsumexp`, stable for any range of values; floats only.")
+
+# -- putting rows in order -----------------------------------------------------
+
+
+def _move_last(x: Tensor | np.ndarray, axis: int) -> tuple[Tensor | np.ndarray, Callable[[ArrayLike], ArrayLike]]:
+    """x with `axis` moved last (for functions along the last axis), and the function moving
+    it back in a result of that shape."""
+    last = len(_shape(x)) - 1
+    if axis == last:
+        return x, lambda out: out
+    perm = [*range(axis), *range(axis + 1, last + 1), axis]
+    return transpose(x, perm), lambda out: transpose(out, [perm.index(k) for k in range(last + 1)])
+
+
+def _sort_args(name: str, kind: Any, order: Any, stable: Any, descending: Any) -> bool:
+    """Check jnp.sort's arguments; the `descending` flag. Sorting is always stable (a stable
+    order is an order stable=False allows)."""
+    if kind is not None:
+        raise TraceError(f"{name}: the 'kind' argument is not supported (as in JAX); use stable=True or "
+                         f"stable=False to choose stability", user_site())
+    if order is not None:
+        raise TraceError(f"{name}: the 'order' argument is not supported (as in JAX)", user_site())
+    _bool_flag(name, "stable", stable)
+    return _bool_flag(name, "descending", descending)
+
+
+def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
+         descending: bool = False) -> Tensor | np.ndarray:
+    """The values of `a` in order along `axis` (of the flattened `a` if None), as `jnp.sort`:
+    NaN last, -0.0 equal to 0.0 (equal values keep their order); `descending` is the ascending
+    order reversed. Sorting is always stable. Its gradient goes to each value's place."""
+    descending = _sort_args("sort", kind, order, stable, descending)
+    x = asarray(a)
+    if axis is None:
+        x, axis = _flattened("sort", x), 0
+    rows, back = _move_last(x, _one_axis("sort", x, axis))
+    return back(bind(sort_p, rows, descending=descending))
+
+
+def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
+            descending: bool = False, dtype: str | DType | None = None) -> Tensor | np.ndarray:
+    """The indices that sort `a` along `axis` (of the flattened `a` if None), as `jnp.argsort`:
+    stable (equal values in order of index, in a descending sort too), NaN last, -0.0 equal to
+    0.0; i32, or `dtype`."""
+    descending = _sort_args("argsort", kind, order, stable, descending)
+    x = asarray(a)
+    if axis is None:
+        x, axis = _flattened("argsort", x), 0
+    rows, back = _move_last(x, _one_axis("argsort", x, axis))
+    out = back(bind(argsort_p, rows, descending=descending, total=False, run=None))
+    return out if dtype is None else astype(out, _as_dtype(dtype, "argsort"))
+
+
+def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """The `k` largest values along `axis` and their indices (i32), largest first, as
+    `jax.lax.top_k`: floats in IEEE's total order (NaN largest, -NaN smallest, -0.0 below
+    0.0), equal values in order of index. The gradient of a value goes to the entry it came
+    from. Unlike JAX, every f16 NaN counts as NaN, the largest: a GPU's f16 to f32 conversion
+    may drop a NaN's sign."""
+    x = asarray(operand)
+    axis = _one_axis("top_k", x, axis)
+    n = _shape(x)[axis]
+    if isinstance(n, Dim):
+        raise ShapeError(f"top_k: the axis {axis} of {_shape(x)} is the symbol {n}; top_k takes a fixed size",
+                         user_site())
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ShapeError(f"top_k: k must be an int in 1..{n} (the size of axis {axis} of {_shape(x)}; fgrad "
+                         f"values are not empty), got {_brief(k)}", user_site())
+
+    rows, back = _move_last(x, axis)
+    order = bind(argsort_p, rows, descending=True, total=True, run=None)
+    indices = order if k == n else order[..., :int(k)]
+    return back(take_along_last(rows, indices)), back(indices)
+
+
+def lax_sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_stable: bool = True,
+             num_keys: int = 1) -> Tensor | np.ndarray | tuple[Tensor | np.ndarray, ...]:
+    """`jax.lax.sort`: the operand put in order along `dimension` (NaN last, -0.0 equal to 0.0),
+    or, given a sequence of operands of one shape, all of them put in the order of the first
+    `num_keys` (compared in turn), returned as a tuple. Always stable."""
+    _bool_flag("sort", "is_stable", is_stable)
+    if not isinstance(operand, (list, tuple)):
+        return sort(operand, dimension)
+    xs = [asarray(o) for o in operand]
+    if not xs or len({_shape(x) for x in xs}) != 1:
+        raise ShapeError(f"sort: operands must share one shape, got {[_shape(x) for x in xs]}", user_site())
+    if isinstance(num_keys, bool) or not isinstance(num_keys, (int, np.integer)) or not 1 <= num_keys <= len(xs):
+        raise ShapeError(f"sort: num_keys must be an int in 1..{len(xs)} (the operands), got {_brief(num_keys)}",
+                         user_site())
+    moved = [_move_last(x, _one_axis("sort", x, dimension)) for x in xs]
+    rows = [m[0] for m in moved]
+    # Stable sorts by the keys from the last to the first: equal earlier keys keep the later keys' order.
+    perm = bind(argsort_p, rows[num_keys - 1], descending=False, total=False, run=None)
+    for key in reversed(rows[:num_keys - 1]):
+        perm = take_along_last(perm, bind(argsort_p, take_along_last(key, perm), descending=False, total=False,
+                                          run=None))
+    return tuple(back(take_along_last(r, perm)) for r, (_, back) in zip(rows, moved))

@@ -17,7 +17,10 @@ from fgrad import numpy as fnp  # NOTE: rules are written with the public functi
 from fgrad.errors import DTypeError
 from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
 from fgrad.lower.kinds import ELEMENTWISE, SOURCE, VIEW, register_lowering
-from fgrad.lower.library import IS_NAN, POWER_F32, cast, float_test, pick, widened
+from fgrad.lower.library import (
+    ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, POWER_F32, cast, float_test, function, horner, pick, widened,
+    with_sign_of,
+)
 from fgrad.trace import Tensor
 from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.passes import simplify_rules, uniform_constant
@@ -27,11 +30,12 @@ from fgrad.primitives.abstract_eval import (
 )
 
 __all__ = [  # re-exported by fgrad.primitives
-    "abs_p", "add_p", "astype_p", "convert", "cos_p", "div_p", "eq_p", "erf_p", "exp_p", "ge_p", "gelu_p",
-    "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log_p", "logical_and_p",
-    "logical_not_p", "logical_or_p", "lt_p", "maximum_p", "minimum_p", "mul_p", "ne_p", "neg_p", "pow_p",
-    "relu_p", "rsqrt_p", "sigmoid_p", "silu_p", "sin_p", "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p",
-    "where_p",
+    "abs_p", "acosh_p", "add_p", "asinh_p", "astype_p", "atan2_p", "atanh_p", "cbrt_p", "ceil_p", "convert",
+    "cos_p", "cosh_p", "div_p", "eq_p", "erf_inv_p", "erf_p", "erfc_p", "exp2_p", "exp_p", "expm1_p", "floor_p",
+    "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log1p_p", "log2_p", "log_p",
+    "logaddexp_p", "logical_and_p", "logical_not_p", "logical_or_p", "lt_p", "maximum_p", "minimum_p", "mul_p",
+    "ne_p", "neg_p", "pow_p", "relu_p", "rem_p", "round_p", "rsqrt_p", "sigmoid_p", "sign_p", "signbit_p", "silu_p",
+    "sin_p", "sinh_p", "sqrt_p", "stop_gradient_p", "sub_p", "tan_p", "tanh_p", "where_p",
 ]
 
 
@@ -47,11 +51,14 @@ def _identity_if(side: int, unit: float) -> Callable[[Node, Sequence[Node]], int
     return rule
 
 
-def _wide(template: str) -> Callable[..., str]:
+def _wide(template: str, *calls: str) -> Callable[..., str]:
     """The WGSL rule of a special function: `template` over the operands' values, written for
-    f32 and computed in the node's `wide` dtype (`widened`: f16 in f32, rounded back once)."""
+    f32 and computed in the node's `wide` dtype (`widened`: f16 in f32, rounded back once);
+    `calls` names the library functions it calls (fgrad/lower/library.py)."""
 
     def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        for name in calls:
+            function(w, name)
         operands = (w.operand(i, k, coords) for k in range(len(w.nodes[i].inputs)))
         return widened(w, w.spec(i).dtype, lambda *xs: template.format(*xs), *operands)
 
@@ -117,6 +124,30 @@ log_p = declare("log", unary("log", FLOAT), computed_wide(np.log))
 vjp_rules.register(log_p, lambda g, ans, x: (g / x,))
 register_lowering(log_p, ELEMENTWISE, _wide("log({0})"))
 
+# log2: d log2(x) = dx / (x log(2)). Exact at powers of two, as NumPy's (jax.numpy's log(x) /
+# log(2) is 1 ulp off at 2^13), from the exponent and a log1p of the significand
+# (fgrad/lower/library.py), not WGSL's log2, which is neither exact there nor relatively accurate
+# near 1.
+log2_p = declare("log2", unary("log2", FLOAT), computed_wide(np.log2))
+vjp_rules.register(log2_p, lambda g, ans, x: (g / (x * math.log(2)),))
+register_lowering(log2_p, ELEMENTWISE, _wide("log2_f32({0})", "log2_f32"))
+
+# log1p: log(1 + x), to full precision for small x; d log1p(x) = dx / (1 + x).
+log1p_p = declare("log1p", unary("log1p", FLOAT), computed_wide(np.log1p))
+vjp_rules.register(log1p_p, lambda g, ans, x: (g / (x + 1.0),))
+register_lowering(log1p_p, ELEMENTWISE, _wide("log1p_f32({0})", "log1p_f32"))
+
+# expm1: e^x - 1, to full precision for small x; d expm1(x) = e^x dx = (expm1(x) + 1) dx.
+expm1_p = declare("expm1", unary("expm1", FLOAT), computed_wide(np.expm1))
+vjp_rules.register(expm1_p, lambda g, ans, x: (g * (ans + 1.0),))
+register_lowering(expm1_p, ELEMENTWISE, _wide("expm1_f32({0})", "expm1_f32"))
+
+# exp2: 2^x (WGSL's exp2, within 3 ulp on llvmpipe; e^(x log 2) would add x's rounding times
+# x log 2); d 2^x = 2^x log(2) dx, reusing the output.
+exp2_p = declare("exp2", unary("exp2", FLOAT), computed_wide(np.exp2))
+vjp_rules.register(exp2_p, lambda g, ans, x: (g * ans * math.log(2),))
+register_lowering(exp2_p, ELEMENTWISE, _wide("exp2({0})"))
+
 # sqrt: d sqrt(x) = dx / (2 sqrt(x)).
 sqrt_p = declare("sqrt", unary("sqrt", FLOAT), computed_wide(np.sqrt))
 vjp_rules.register(sqrt_p, lambda g, ans, x: (g / (ans * 2.0),))
@@ -127,6 +158,26 @@ rsqrt_p = declare("rsqrt", unary("rsqrt", FLOAT), computed_wide(lambda x: 1 / np
 vjp_rules.register(rsqrt_p, lambda g, ans, x: (g * ans / x * -0.5,))
 register_lowering(rsqrt_p, ELEMENTWISE, _wide("inverseSqrt({0})"))
 
+
+# cbrt: the real cube root (negative for negative x); d cbrt(x) = dx / (3 cbrt(x)^2), reusing the
+# output. WGSL: r = exp2(log2|x| / 3), then one Newton step r + (|x| / r^2 - r) / 3, which squares
+# the estimate's relative error; 0, inf and NaN are passed through.
+def _cbrt_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    is_nan = function(w, "is_nan")
+
+    def cbrt(x: str) -> str:
+        a = w.let(f"abs({x})")
+        r = w.let(f"exp2(log2({a}) * 0.33333334f)")
+        r = w.let(f"{r} + ({a} / ({r} * {r}) - {r}) * 0.33333334f")
+        return f"select({with_sign_of(r, x)}, {x}, ({a} == 0.0f) | ({a} == {INF}) | {is_nan}({x}))"
+
+    return widened(w, w.spec(i).dtype, cbrt, w.operand(i, 0, coords))
+
+
+cbrt_p = declare("cbrt", unary("cbrt", FLOAT), computed_wide(np.cbrt))
+vjp_rules.register(cbrt_p, lambda g, ans, x: (g / (ans * ans * 3.0),))
+register_lowering(cbrt_p, ELEMENTWISE, _cbrt_wgsl)
+
 # sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
 sin_p = declare("sin", unary("sin", FLOAT), computed_wide(np.sin))
 vjp_rules.register(sin_p, lambda g, ans, x: (g * fnp.cos(x),))
@@ -134,6 +185,116 @@ register_lowering(sin_p, ELEMENTWISE, _wide("sin({0})"))
 cos_p = declare("cos", unary("cos", FLOAT), computed_wide(np.cos))
 vjp_rules.register(cos_p, lambda g, ans, x: (fnp.neg(g * fnp.sin(x)),))
 register_lowering(cos_p, ELEMENTWISE, _wide("cos({0})"))
+
+# tan: d tan(x) = (1 + tan(x)^2) dx, reusing the output. Not sin / cos: GPUs' cos is only
+# absolutely accurate near its zeros (2% off near pi/2 on an H100), so fgrad/lower/library.py
+# reduces x by pi/2 in three exact parts and takes a fit of tan on [-pi/4, pi/4].
+tan_p = declare("tan", unary("tan", FLOAT), computed_wide(np.tan))
+vjp_rules.register(tan_p, lambda g, ans, x: (g * (1.0 + ans * ans),))
+register_lowering(tan_p, ELEMENTWISE, _wide("tan_f32({0})", "tan_f32"))
+
+# atan2(x, y): the angle of the point (y, x) in (-pi, pi], C's atan2 (lax.atan2; jnp.arctan2
+# takes the same order); d atan2 = (y dx - x dy) / (x^2 + y^2). WGSL's atan2 is thousands of ulp
+# off on llvmpipe: fgrad/lower/library.py has one within 2 ulp, whose signed zeros and
+# infinities are C's.
+def _atan2_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    norm = x * x + y * y
+    return g * y / norm, fnp.neg(g * x / norm)
+
+
+atan2_p = declare("atan2", binary("atan2", FLOAT), computed_wide(np.arctan2))
+vjp_rules.register(atan2_p, _atan2_vjp)
+register_lowering(atan2_p, ELEMENTWISE, _wide("atan2_f32({0}, {1})", "atan2_f32"))
+
+# sinh and cosh: d sinh(x) = cosh(x) dx, d cosh(x) = sinh(x) dx. Beyond |x| = 1 both are
+# e^|x| / 2 -+ e^-|x| / 2, and past 88, where e^|x| overflows before e^|x| / 2 does (at 89.4),
+# e^|x| / 2 is e^(|x| - 88) (e^88 / 2), |x| - 88 exact; below 1, e^x - e^-x cancels and sinh is
+# x + x z P(z), z = x^2 (a fit, within 0.8 ulp).
+SINH_P = (0.1666666716337204, 0.008333339355885983, 0.0001983812398975715, 2.8061333523510257e-06)
+HALF_EXP_88 = math.exp(88) / 2
+
+
+def _exp_halves(w: Any, a: str) -> tuple[str, str]:
+    """WGSL for e^a / 2 and e^-a / 2 (`a` >= 0)."""
+    e = w.let(f"exp({a})")
+    up = w.let(f"select(0.5f * {e}, exp({a} - 88.0f) * {w.literal(HALF_EXP_88, DType.f32)}, {a} > 88.0f)")
+    return up, w.let(f"0.5f / {e}")
+
+
+def _sinh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    def sinh(x: str) -> str:
+        a = w.let(f"abs({x})")
+        z = w.let(f"{a} * {a}")
+        up, down = _exp_halves(w, a)
+        return with_sign_of(w.let(f"select({up} - {down}, {a} + {a} * {z} * {horner(SINH_P, z)}, {a} < 1.0f)"), x)
+
+    return widened(w, w.spec(i).dtype, sinh, w.operand(i, 0, coords))
+
+
+def _cosh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    def cosh(x: str) -> str:
+        up, down = _exp_halves(w, w.let(f"abs({x})"))
+        return f"({up} + {down})"
+
+    return widened(w, w.spec(i).dtype, cosh, w.operand(i, 0, coords))
+
+
+sinh_p = declare("sinh", unary("sinh", FLOAT), computed_wide(np.sinh))
+vjp_rules.register(sinh_p, lambda g, ans, x: (g * fnp.cosh(x),))
+register_lowering(sinh_p, ELEMENTWISE, _sinh_wgsl)
+cosh_p = declare("cosh", unary("cosh", FLOAT), computed_wide(np.cosh))
+vjp_rules.register(cosh_p, lambda g, ans, x: (g * fnp.sinh(x),))
+register_lowering(cosh_p, ELEMENTWISE, _cosh_wgsl)
+
+
+# asinh, acosh and atanh through log1p (WGSL's lose small arguments and overflow on large ones):
+# asinh(a) = log1p(a + a^2 / (1 + sqrt(1 + a^2))) for a = |x|, and log(a) + log(2) past 2^12,
+# where a^2 nears overflow and the difference, 1 / (4 a^2), is below f32's precision;
+# acosh(x) = log1p(t + sqrt(2t + t^2)) for t = x - 1, and log(x) + log(2) past 2^12;
+# atanh(a) = log1p(2a / (1 - a)) / 2. Odd ones keep x's sign bit (-0 stays -0).
+# d asinh = dx / sqrt(x^2 + 1), d acosh = dx / sqrt((x - 1)(x + 1)), d atanh = dx / ((1 - x)(1 + x)).
+def _asinh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    log1p = function(w, "log1p_f32")
+
+    def asinh(x: str) -> str:
+        a = w.let(f"abs({x})")
+        near = f"{log1p}({a} + {a} * {a} / (1.0f + sqrt(1.0f + {a} * {a})))"
+        return with_sign_of(w.let(f"select({near}, log({a}) + 0.6931472f, {a} > 4096.0f)"), x)
+
+    return widened(w, w.spec(i).dtype, asinh, w.operand(i, 0, coords))
+
+
+def _acosh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    log1p = function(w, "log1p_f32")
+
+    def acosh(x: str) -> str:
+        t = w.let(f"{x} - 1.0f")
+        r = f"select({log1p}({t} + sqrt(2.0f * {t} + {t} * {t})), log({x}) + 0.6931472f, {x} > 4096.0f)"
+        return f"select({r}, {NAN}, {x} < 1.0f)"
+
+    return widened(w, w.spec(i).dtype, acosh, w.operand(i, 0, coords))
+
+
+def _atanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    log1p = function(w, "log1p_f32")
+
+    def atanh(x: str) -> str:
+        a = w.let(f"abs({x})")
+        r = w.let(f"select(0.5f * {log1p}(2.0f * {a} / (1.0f - {a})), {INF}, {a} == 1.0f)")
+        return f"select({with_sign_of(r, x)}, {NAN}, {a} > 1.0f)"
+
+    return widened(w, w.spec(i).dtype, atanh, w.operand(i, 0, coords))
+
+
+asinh_p = declare("asinh", unary("asinh", FLOAT), computed_wide(np.arcsinh))
+vjp_rules.register(asinh_p, lambda g, ans, x: (g * fnp.rsqrt(x * x + 1.0),))
+register_lowering(asinh_p, ELEMENTWISE, _asinh_wgsl)
+acosh_p = declare("acosh", unary("acosh", FLOAT), computed_wide(np.arccosh))
+vjp_rules.register(acosh_p, lambda g, ans, x: (g * fnp.rsqrt((x - 1.0) * (x + 1.0)),))
+register_lowering(acosh_p, ELEMENTWISE, _acosh_wgsl)
+atanh_p = declare("atanh", unary("atanh", FLOAT), computed_wide(np.arctanh))
+vjp_rules.register(atanh_p, lambda g, ans, x: (g / ((1.0 - x) * (1.0 + x)),))
+register_lowering(atanh_p, ELEMENTWISE, _atanh_wgsl)
 
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
 # NOTE: the clamp keeps tanh's exponentials finite on every backend; it would turn NaN
@@ -149,8 +310,14 @@ tanh_p = declare("tanh", unary("tanh", FLOAT), computed_wide(np.tanh))
 vjp_rules.register(tanh_p, lambda g, ans, x: (g * (1.0 - ans * ans),))
 register_lowering(tanh_p, ELEMENTWISE, _tanh_wgsl)
 
-# sigmoid: s(x) = (tanh(x/2) + 1) / 2 (no exp overflow); ds = s (1 - s) dx.
-sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), computed_wide(lambda x: 0.5 * (np.tanh(0.5 * x) + 1)))
+# sigmoid: s(x) = 1 / (1 + e^-x), as e^x / (1 + e^x) below 0 (no overflow, and no 1 + tanh(x/2)
+# cancelling in the negative tail); ds = s (1 - s) dx.
+def _sigmoid_impl(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), computed_wide(_sigmoid_impl))
 vjp_rules.register(sigmoid_p, lambda g, ans, x: (g * ans * (1.0 - ans),))
 register_lowering(sigmoid_p, ELEMENTWISE, _wide("(1.0f / (1.0f + exp(-{0})))"))
 
@@ -159,13 +326,45 @@ relu_p = declare("relu", unary("relu", NUMERIC), lambda x: np.maximum(x, 0))
 vjp_rules.register(relu_p, lambda g, ans, x: (fnp.where(x > 0, g, 0.0),))
 register_lowering(relu_p, ELEMENTWISE, lambda w, i, c: pick(w, "max", w.spec(i).dtype)(w.operand(i, 0, c), w.literal(0, w.spec(i).dtype)))
 
+# floor, ceil and round (half to even, as NumPy's and jnp.round's; WGSL's round is too): float
+# -> float, exact in every float dtype; their derivative is zero, as in JAX.
+floor_p = declare("floor", unary("floor", FLOAT), np.floor)
+vjp_rules.register(floor_p, nondiff)
+register_lowering(floor_p, ELEMENTWISE, "floor({0})")
+ceil_p = declare("ceil", unary("ceil", FLOAT), np.ceil)
+vjp_rules.register(ceil_p, nondiff)
+register_lowering(ceil_p, ELEMENTWISE, "ceil({0})")
+round_p = declare("round", unary("round", FLOAT), np.round)
+vjp_rules.register(round_p, nondiff)
+register_lowering(round_p, ELEMENTWISE, "round({0})")
+
+
+# sign: -1, 0 or 1; NaN for NaN and -0 for -0, as lax.sign (WGSL's sign gives 0 for NaN on
+# llvmpipe): selects that pass x itself through at 0 and NaN. 0 or 1 for unsigned integers.
+# Its derivative is zero.
+def _sign_impl(x: np.ndarray) -> np.ndarray:
+    return np.where(x == 0, x, np.sign(x))  # NumPy's sign of -0.0 is +0.0
+
+
+def _sign_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, dtype = w.operand(i, 0, coords), w.spec(i).dtype
+    zero, one = w.literal(0, dtype), w.literal(1, dtype)
+    if dtype.np.kind == "u":
+        return f"select({x}, {one}, {x} > {zero})"
+    return f"select(select({x}, {w.literal(-1, dtype)}, {x} < {zero}), {one}, {x} > {zero})"
+
+
+sign_p = declare("sign", unary("sign", NUMERIC), _sign_impl)
+vjp_rules.register(sign_p, nondiff)
+register_lowering(sign_p, ELEMENTWISE, _sign_wgsl)
+
 # silu: x s(x); d = s (1 + x (1 - s)) dx.
 def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     s = fnp.sigmoid(x)
     return (g * s * (1.0 + x * (1.0 - s)),)
 
 
-silu_p = declare("silu", unary("silu", FLOAT), computed_wide(lambda x: x * 0.5 * (np.tanh(0.5 * x) + 1)))
+silu_p = declare("silu", unary("silu", FLOAT), computed_wide(lambda x: x * _sigmoid_impl(x)))
 vjp_rules.register(silu_p, _silu_vjp)
 register_lowering(silu_p, ELEMENTWISE, _wide("({0} / (1.0f + exp(-{0})))"))
 
@@ -223,6 +422,62 @@ erf_p = declare("erf", unary("erf", FLOAT), _erf_impl)
 vjp_rules.register(erf_p, lambda g, ans, x: (g * fnp.exp(fnp.neg(x * x)) * (2 / math.sqrt(math.pi)),))
 register_lowering(erf_p, ELEMENTWISE, _erf_wgsl)
 
+
+# erfc: 1 - erf(x), to full relative precision in the tail, where 1 - erf(x) is 0 in f32
+# (erfc(9) = 4e-37); d erfc = -2/sqrt(pi) exp(-x^2) dx. Below |x| = 0.5, 1 - (x + x R(x^2)) with
+# erf's R; above, exp(-x^2) P(t) for t = 2 / (2 + |x|), P a fit of erfc(x) exp(x^2) on [0.5, 10]
+# (within 5 ulp), and 2 minus that for negative x. The rounding of x^2 adds x^2 2^-24 relative
+# error in the tail (as in XLA: 60 ulp at 9), and the adapter's exp its own.
+ERFC_P = (3.848345841106493e-06, 0.2819766402244568, 0.2836802899837494, 0.23460249602794647, 0.2362295687198639,
+          -0.1100582703948021, 0.4094441831111908, -0.6140424609184265, 0.3530077338218689, -0.07485286146402359)
+
+
+def _erfc_impl(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _erfc_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    is_nan = function(w, "is_nan")
+
+    def erfc(x: str) -> str:
+        a = w.let(f"abs({x})")
+        near = w.let(f"1.0f - ({x} + {x} * {horner(ERF_R, w.let(f'{x} * {x}'))})")
+        tail = w.let(f"exp(-{a} * {a}) * {horner(ERFC_P, w.let(f'2.0f / (2.0f + {a})'))}")
+        r = w.let(f"select(select({tail}, 2.0f - {tail}, {x} < 0.0f), {near}, {a} < 0.5f)")
+        return f"select({r}, {x}, {is_nan}({x}))"
+
+    return widened(w, w.spec(i).dtype, erfc, w.operand(i, 0, coords))
+
+
+erfc_p = declare("erfc", unary("erfc", FLOAT), _erfc_impl)
+vjp_rules.register(erfc_p, lambda g, ans, x: (g * fnp.exp(fnp.neg(x * x)) * (-2 / math.sqrt(math.pi)),))
+register_lowering(erfc_p, ELEMENTWISE, _erfc_wgsl)
+
+
+# erf_inv: the inverse of erf on (-1, 1), +-inf at +-1 and NaN beyond (lax.erf_inv); d erf_inv(x)
+# = sqrt(pi)/2 exp(erf_inv(x)^2) dx, reusing the output. WGSL: Giles' approximation
+# (fgrad/lower/library.py). The reference: Newton's method in float64 from that approximation,
+# on erf(y) = |x|, or erfc(y) = 1 - |x| (exact in float64) from |x| = 1/2 up.
+def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
+    erf, erfc = np.vectorize(math.erf, otypes=[np.float64]), np.vectorize(math.erfc, otypes=[np.float64])
+    a = np.abs(x.astype(np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -np.log((1 - a) * (1 + a))
+        central, tail = np.polyval(ERF_INV_CENTRAL[::-1], w - 2.5), np.polyval(ERF_INV_TAIL[::-1], np.sqrt(w) - 3)
+        y = np.where(w < 5, central, tail) * a
+        inside = a < 1
+        y = np.where(inside, y, 0.0)
+        for _ in range(3):  # quadratic convergence from 2e-7
+            miss = np.where(a < 0.5, a - erf(y), erfc(y) - (1 - a))
+            y = y + miss * (math.sqrt(math.pi) / 2) * np.exp(y * y)
+        y = np.where(inside, y, np.where(a == 1, np.inf, np.nan))
+    return np.copysign(y, x).astype(x.dtype)
+
+
+erf_inv_p = declare("erf_inv", unary("erf_inv", FLOAT), _erf_inv_impl)
+vjp_rules.register(erf_inv_p, lambda g, ans, x: (g * fnp.exp(ans * ans) * (math.sqrt(math.pi) / 2),))
+register_lowering(erf_inv_p, ELEMENTWISE, _wide("erf_inv_f32({0})", "erf_inv_f32"))
+
 # logical_not: bool -> bool, no derivative.
 logical_not_p = declare("logical_not", unary("logical_not", BOOL), np.logical_not)
 vjp_rules.register(logical_not_p, nondiff)
@@ -245,6 +500,18 @@ register_lowering(isnan_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_nan
 isinf_p = declare("isinf", _float_test("isinf"), np.isinf)
 vjp_rules.register(isinf_p, nondiff)
 register_lowering(isinf_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_inf', w.spec(w.nodes[i].inputs[0]).dtype)}({w.operand(i, 0, c)})")
+
+
+# signbit: float -> bool, whether the sign bit is set (-0.0 and NaNs with the bit too);
+# no derivative. Read off the bits of the value as f32 (widening keeps them).
+def _signbit_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x = cast(w, w.operand(i, 0, coords), w.spec(w.nodes[i].inputs[0]).dtype, DType.f32)
+    return f"(bitcast<u32>({x}) >= 0x80000000u)"
+
+
+signbit_p = declare("signbit", _float_test("signbit"), np.signbit)
+vjp_rules.register(signbit_p, nondiff)
+register_lowering(signbit_p, ELEMENTWISE, _signbit_wgsl)
 
 
 # integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
@@ -297,11 +564,81 @@ vjp_rules.register(mul_p, lambda g, ans, x, y: (g * y, g * x))
 simplify_rules.register(mul_p, _identity_if(-1, 1))
 register_lowering(mul_p, ELEMENTWISE, "({0} * {1})")
 
-# div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x.
-div_p = declare("div", binary("div", FLOAT), np.divide)
+# div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x. Integers divide truncating toward zero, as
+# XLA's (lax.div): x / 0 is -1 (all bits set: the largest u32) and INT_MIN / -1 wraps to INT_MIN.
+# NOTE: signed integers divide as their magnitudes, in u32: WGSL's x / 0 is x, and naga's GLSL
+# (llvmpipe through OpenGL) leaves / and % of negative operands undefined (9 % -3 gave 9).
+def _truncated_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x / y truncated toward zero, on integers widened to int64 (y = 0 gives 0)."""
+    x, y = x.astype(np.int64), y.astype(np.int64)
+    safe = np.where(y == 0, 1, y)
+    return np.where(y == 0, 0, np.abs(x) // np.abs(safe) * np.sign(x) * np.sign(safe))
+
+
+def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "f":
+        return np.divide(x, y)
+    return np.where(y == 0, -1, _truncated_div(x, y)).astype(x.dtype)  # -1 wraps to the largest u32
+
+
+def _magnitudes(w: Any, x: str, y: str, dtype: DType) -> tuple[str, str]:
+    """WGSL for |x| and |y| as u32 (|INT_MIN| = 2^31 included), |y| at least 1."""
+    if dtype.np.kind == "u":
+        return x, w.let(f"max({y}, 1u)")
+
+    def magnitude(v: str) -> str:
+        return f"select(bitcast<u32>({v}), 0u - bitcast<u32>({v}), {v} < 0i)"
+
+    return w.let(magnitude(x)), w.let(f"max({magnitude(y)}, 1u)")
+
+
+def _div_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, y, dtype = w.operand(i, 0, coords), w.operand(i, 1, coords), w.spec(i).dtype
+    if dtype.is_float:
+        return f"({x} / {y})"
+    ax, ay = _magnitudes(w, x, y, dtype)
+    q = w.let(f"{ax} / {ay}")
+    if dtype.np.kind == "i":
+        q = w.let(f"select(bitcast<i32>({q}), 0i - bitcast<i32>({q}), ({x} < 0i) != ({y} < 0i))")
+    return f"select({q}, {w.literal(-1 if dtype.np.kind == 'i' else 2**32 - 1, dtype)}, {y} == {w.literal(0, dtype)})"
+
+
+div_p = declare("div", binary("div", NUMERIC), _div_impl)
 vjp_rules.register(div_p, lambda g, ans, x, y: (g / y, fnp.neg(g * ans / y)))
 simplify_rules.register(div_p, _identity_if(1, 1))
-register_lowering(div_p, ELEMENTWISE, "({0} / {1})")
+register_lowering(div_p, ELEMENTWISE, _div_wgsl)
+
+
+# rem: the remainder of the division truncated toward zero, with x's sign (lax.rem): C's fmod on
+# floats, exact (fgrad/lower/library.py), NaN for y = 0; on integers x rem 0 is x and
+# INT_MIN rem -1 is 0, as XLA's. d rem = dx - trunc(x / y) dy (JAX's: sign(x / y) floor(|x / y|)).
+def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.fmod(x, y)
+    wide_x = x.astype(np.int64)
+    return np.where(y == 0, wide_x, wide_x - _truncated_div(x, y) * y.astype(np.int64)).astype(x.dtype)
+
+
+def _rem_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    q = x / y
+    return g, fnp.neg(g * fnp.sign(q) * fnp.floor(fnp.abs(q)))
+
+
+def _rem_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, y, dtype = w.operand(i, 0, coords), w.operand(i, 1, coords), w.spec(i).dtype
+    if dtype.is_float:
+        return widened(w, dtype, lambda a, b: f"{function(w, 'fmod_f32')}({a}, {b})", x, y)
+    ax, ay = _magnitudes(w, x, y, dtype)
+    r = w.let(f"{ax} % {ay}")
+    if dtype.np.kind == "i":
+        r = w.let(f"select(bitcast<i32>({r}), 0i - bitcast<i32>({r}), {x} < 0i)")
+    return f"select({r}, {x}, {y} == {w.literal(0, dtype)})"
+
+
+rem_p = declare("rem", binary("rem", NUMERIC), _rem_impl)
+vjp_rules.register(rem_p, _rem_vjp)
+register_lowering(rem_p, ELEMENTWISE, _rem_wgsl)
 
 
 # pow: x^y as C's pow (NumPy's, JAX's): x^0 and 1^y are 1 even for NaN; a negative base
@@ -321,6 +658,32 @@ def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 pow_p = declare("pow", binary("pow", FLOAT), computed_wide(np.power))
 vjp_rules.register(pow_p, _pow_vjp)
 register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
+
+
+# logaddexp: log(e^x + e^y) = max(x, y) + log1p(e^-|x - y|), which neither overflows nor loses
+# the smaller term; where x - y is NaN (a NaN, or two infinities of one sign) it is x + y.
+# d = e^(x - ans) dx + e^(y - ans) dy, +inf counted as 0 in both exponents (JAX's rule, so the
+# derivatives at x = y = inf are 1). A primitive, so that both are 1/2 at x = y (softplus'(0)).
+def _logaddexp_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    def finite(v: Tensor) -> Tensor:
+        return fnp.where(v == math.inf, 0.0, v)
+
+    return g * fnp.exp(finite(x) - finite(ans)), g * fnp.exp(finite(y) - finite(ans))
+
+
+def _logaddexp_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    is_nan, log1p = function(w, "is_nan"), function(w, "log1p_f32")
+
+    def logaddexp(x: str, y: str) -> str:
+        d = w.let(f"{x} - {y}")
+        return f"select(max({x}, {y}) + {log1p}(exp(-abs({d}))), {x} + {y}, {is_nan}({d}))"
+
+    return widened(w, w.spec(i).dtype, logaddexp, w.operand(i, 0, coords), w.operand(i, 1, coords))
+
+
+logaddexp_p = declare("logaddexp", binary("logaddexp", FLOAT), computed_wide(np.logaddexp))
+vjp_rules.register(logaddexp_p, _logaddexp_vjp)
+register_lowering(logaddexp_p, ELEMENTWISE, _logaddexp_wgsl)
 
 
 # maximum / minimum: NaN wins, as in NumPy; on bools they are or / and. Each operand's

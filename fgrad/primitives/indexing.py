@@ -1,5 +1,5 @@
-"""Gather and scatter: take (whose VJP is a scatter-add) and scatter_add; windows at traced
-starts: dynamic_slice and dynamic_update_slice.
+"""Gather and scatter: take (whose VJP is a scatter-add), scatter_add, and scatter (JAX's indexed
+updates, x.at[...]); windows at traced starts: dynamic_slice and dynamic_update_slice.
 
 One block per primitive: declaration, then its rules registered in each interpretation's
 table (see fgrad/primitives/__init__.py)."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,16 @@ from fgrad import numpy as fnp  # NOTE: rules are written with the public functi
 from fgrad.errors import DTypeError, ShapeError
 from fgrad.ir import Const, Dim, DType, Spec, declare
 from fgrad.lower.kinds import ELEMENTWISE, VIEW, Contraction, View, register_lowering
-from fgrad.lower.library import cast
+from fgrad.lower.library import cast, pick
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import vjp_rules
 from fgrad.transforms.passes import simplify_rules
 
-from fgrad.primitives.abstract_eval import INTEGER, NUMERIC, check_axes, check_dtypes, same_last_axis
+from fgrad.primitives.abstract_eval import ANY, INTEGER, NUMERIC, check_axes, check_dtypes, same_last_axis
+from fgrad.primitives.elementwise import iota_p
 
 __all__ = [  # re-exported by fgrad.primitives
-    "dynamic_slice_p", "dynamic_update_slice_p", "scatter_add_p", "take_p",
+    "dynamic_slice_p", "dynamic_update_slice_p", "scatter_add_p", "scatter_p", "take_p",
 ]
 
 
@@ -109,56 +111,207 @@ register_lowering(take_p, VIEW, _take_wgsl)
 # `mode`, as in jax.lax.scatter_add: "clip" clamps it into range, "drop" drops
 # its update. The VJP is the matching take (a dropped update's cotangent is 0).
 def _scatter_add_rule(updates: Spec, indices: Spec, *, axis: int, size: int | Dim, mode: str) -> Spec:
-    check_dtypes("scatter_add", INTEGER, indices)
     check_dtypes("scatter_add", NUMERIC, updates)
+    return _check_scatter("scatter_add", updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:],
+                          updates, indices, axis, mode)
+
+
+def _check_scatter(name: str, shape: tuple[int | Dim, ...], updates: Spec, indices: Spec, axis: int,
+                   mode: str) -> Spec:
+    """The result of scattering `updates` along `axis` of `shape` at `indices`, checked."""
+    check_dtypes(name, INTEGER, indices)
+    size = shape[axis] if 0 <= axis < len(shape) else 0
     if not (0 <= axis <= updates.ndim - indices.ndim and updates.shape[axis: axis + indices.ndim] == indices.shape
+            and updates.shape[:axis] + updates.shape[axis + indices.ndim:] == shape[:axis] + shape[axis + 1:]
             and (isinstance(size, Dim) or size >= 1)):
-        raise ShapeError(f"scatter_add: updates {updates.shape} do not hold indices {indices.shape} at axis {axis}")
+        raise ShapeError(f"{name}: updates {updates.shape} do not hold indices {indices.shape} at axis {axis} of "
+                         f"{shape}")
     if mode not in ("clip", "drop"):
-        raise ShapeError(f"scatter_add: mode {mode!r} is not 'clip' or 'drop'")
-    return Spec(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
+        raise ShapeError(f"{name}: mode {mode!r} is not 'clip' or 'drop'")
+    return Spec(shape, updates.dtype)
+
+
+def _scattered_rows(indices: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Which update slices (positions in the flattened indices) land, and on which rows."""
+    flat = indices.reshape(-1)
+    if mode == "clip":
+        return np.arange(flat.size), np.clip(flat, 0, size - 1)
+    (kept,) = np.nonzero((flat >= 0) & (flat < size))
+    return kept, flat[kept]
 
 
 def _scatter_add_impl(updates: np.ndarray, indices: np.ndarray, *, axis: int, size: int, mode: str) -> np.ndarray:
     out = np.zeros(updates.shape[:axis] + (size,) + updates.shape[axis + indices.ndim:], updates.dtype)
-    lead = (builtins.slice(None),) * axis
-    if mode == "clip":
-        np.add.at(out, lead + (np.clip(indices, 0, size - 1),), updates)
-    else:
-        inside = (indices >= 0) & (indices < size)
-        np.add.at(out, lead + (indices[inside],), updates[lead + (inside,)])
-    return out
+    return _scatter_impl(out, updates, indices, axis=axis, mode=mode, combine="add")
 
 
-def _scatter_add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    """The sum of the update slices whose index is this row: a fold over all indices
-    (an index out of range matches no row, so "drop" needs no test of its own)."""
-    u, idx = w.nodes[i].inputs
-    attrs, dtype = w.nodes[i].attrs, w.spec(i).dtype
-    axis, size, mode = attrs["axis"], attrs["size"], attrs["mode"]
+def _fold_updates(w: Any, u: int, idx: int, axis: int, size: int | Dim, mode: str, coords: Sequence[str],
+                  combine: Callable[[str, str], str], start: str, dtype: DType) -> str:
+    """The update slices whose index is this row folded by `combine` from `start`: a fold over
+    all indices (an index out of range matches no row, so "drop" needs no test of its own)."""
     ishape, index = w.spec(idx).shape, w.spec(idx).dtype
-    zero = w.literal(0, dtype)
 
     def at(r: str) -> str:
         where = w.unravel(r, ishape)
         row, v = w.value(idx, where), w.value(u, list(coords[:axis]) + where + list(coords[axis + 1:]))
-        if mode == "clip":
-            row = f"clamp({row}, {w.literal(0, index)}, {_size_as(w, size, index, 1)})"
-        return f"select({zero}, {v}, {cast(w, row, index, DType.i32)} == {coords[axis]})"
+        return f"select({start}, {v}, {_row_wgsl(w, row, index, size, mode)} == {coords[axis]})"
 
-    return w.reduce(w.extent(ishape), at, lambda acc, v: f"{acc} + {v}", zero, dtype)
+    return w.reduce(w.extent(ishape), at, combine, start, dtype)
+
+
+def _row_wgsl(w: Any, row: str, index: DType, size: int | Dim, mode: str) -> str:
+    """WGSL of the row, as an i32, that an update at index `row` (of the `index` dtype) goes to."""
+    if mode == "clip":
+        row = f"clamp({row}, {w.literal(0, index)}, {_size_as(w, size, index, 1)})"
+    return cast(w, row, index, DType.i32)
+
+
+def _scatter_add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    u, idx = w.nodes[i].inputs
+    attrs, dtype = w.nodes[i].attrs, w.spec(i).dtype
+    return _fold_updates(w, u, idx, attrs["axis"], attrs["size"], attrs["mode"], coords,
+                         lambda acc, v: f"{acc} + {v}", w.literal(0, dtype), dtype)
 
 
 def _scatter_add_vjp(g: Tensor, ans: Tensor, u: Tensor, idx: Tensor, *, axis: int, size: int,
                      mode: str) -> tuple[Tensor, None]:
+    return _gathered(g, idx, axis, mode), None
+
+
+def _gathered(g: Tensor, idx: Tensor, axis: int, mode: str) -> Tensor:
+    """The rows of `g` that scattered updates went to: the cotangent of the updates, 0 for a
+    dropped one."""
     if mode == "clip":
-        return bind(take_p, g, idx, axis=axis, mode="clip", fill_value=None), None
-    return bind(take_p, g, idx, axis=axis, mode="fill", fill_value=Const.of(0, g.dtype)), None
+        return bind(take_p, g, idx, axis=axis, mode="clip", fill_value=None)
+    return bind(take_p, g, idx, axis=axis, mode="fill", fill_value=Const.of(0, g.dtype))
 
 
 scatter_add_p = declare("scatter_add", _scatter_add_rule, _scatter_add_impl)
 vjp_rules.register(scatter_add_p, _scatter_add_vjp)
 register_lowering(scatter_add_p, Contraction(lambda node, u, idx: idx.size), _scatter_add_wgsl)
+
+
+# scatter: `x` with update slice j combined into row indices[j] along `axis`, as JAX's
+# x.at[...] updates (jax.lax.scatter, scatter_add, scatter_mul, scatter_min, scatter_max):
+# `combine` is "set", "add", "mul", "min" or "max" (NaN wins, as in maximum). Several
+# updates of one row combine in index order; with "set" the last of them wins (JAX leaves
+# which one unspecified). Indices out of range follow `mode` as in scatter_add. Cotangents:
+# "add": g to x, the rows of g to the updates; "set": g to x where no update landed, the
+# rows of g to the updates that won; "mul": g times the product of the row's updates to x,
+# g * x times the product of the row's other updates to each update (zeros included);
+# "min"/"max": g to those equal to the result, ties sharing it evenly, as JAX's.
+@dataclass(frozen=True)
+class Combine:
+    """How a scatter combines a row's updates: the NumPy ufunc (None for "set"), the dtypes it
+    takes, its WGSL `wgsl(w, dtype)(a, b)` and the value it starts from, `start(dtype)`."""
+
+    ufunc: np.ufunc | None
+    dtypes: tuple[DType, ...]
+    wgsl: Callable[[Any, DType], Callable[[str, str], str]] | None = None
+    start: Callable[[DType], float | int | bool] | None = None
+
+
+# min and max start from the infinities, which a literal clamps to an integer's range; on bools
+# they are and / or.
+COMBINES = {
+    "set": Combine(None, ANY),
+    "add": Combine(np.add, NUMERIC, lambda w, dtype: lambda a, b: f"{a} + {b}", lambda dtype: 0),
+    "mul": Combine(np.multiply, NUMERIC, lambda w, dtype: lambda a, b: f"{a} * {b}", lambda dtype: 1),
+    "min": Combine(np.minimum, ANY, lambda w, dtype: pick(w, "min", dtype),
+                   lambda dtype: True if dtype is DType.bool else math.inf),
+    "max": Combine(np.maximum, ANY, lambda w, dtype: pick(w, "max", dtype),
+                   lambda dtype: False if dtype is DType.bool else -math.inf),
+}
+
+
+def _scatter_rule(x: Spec, updates: Spec, indices: Spec, *, axis: int, mode: str, combine: str) -> Spec:
+    if combine not in COMBINES:
+        raise ShapeError(f"scatter: combine {combine!r} is not one of {', '.join(COMBINES)}")
+    check_dtypes(f"scatter ({combine})", COMBINES[combine].dtypes, x)
+    if updates.dtype != x.dtype:
+        raise DTypeError(f"scatter: updates {updates} and operand {x} dtypes differ")
+    return _check_scatter("scatter", x.shape, updates, indices, axis, mode)
+
+
+def _scatter_impl(x: np.ndarray, updates: np.ndarray, indices: np.ndarray, *, axis: int, mode: str,
+                  combine: str) -> np.ndarray:
+    lead = (builtins.slice(None),) * axis
+    kept, rows = _scattered_rows(indices, x.shape[axis], mode)
+    u = np.take(updates.reshape(x.shape[:axis] + (-1,) + x.shape[axis + 1:]), kept, axis=axis)
+    out = np.array(x)
+    ufunc = COMBINES[combine].ufunc
+    if ufunc is not None:
+        with np.errstate(invalid="ignore"):  # NaN wins min and max, quietly
+            ufunc.at(out, lead + (rows,), u)  # in index order
+        return out
+    last = rows.size - 1 - np.unique(rows[::-1], return_index=True)[1]  # each row's last update
+    out[lead + (rows[last],)] = np.take(u, last, axis=axis)
+    return out
+
+
+def _scatter_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    node = w.nodes[i]
+    x, u, idx = node.inputs
+    axis, mode, dtype = node.attrs["axis"], node.attrs["mode"], node.spec.dtype
+    size = node.spec.shape[axis]
+    old = w.value(x, coords)
+    rule = COMBINES[node.attrs["combine"]]
+    if rule.wgsl is not None:
+        combine = rule.wgsl(w, dtype)
+        return combine(old, _fold_updates(w, u, idx, axis, size, mode, coords, combine,
+                                          w.literal(rule.start(dtype), dtype), dtype))
+    # "set": the last update of this row (the largest index position that lands on it), if any
+    ishape, index = w.spec(idx).shape, w.spec(idx).dtype
+
+    def landed(r: str) -> str:
+        return f"select(-1i, {r}, {_row_wgsl(w, w.value(idx, w.unravel(r, ishape)), index, size, mode)} == " \
+               f"{coords[axis]})"
+
+    last = w.reduce(w.extent(ishape), landed, lambda a, b: f"max({a}, {b})", "-1i", DType.i32)
+    v = w.value(u, list(coords[:axis]) + w.unravel(f"max({last}, 0i)", ishape) + list(coords[axis + 1:]))
+    return f"select({old}, {v}, {last} >= 0i)"
+
+
+def _scatter_vjp(g: Tensor, ans: Tensor, x: Tensor, u: Tensor, idx: Tensor, *, axis: int, mode: str,
+                 combine: str) -> tuple[Tensor, Tensor, None]:
+    def scatter(operand: Tensor, updates: Tensor, how: str) -> Tensor:
+        return bind(scatter_p, operand, updates, idx, axis=axis, mode=mode, combine=how)
+
+    def spread(t: Tensor) -> Tensor:  # a value per index, broadcast along the updates' other axes
+        return fnp.reshape(t, (1,) * axis + idx.shape + (1,) * (u.ndim - axis - idx.ndim))
+
+    if combine == "add":
+        return g, _gathered(g, idx, axis, mode), None
+    if combine == "set":
+        ids = fnp.asarray(0, DType.i32)  # each index's position, in row-major order
+        for k, n in enumerate(idx.shape):
+            ids = ids * n + bind(iota_p, shape=idx.shape, axis=k, dtype=DType.i32)
+        winner = bind(scatter_p, _full(-1, DType.i32, (x.shape[axis],)), ids, idx, axis=0, mode=mode, combine="set")
+        won = fnp.equal(bind(take_p, winner, idx, axis=0, mode="clip", fill_value=None), ids)
+        return scatter(g, _full(0, g.dtype, u.shape), "set"), fnp.where(spread(won), _gathered(g, idx, axis, mode),
+                                                                        0.0), None
+    if combine == "mul":  # an update's cotangent is g * x times the product of the row's other updates
+        zero = fnp.equal(u, 0.0)
+        count = _gathered(scatter(_full(0, x.dtype, x.shape), fnp.astype(zero, x.dtype), "add"), idx, axis, mode)
+        product = scatter(_full(1, x.dtype, x.shape), u, "mul")  # of all the row's updates
+        rest = scatter(_full(1, x.dtype, x.shape), fnp.where(zero, 1.0, u), "mul")  # of its nonzero ones
+        # Dividing the product by the update keeps the derivatives in the other updates (zero ones too).
+        others = fnp.where(zero, fnp.where(fnp.equal(count, 1.0), _gathered(rest, idx, axis, mode), 0.0),
+                           _gathered(product, idx, axis, mode) / fnp.where(zero, 1.0, u))
+        return g * product, _gathered(g * x, idx, axis, mode) * others, None
+    kept = fnp.astype(fnp.equal(x, ans), x.dtype)  # "min" / "max"
+    won = fnp.astype(fnp.equal(u, _gathered(ans, idx, axis, mode)), x.dtype)
+    share = g / fnp.maximum(kept + scatter(_full(0, x.dtype, x.shape), won, "add"), 1.0)
+    return share * kept, _gathered(share, idx, axis, mode) * won, None
+
+
+def _full(value: int, dtype: DType, shape: tuple[int | Dim, ...]) -> Tensor:
+    return fnp.broadcast_to(fnp.asarray(value, dtype), shape)
+
+
+scatter_p = declare("scatter", _scatter_rule, _scatter_impl)
+vjp_rules.register(scatter_p, _scatter_vjp)
+register_lowering(scatter_p, Contraction(lambda node, x, u, idx: idx.size), _scatter_wgsl)
 
 
 # dynamic_slice: the window of `slice_sizes` at start indices that are operands (one i32

@@ -14,20 +14,25 @@ import numpy as np
 
 from fgrad import numpy as fnp
 from fgrad.errors import ShapeError
-from fgrad.ir import DType, Spec, declare
-from fgrad.lower.kinds import NORMALIZATION, REDUCTION, SCAN, Reduction, register_lowering
+from fgrad.ir import Const, Dim, DType, Node, Spec, declare
+from fgrad.lower.kinds import NORMALIZATION, REDUCTION, SCAN, Reduction, Sort, register_lowering
+from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import rewrite_rules, split_long_reduction
-from fgrad.lower.library import IS_NAN, cast, pick
-from fgrad.trace import Tensor
+from fgrad.lower.library import IS_INF, IS_NAN, cast, pick
+from fgrad.lower.wgsl import SORT_BLOCK, Folded
+from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
 
 from fgrad.primitives.abstract_eval import (
-    ANY, NUMERIC, along_axis, check_axes, check_dtypes, reduction, stable_log_softmax,
+    ANY, FLOAT, NUMERIC, along_axis, check_axes, check_dtypes, elementwise, reduction, stable_log_softmax,
     stable_softmax, wide, wide_sum,
 )
+from fgrad.primitives.shapes import pad_p, slice_p
 
 __all__ = [  # re-exported by fgrad.primitives
-    "argmax_p", "argmin_p", "cumsum_p", "log_softmax_p", "max_p", "min_p", "softmax_p", "sum_p",
+    "argmax_p", "argmin_p", "argsort_p", "cumlogsumexp_p", "cummax_p", "cummin_p", "cumprod_p", "cumsum_p",
+    "linear_recurrence_p", "log_softmax_p", "max_p", "merge_runs_p", "min_p", "prod_p", "softmax_p", "sort_p",
+    "sum_p",
 ]
 
 
@@ -66,6 +71,30 @@ vjp_rules.register(sum_p, lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes
 register_lowering(sum_p, REDUCTION, _reduce_wgsl(lambda w, dtype: lambda acc, v: f"{acc} + {v}", lambda dtype: 0,
                                                  wide=True))
 rewrite_rules.register(sum_p, split_long_reduction)
+
+
+# prod over sorted, unique axes, accumulated as sum is (f16 in f32). The cotangent of an entry
+# is g times the product of the others: the products before it times those after it along the
+# reduced axes (flattened), no division, so zeros in x are exact, at every order (cumprod's
+# VJP is exact too), as JAX's.
+def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
+    kept = [d for d in range(x.ndim) if d not in axes]
+    order = kept + list(axes)
+    moved = fnp.transpose(x, order)
+    rows = fnp.reshape(moved, (*(x.shape[d] for d in kept), -1))
+    last = rows.ndim - 1
+    before = _previous(bind(cumprod_p, rows, axis=last, reverse=False), last, False, 1.0)
+    after = _previous(bind(cumprod_p, rows, axis=last, reverse=True), last, True, 1.0)
+    others = fnp.transpose(fnp.reshape(before * after, moved.shape), [order.index(d) for d in range(x.ndim)])
+    return (_unreduce(g, x.shape, axes) * others,)
+
+
+prod_p = declare("prod", reduction("prod", NUMERIC),
+                 lambda x, *, axes: np.prod(x, axis=axes, dtype=wide(x)).astype(x.dtype))
+vjp_rules.register(prod_p, _prod_vjp)
+register_lowering(prod_p, REDUCTION, _reduce_wgsl(lambda w, dtype: lambda acc, v: f"{acc} * {v}", lambda dtype: 1,
+                                                  wide=True))
+rewrite_rules.register(prod_p, split_long_reduction)
 
 
 # max / min over axes: NaN wins, as in NumPy; on bools they are any / all. The cotangent
@@ -179,37 +208,377 @@ vjp_rules.register(log_softmax_p, lambda g, ans, x, *, axis: (g - fnp.exp(ans) *
 register_lowering(log_softmax_p, NORMALIZATION, _softmax_wgsl(log=True))
 
 
-# cumsum along one axis: out[i] = x[0] + ... + x[i], or x[i] + ... + x[n-1] where `reverse`
-# (jax.lax.cumsum); d out[j] / d x[i] = 1 for j >= i, so the cotangent is g's cumsum the
-# other way. Rows shorter than a workgroup loop over their prefix per result; longer ones
-# are scanned by a workgroup each (the scan skeleton, fgrad/lower/wgsl.py). As sum, it
-# accumulates in the dtype's `wide` one (f16 in f32), as jnp.cumsum does.
-def _cumsum_rule(x: Spec, *, axis: int, reverse: bool) -> Spec:
-    check_dtypes("cumsum", NUMERIC, x)
-    check_axes("cumsum", x, (axis,))
-    return x
+# Scans along one axis (as jax.lax.cumsum and its siblings): out[i] folds x[0], ..., x[i] in
+# order, or x[i], ..., x[n-1] from the end where `reverse`. Rows shorter than a workgroup loop
+# over their prefix per result; longer ones are scanned by a workgroup each (the scan skeleton,
+# fgrad/lower/wgsl.py). Sums and products accumulate in the dtype's `wide` one (f16 in f32),
+# as jnp.cumsum does, as do the log-sum-exps.
+def _scan_rule(name: str, allowed: tuple[DType, ...]) -> Callable[..., Spec]:
+    def rule(x: Spec, *, axis: int, reverse: bool) -> Spec:
+        check_dtypes(name, allowed, x)
+        check_axes(name, x, (axis,))
+        return x
+
+    return rule
 
 
-def _cumsum_impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
-    if reverse:
-        return np.flip(np.cumsum(np.flip(x, axis), axis, dtype=wide(x)), axis).astype(x.dtype)
-    return np.cumsum(x, axis, dtype=wide(x)).astype(x.dtype)
+def _scan_impl(fold: np.ufunc, widens: bool) -> Callable[..., np.ndarray]:
+    def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        y = np.flip(x, axis) if reverse else x
+        out = fold.accumulate(y.astype(wide(x) if widens else x.dtype), axis=axis)
+        return (np.flip(out, axis) if reverse else out).astype(x.dtype)
+
+    return impl
 
 
-def _cumsum_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+def _scan_wgsl(combine: Callable[[Any, DType], Callable[[str, str], str]], identity: Callable[[DType], float | int],
+               widens: bool) -> Callable[..., str]:
+    """A scan combining two values of the dtype by `combine(w, dtype)` from `identity(dtype)`;
+    with `widens`, in the dtype's `wide` one, rounded back once."""
+
+    def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        node = w.nodes[i]
+        x, axis, dtype = node.inputs[0], node.attrs["axis"], node.spec.dtype
+        acc = dtype.wide if widens else dtype
+
+        def at(r: str) -> str:
+            return cast(w, w.value(x, [*coords[:axis], r, *coords[axis + 1:]]), dtype, acc)
+
+        total = w.scan(w.spec(x).shape[axis], at, combine(w, acc), w.literal(identity(acc), acc), acc, coords[axis],
+                       node.attrs["reverse"])
+        return cast(w, total, acc, dtype)
+
+    return wgsl
+
+
+def _previous(x: Tensor, axis: int, reverse: bool, fill: float) -> Tensor:
+    """x moved one place along `axis`: entry i holds x[i - 1] (x[i + 1] where `reverse`), the
+    first (last) holds `fill`. What a scan folded just before each entry."""
+    n, dtype = x.shape[axis], x.dtype
+    if n == 1:
+        return fnp.broadcast_to(fnp.asarray(fill, dtype), x.shape)
+    kept = bind(slice_p, x, starts=tuple(int(reverse) if d == axis else 0 for d in range(x.ndim)),
+                stops=tuple(n - 1 + int(reverse) if d == axis else x.shape[d] for d in range(x.ndim)),
+                steps=(1,) * x.ndim)
+    widths = tuple(((0, 1, 0) if reverse else (1, 0, 0)) if d == axis else (0, 0, 0) for d in range(x.ndim))
+    return bind(pad_p, kept, widths=widths, value=fill)
+
+
+def _recurrence(a: Tensor, b: Tensor, axis: int, reverse: bool) -> Tensor:
+    return bind(linear_recurrence_p, a, b, axis=axis, reverse=reverse)
+
+
+# cumsum: d out[j] / d x[i] = 1 for j >= i, so the cotangent is g's cumsum the other way.
+cumsum_p = declare("cumsum", _scan_rule("cumsum", NUMERIC), _scan_impl(np.add, widens=True))
+vjp_rules.register(cumsum_p, lambda g, ans, x, *, axis, reverse: (fnp.cumsum(g, axis, reverse=not reverse),))
+register_lowering(cumsum_p, SCAN, _scan_wgsl(lambda w, dtype: lambda a, v: f"{a} + {v}",
+                                             lambda dtype: -0.0 if dtype.is_float else 0, widens=True))  # -0 + x is x
+
+
+# cumprod: d out[j] / d x[i] = prod of x[k], k <= j, k != i, so the cotangent of x[i] is
+# (x[0] ... x[i-1]) * S[i], with S[i] = g[i] + x[i+1] S[i+1] (the other way where reversed):
+# a linear recurrence, no division, so zeros in x are exact at every order (as JAX's).
+def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
+    later = _recurrence(_previous(x, axis, not reverse, 0.0), g, axis, not reverse)
+    return (_previous(ans, axis, reverse, 1.0) * later,)
+
+
+cumprod_p = declare("cumprod", _scan_rule("cumprod", NUMERIC), _scan_impl(np.multiply, widens=True))
+vjp_rules.register(cumprod_p, _cumprod_vjp)
+register_lowering(cumprod_p, SCAN, _scan_wgsl(lambda w, dtype: lambda a, v: f"{a} * {v}", lambda dtype: 1, widens=True))
+
+
+# cummax / cummin (jax.lax's): NaN wins, as in max. The cotangent of out[j] goes to the
+# entries of the prefix equal to it, ties sharing it evenly (JAX splits a two-way tie so). Runs
+# of equal results are counted and summed by linear recurrences: count[j] = eq[j] + (same run)
+# count[j-1], and entry i takes the sum of g / count over the rest of its run.
+def _pick_scan_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
+    eq = fnp.astype(fnp.equal(x, ans), g.dtype)
+    run = fnp.astype(fnp.equal(ans, _previous(ans, axis, reverse, 0.0)), g.dtype)  # the first entry's is unused
+    count = _recurrence(run, eq, axis, reverse)
+    share = g / fnp.maximum(count, 1.0)  # no entry equals a NaN result: its count is 0
+    rest = fnp.astype(fnp.equal(ans, _previous(ans, axis, not reverse, 0.0)), g.dtype)
+    return (eq * _recurrence(rest, share, axis, not reverse),)
+
+
+def _pick_scan_wgsl(which: str) -> Callable[..., str]:
+    return _scan_wgsl(lambda w, dtype: pick(w, which, dtype), lambda dtype: -math.inf if which == "max" else math.inf,
+                      widens=False)  # a literal clamps an infinite start to the integer range
+
+
+cummax_p = declare("cummax", _scan_rule("cummax", NUMERIC), _scan_impl(np.maximum, widens=False))
+vjp_rules.register(cummax_p, _pick_scan_vjp)
+register_lowering(cummax_p, SCAN, _pick_scan_wgsl("max"))
+cummin_p = declare("cummin", _scan_rule("cummin", NUMERIC), _scan_impl(np.minimum, widens=False))
+vjp_rules.register(cummin_p, _pick_scan_vjp)
+register_lowering(cummin_p, SCAN, _pick_scan_wgsl("min"))
+
+
+# cumlogsumexp (jax.lax's): out[j] = log(exp(x[0]) + ... + exp(x[j])), each step
+# log(exp(a) + exp(b)) = max + log1p(exp(min - max)), -inf with -inf -inf and inf with inf
+# inf. d out[j] / d x[i] = exp(x[i] - out[j]), so the cotangent of x[i] is
+# exp(x[i] - out[i]) T[i], T[i] = g[i] + exp(out[i] - out[i+1]) T[i+1]: factors at most 1,
+# stable for any range of values.
+LOG_ADD_EXP = """fn log_add_exp(a: f32, b: f32) -> f32 {
+    let m = max(a, b);
+    let u = exp(min(a, b) - m);
+    let s = 1.0f + u;
+    let log1p = select(log(s) * u / (s - 1.0f), u, s == 1.0f);
+    return select(select(m + log1p, m, is_inf(m)), a + b, is_nan(a) | is_nan(b));
+}"""
+
+
+def _log_add_exp(w: Any, dtype: DType) -> Callable[[str, str], str]:
+    w.function("is_nan", IS_NAN)
+    w.function("is_inf", IS_INF)
+    name = w.function("log_add_exp", LOG_ADD_EXP)
+    return lambda a, v: f"{name}({a}, {v})"
+
+
+def _cumlogsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
+    later = _previous(ans, axis, not reverse, math.inf)  # past the end: a factor exp(-inf) = 0
+    factor = fnp.where(fnp.equal(ans, later), 1.0, fnp.exp(ans - later))  # equal infinities: 1, not exp(NaN)
+    return (fnp.exp(x - ans) * _recurrence(factor, g, axis, not reverse),)
+
+
+cumlogsumexp_p = declare("cumlogsumexp", _scan_rule("cumlogsumexp", FLOAT), _scan_impl(np.logaddexp, widens=True))
+vjp_rules.register(cumlogsumexp_p, _cumlogsumexp_vjp)
+register_lowering(cumlogsumexp_p, SCAN, _scan_wgsl(_log_add_exp, lambda dtype: -math.inf, widens=True))
+
+
+# linear_recurrence: out[i] = a[i] out[i-1] + b[i] from out[-1] = 0 (out[i] = a[i] out[i+1]
+# + b[i] from the end where `reverse`), the scan of (a, b) pairs under (A, B)(a, b) = (A a,
+# B a + b). The VJPs of the scans above are made of it, and so is its own: the cotangent
+# l[i] = g[i] + a[i+1] l[i+1] runs the other way; b's is l and a's is l[i] out[i-1].
+def _linear_recurrence_rule(a: Spec, b: Spec, *, axis: int, reverse: bool) -> Spec:
+    elementwise("linear_recurrence", 2, NUMERIC)(a, b)
+    check_axes("linear_recurrence", a, (axis,))
+    return a
+
+
+def _linear_recurrence_impl(a: np.ndarray, b: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+    at, bt = (np.moveaxis(v.astype(wide(v)), axis, 0) for v in (a, b))
+    out, acc = np.empty_like(bt), np.zeros_like(bt[0])
+    for k in (reversed(range(len(at))) if reverse else range(len(at))):
+        acc = out[k] = at[k] * acc + bt[k]
+    return np.moveaxis(out, 0, axis).astype(a.dtype)
+
+
+def _linear_recurrence_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, *, axis: int, reverse: bool
+                           ) -> tuple[Tensor, Tensor]:
+    later = _recurrence(_previous(a, axis, not reverse, 0.0), g, axis, not reverse)
+    return later * _previous(ans, axis, reverse, 0.0), later
+
+
+def _linear_recurrence_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     node = w.nodes[i]
-    x, axis, dtype = node.inputs[0], node.attrs["axis"], node.spec.dtype
+    (a, b), axis, dtype = node.inputs, node.attrs["axis"], node.spec.dtype
     acc = dtype.wide
 
-    def at(r: str) -> str:
-        return cast(w, w.value(x, [*coords[:axis], r, *coords[axis + 1:]]), dtype, acc)
+    def at(r: str) -> tuple[str, str]:
+        where = [*coords[:axis], r, *coords[axis + 1:]]
+        return cast(w, w.value(a, where), dtype, acc), cast(w, w.value(b, where), dtype, acc)
 
-    zero = -0.0 if dtype.is_float else 0  # -0.0 + x is x for every x, -0.0 too
-    total = w.scan(w.spec(x).shape[axis], at, lambda a, v: f"{a} + {v}", w.literal(zero, acc), acc,
-                   coords[axis], node.attrs["reverse"])
+    def combine(before: Folded, then: Folded) -> tuple[str, str]:
+        return f"{before[0]} * {then[0]}", f"{before[1]} * {then[0]} + {then[1]}"
+
+    _, total = w.scan(w.spec(a).shape[axis], at, combine, (w.literal(1, acc), w.literal(0, acc)), acc, coords[axis],
+                      node.attrs["reverse"])
     return cast(w, total, acc, dtype)
 
 
-cumsum_p = declare("cumsum", _cumsum_rule, _cumsum_impl)
-vjp_rules.register(cumsum_p, lambda g, ans, x, *, axis, reverse: (fnp.cumsum(g, axis, reverse=not reverse),))
-register_lowering(cumsum_p, SCAN, _cumsum_wgsl)
+linear_recurrence_p = declare("linear_recurrence", _linear_recurrence_rule, _linear_recurrence_impl)
+vjp_rules.register(linear_recurrence_p, _linear_recurrence_vjp)
+register_lowering(linear_recurrence_p, SCAN, _linear_recurrence_wgsl)
+
+
+# -- putting rows in order ---------------------------------------------------
+# Sorting compares order keys: each value's bits mapped to a u32 (a wider unsigned integer
+# in NumPy, for float64) whose unsigned order is the sort's, equal keys kept in order of
+# their index (stable). Floats in NumPy's order (jnp.sort, jnp.argsort): -0 equals 0 and
+# every NaN goes last; in IEEE's total order (lax.top_k): -NaN < -inf < ... < -0 < 0 < ... <
+# inf < NaN. A descending order flips every bit of the key, so equal keys keep index order.
+def _order_keys(x: np.ndarray, descending: bool, total: bool) -> np.ndarray:
+    """The unsigned (uint64) order keys of x's values, as the WGSL ones order them."""
+    if x.dtype.kind == "f":
+        width = 8 * x.itemsize
+        sign, mask = np.uint64(1 << (width - 1)), np.uint64((1 << width) - 1)
+        bits = x.view(f"u{x.itemsize}").astype(np.uint64)
+        keys = np.where(bits & sign, ~bits & mask, bits | sign)
+        if not total or x.dtype == np.float16:  # NaNs are one NaN (f16's in both orders: TOTAL_KEY_F16)
+            keys = np.where(np.isnan(x), mask, keys)
+        if not total:
+            keys = np.where(x == 0, sign, keys)
+    else:  # integers shifted to start at 0; bools are 0 and 1
+        keys = (x.astype(np.int64) - (np.iinfo(x.dtype).min if x.dtype.kind == "i" else 0)).astype(np.uint64)
+    return ~keys if descending else keys
+
+
+TOTAL_KEY = """fn total_key(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    return select(b | 0x80000000u, ~b, b >= 0x80000000u);
+}"""
+# NOTE: f16 values widen to f32 exactly, but for NaNs: an NVIDIA GPU made every one the
+# canonical NaN, dropping its sign and payload. So every f16 NaN is one NaN in both orders:
+# the largest (lax.top_k puts an f16 -NaN first, where JAX puts it last).
+TOTAL_KEY_F16 = """fn total_key_f16(x: f32) -> u32 {
+    return select(total_key(x), 0xffffffffu, is_nan(x));
+}"""
+NUMPY_KEY = """fn numpy_key(x: f32) -> u32 {
+    return select(select(total_key(x), 0x80000000u, (bitcast<u32>(x) << 1u) == 0u), 0xffffffffu, is_nan(x));
+}"""
+
+# The order keys of floats (widened to f32), by (total order?, dtype).
+FLOAT_KEYS = {(False, DType.f32): ("numpy_key", NUMPY_KEY), (False, DType.f16): ("numpy_key", NUMPY_KEY),
+              (True, DType.f32): ("total_key", TOTAL_KEY), (True, DType.f16): ("total_key_f16", TOTAL_KEY_F16)}
+
+
+def _key_wgsl(flips: bool) -> Callable[..., str]:
+    """The WGSL rule of a Sort node: the order key of its first operand at `coords`, under the
+    node's `total` (IEEE's order, else NumPy's) and, where `flips`, its `descending`."""
+
+    def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+        node = w.nodes[i]
+        v, dtype = w.operand(i, 0, coords), w.spec(node.inputs[0]).dtype
+        if dtype.is_float:
+            name, text = FLOAT_KEYS[node.attrs.get("total", False), dtype]
+            w.function("total_key", TOTAL_KEY)
+            if name != "total_key":
+                w.function("is_nan", IS_NAN)
+            key = f"{w.function(name, text)}({cast(w, v, dtype, DType.f32)})"
+        elif dtype is DType.i32:
+            key = f"(bitcast<u32>({v}) ^ 0x80000000u)"
+        else:
+            key = cast(w, v, dtype, DType.u32)
+        return f"(~{key})" if flips and node.attrs["descending"] else key
+
+    return wgsl
+
+
+def _check_rows(name: str, x: Spec) -> None:
+    check_dtypes(name, ANY, x)
+    if x.ndim == 0:
+        raise ShapeError(f"{name}: sorts along the last axis, got a scalar {x}")
+
+
+# argsort along the last axis: the indices that put each row in order, stable (equal keys in
+# order of index), as jnp.argsort(stable=True); `descending` keeps equal keys in index order
+# too, as JAX's. `total` orders floats by IEEE's total order (lax.top_k's). With `run`, each
+# run of that many entries is put in order on its own (a long row's first pass). Rows longer
+# than a workgroup's memory (SORT_BLOCK) are rewritten: runs, then merge_runs passes.
+def _argsort_rule(x: Spec, *, descending: bool, total: bool, run: int | None) -> Spec:
+    _check_rows("argsort", x)
+    if run is not None and not (isinstance(run, int) and run >= 1 and not isinstance(x.shape[-1], Dim)):
+        raise ShapeError(f"argsort: runs of {run} entries of rows of {x.shape}")
+    return Spec(x.shape, DType.i32)
+
+
+def _argsort_impl(x: np.ndarray, *, descending: bool, total: bool, run: int | None) -> np.ndarray:
+    keys, out = _order_keys(x, descending, total), np.empty(x.shape, np.int32)
+    step = run or x.shape[-1]
+    for start in range(0, x.shape[-1], step):
+        out[..., start: start + step] = start + np.argsort(keys[..., start: start + step], axis=-1, kind="stable")
+    return out
+
+
+def _split_long_sort(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
+    """A row longer than SORT_BLOCK is sorted in runs of SORT_BLOCK entries, then pairs of runs
+    are merged, doubling their length, until one run holds the row."""
+    n = nodes[node.inputs[0]].spec.shape[-1]
+    if node.attrs["run"] is not None or isinstance(n, Dim) or n <= SORT_BLOCK:
+        return None
+    order = dict(descending=node.attrs["descending"], total=node.attrs["total"])
+    perm, run = add("argsort", node.inputs, node.site, run=SORT_BLOCK, **order), SORT_BLOCK
+    while run < n:
+        perm = add("merge_runs", [node.inputs[0], perm], node.site, run=run, **order)
+        run *= 2
+    return perm
+
+
+argsort_p = declare("argsort", _argsort_rule, _argsort_impl)
+vjp_rules.register(argsort_p, nondiff)
+register_lowering(argsort_p, Sort(), _key_wgsl(flips=True))
+rewrite_rules.register(argsort_p, _split_long_sort)
+
+
+# merge_runs: `perm` (i32 indices into x's rows, as argsort gives) with each pair of runs of
+# `run` entries put in order of x's keys there, equal keys keeping their places (the merge
+# of sorted runs of consecutive indices is stable). Only lowering makes it (_split_long_sort).
+def _merge_runs_rule(x: Spec, perm: Spec, *, run: int, descending: bool, total: bool) -> Spec:
+    check_dtypes("merge_runs", (DType.i32,), perm)
+    if x.shape != perm.shape or x.ndim == 0 or not (isinstance(run, int) and run >= 1):
+        raise ShapeError(f"merge_runs: runs of {run} indices {perm} into {x}")
+    return perm
+
+
+def _merge_runs_impl(x: np.ndarray, perm: np.ndarray, *, run: int, descending: bool, total: bool) -> np.ndarray:
+    keys, out = _order_keys(np.take_along_axis(x, perm, -1), descending, total), perm.copy()
+    for start in range(0, x.shape[-1], 2 * run):
+        pair = slice(start, start + 2 * run)
+        out[..., pair] = np.take_along_axis(perm[..., pair], np.argsort(keys[..., pair], axis=-1, kind="stable"), -1)
+    return out
+
+
+merge_runs_p = declare("merge_runs", _merge_runs_rule, _merge_runs_impl)
+vjp_rules.register(merge_runs_p, nondiff)
+register_lowering(merge_runs_p, Sort(merges=True), _key_wgsl(flips=True))
+
+
+def take_along_last(x: Tensor | np.ndarray, idx: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """x's entries at `idx` (non-negative, in range) along the last axis, row by row, as
+    jnp.take_along_axis(x, idx, -1): a gather from the flattened x."""
+    *lead, n = x.shape
+    rows = math.prod(lead)
+    if rows == 1:
+        return fnp.reshape(fnp.take(fnp.reshape(x, (n,)), fnp.reshape(idx, (-1,)), mode="clip"), idx.shape)
+    offsets = fnp.reshape(fnp.arange(rows) * n, (rows, 1))
+    flat = fnp.take(fnp.reshape(x, (-1,)), fnp.reshape(idx, (rows, -1)) + offsets, mode="clip")
+    return fnp.reshape(flat, idx.shape)
+
+
+# sort along the last axis: the values in NumPy's order (-0 equals 0, NaN last), as jnp.sort;
+# `descending` is the ascending order reversed, as JAX's. Each value's cotangent is the one
+# of its place: g at the ranks, argsort's inverse permutation (an argsort of it).
+def _sort_impl(x: np.ndarray, *, descending: bool) -> np.ndarray:
+    out = np.take_along_axis(x, _argsort_impl(x, descending=False, total=False, run=None), -1)
+    return np.flip(out, -1) if descending else out
+
+
+def _sort_vjp(g: Tensor, ans: Tensor, x: Tensor, *, descending: bool) -> tuple[Tensor]:
+    ranks = fnp.argsort(fnp.argsort(x, axis=-1), axis=-1)
+    return (take_along_last(g, x.shape[-1] - 1 - ranks if descending else ranks),)
+
+
+def _split_long_values_sort(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
+    """Rows longer than SORT_BLOCK: their argsort (in runs, merged), then a gather of the values
+    there from the flattened operand; descending reads the places from the end."""
+    x, spec = node.inputs[0], nodes[node.inputs[0]].spec
+    *lead, n = spec.shape
+    if isinstance(n, Dim) or n <= SORT_BLOCK or spec.symbols:
+        return None
+    order = (("descending", False), ("run", None), ("total", False))
+    perm = _split_long_sort(Node("argsort", (x,), order, Spec(spec.shape, DType.i32), node.site), nodes, add, limits)
+    rows, site = math.prod(lead), node.site
+
+    def const(value: int, shape: tuple[int, ...]) -> int:
+        return add("constant", [], site, value=Const.of(np.full(shape, value), DType.i32))
+
+    perm = add("reshape", [perm], site, shape=(rows, n))
+    if node.attrs["descending"]:
+        places = add("sub", [const(n - 1, (n,)), add("iota", [], site, shape=(n,), axis=0, dtype=DType.i32)], site)
+        perm = add("take", [perm, places], site, axis=1, mode="clip", fill_value=None)
+    starts = add("iota", [], site, shape=(rows, n), axis=0, dtype=DType.i32)
+    at = add("add", [add("mul", [starts, const(n, (rows, n))], site), perm], site)
+    flat = add("reshape", [x], site, shape=(rows * n,))
+    return add("reshape", [add("take", [flat, at], site, axis=0, mode="clip", fill_value=None)], site, shape=spec.shape)
+
+
+def _sort_rule(x: Spec, *, descending: bool) -> Spec:
+    _check_rows("sort", x)
+    return x
+
+
+sort_p = declare("sort", _sort_rule, _sort_impl)
+vjp_rules.register(sort_p, _sort_vjp)
+register_lowering(sort_p, Sort(values=True), _key_wgsl(flips=False))
+rewrite_rules.register(sort_p, _split_long_values_sort)

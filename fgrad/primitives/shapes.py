@@ -1,4 +1,4 @@
-"""Primitives that move elements: reshape, transpose, broadcast_to, slice, pad, concatenate;
+"""Primitives that move elements: reshape, transpose, broadcast_to, slice, pad, concatenate, rev;
 and dim_size, the value of a symbolic dimension.
 
 One block per primitive: declaration, then its rules registered in each interpretation's
@@ -24,7 +24,7 @@ from fgrad.transforms.passes import simplify_rules, uniform_through
 from fgrad.primitives.abstract_eval import check_axes, check_dtypes, check_reshape, same_last_axis, squeezed
 
 __all__ = [  # re-exported by fgrad.primitives
-    "broadcast_to_p", "concatenate_p", "dim_size_p", "pad_p", "reshape_p", "slice_p", "transpose_p",
+    "broadcast_to_p", "concatenate_p", "dim_size_p", "pad_p", "reshape_p", "rev_p", "slice_p", "transpose_p",
 ]
 
 
@@ -274,3 +274,32 @@ def _dim_size_rule(*, dim: Dim) -> Spec:
 dim_size_p = declare("dim_size", _dim_size_rule, lambda *, dim: np.asarray(dim, np.int32))
 vjp_rules.register(dim_size_p, nondiff)
 register_lowering(dim_size_p, VIEW, lambda w, i, c: w.size(w.nodes[i].attrs["dim"]))
+
+
+# rev: the elements along `axes` in reverse order, as jax.lax.rev (flip, negative slice
+# steps): out[..., i, ...] = x[..., n - 1 - i, ...]. Its VJP reverses the cotangent back; a
+# rev of a rev along the same axes is none.
+def _rev_rule(x: Spec, *, axes: tuple[int, ...]) -> Spec:
+    check_axes("rev", x, axes)
+    return x
+
+
+def _rev_simplify(node: Node, nodes: Sequence[Node]) -> int | None:
+    x = nodes[node.inputs[0]]
+    return x.inputs[0] if x.op == "rev" and x.attrs["axes"] == node.attrs["axes"] else None
+
+
+def _rev_last_axis(node: Node, x: Spec) -> str | None:
+    return None if x.ndim - 1 in node.attrs["axes"] else same_last_axis(node, x)
+
+
+def _rev_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    axes, shape = w.nodes[i].attrs["axes"], w.spec(i).shape
+    return w.operand(i, 0, [w.let(f"{w.last(n)} - {c}") if k in axes else c
+                            for k, (c, n) in enumerate(zip(coords, shape))])
+
+
+rev_p = declare("rev", _rev_rule, lambda x, *, axes: np.flip(x, axes))
+vjp_rules.register(rev_p, lambda g, ans, x, *, axes: (bind(rev_p, g, axes=axes),))
+simplify_rules.register(rev_p, _rev_simplify)
+register_lowering(rev_p, View(last_axis=_rev_last_axis), _rev_wgsl)

@@ -1,0 +1,24 @@
+// fgrad: expm1 f32[3,2] <- f32[3,2]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn expm1_f32(x: f32) -> f32 {
+    let r = select(exp(x) - 1.0f, x + x * x * (((((((2.765986437225365e-06f * x + 2.535378916945774e-05f) * x + 0.00019845114729832858f) * x + 0.0013885467778891325f) * x + 0.008333304896950722f) * x + 0.04166673496365547f) * x + 0.1666666716337204f) * x + 0.5f), abs(x) <= 1.0f);
+    return select(r, x, (x == 0.0f) | is_nan(x));
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
+    if (i >= 6i) {
+        return;
+    }
+    let v1 = i / 2i;
+    let v2 = (i) % 2i;
+    let v3 = b0[i];
+    let v4 = expm1_f32(v3);
+    out[i] = v4;
+}

@@ -1,0 +1,18 @@
+// fgrad: prod f32[3] <- f32[3,4]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
+    if (i >= 3i) {
+        return;
+    }
+    var a1: f32 = 1.0f;
+    for (var r2 = 0i; r2 < 4i; r2++) {
+        let v3 = b0[i * 4i + r2];
+        a1 = a1 * v3;
+    }
+    out[i] = a1;
+}

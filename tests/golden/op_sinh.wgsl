@@ -1,0 +1,23 @@
+// fgrad: sinh f32[2,3] <- f32[2,3]
+@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = i32(gid.x + gid.y * 256u);
+    if (i >= 6i) {
+        return;
+    }
+    let v1 = i / 3i;
+    let v2 = (i) % 3i;
+    let v3 = b0[i];
+    let v4 = abs(v3);
+    let v5 = v4 * v4;
+    let v6 = exp(v4);
+    let v7 = select(0.5f * v6, exp(v4 - 88.0f) * 8.258181330680653e+37f, v4 > 88.0f);
+    let v8 = 0.5f / v6;
+    let v9 = select(v7 - v8, v4 + v4 * v5 * (((2.8061333523510257e-06f * v5 + 0.0001983812398975715f) * v5 + 0.008333339355885983f) * v5 + 0.1666666716337204f), v4 < 1.0f);
+    let v10 = bitcast<f32>(bitcast<u32>(v9) | (bitcast<u32>(v3) & 0x80000000u));
+    out[i] = v10;
+}
