@@ -10,13 +10,13 @@ re-exports this package's).
 
 from __future__ import annotations
 
-from fgrad.numpy import bitwise, convolution, creation, elementwise, indexing, linalg, promotion, reductions, shapes
+from fgrad.numpy import bitwise, convolution, creation, elementwise, indexing, products, promotion, reductions, shapes
 from fgrad.numpy.promotion import *  # noqa: F403
 from fgrad.numpy.creation import *  # noqa: F403
 from fgrad.numpy.shapes import *  # noqa: F403
 from fgrad.numpy.elementwise import *  # noqa: F403
 from fgrad.numpy.reductions import *  # noqa: F403
-from fgrad.numpy.linalg import *  # noqa: F403
+from fgrad.numpy.products import *  # noqa: F403
 from fgrad.numpy.indexing import *  # noqa: F403
 from fgrad.numpy.bitwise import *  # noqa: F403
 from fgrad.numpy.convolution import *  # noqa: F403
@@ -24,5 +24,5 @@ from fgrad.numpy import operators  # noqa: F401  (installs the Tensor operators 
 
 __all__ = sorted({
     *promotion.__all__, *creation.__all__, *shapes.__all__, *elementwise.__all__, *reductions.__all__,
-    *linalg.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__,
+    *products.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__,
 })

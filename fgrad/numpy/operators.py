@@ -10,7 +10,7 @@ import numpy as np
 
 from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TraceError
 from fgrad.trace import Tensor, user_site
-from fgrad.numpy import bitwise, elementwise, linalg
+from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
 from fgrad.numpy.elementwise import (
     abs, add, astype, clip, divide, divmod, equal, floor_divide, greater, greater_equal, less, less_equal,
@@ -19,7 +19,7 @@ from fgrad.numpy.elementwise import (
 from fgrad.numpy.reductions import (
     all, any, argmax, argmin, argsort, cumprod, cumsum, max, mean, min, prod, ptp, sort, std, sum, var,
 )
-from fgrad.numpy.linalg import dot, matmul
+from fgrad.numpy.products import dot, matmul
 from fgrad.numpy.bitwise import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
 from fgrad.numpy.indexing import _IndexUpdateHelper, getitem, take
 
@@ -97,7 +97,7 @@ for _name, _fn in PROPERTIES.items():
 del _name, _fn
 
 # NumPy ufuncs on Tensors (`np.exp(t)`, `ndarray + t`) map to the fgrad functions of their names.
-_UFUNCS = {ufunc: getattr(module, name) for module in (elementwise, bitwise, linalg) for name in module.__all__
+_UFUNCS = {ufunc: getattr(module, name) for module in (elementwise, bitwise, products) for name in module.__all__
            if isinstance(ufunc := getattr(np, name, None), np.ufunc)}
 
 

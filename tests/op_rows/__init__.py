@@ -1,5 +1,5 @@
 """The op table's rows for the NumPy / jax.numpy surface, one module per family."""
 
-from op_rows import bitwise, convolution, creation, elementwise, indexing, linalg, random, reductions, shapes
+from op_rows import bitwise, convolution, creation, elementwise, indexing, products, random, reductions, shapes
 
-FAMILIES = (elementwise, bitwise, random, reductions, indexing, shapes, creation, linalg, convolution)
+FAMILIES = (elementwise, bitwise, random, reductions, indexing, shapes, creation, products, convolution)
