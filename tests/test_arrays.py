@@ -4,11 +4,15 @@ the same expression traced on a Tensor and interpreted."""
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import numpy as np
 import pytest
 
 import fgrad as fg
 from fgrad import runtime
+from fgrad.numpy.operators import METHODS, PROPERTIES
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
@@ -176,15 +180,57 @@ OPERATIONS = {
     "cumsum_axis_dtype": (lambda a: a.cumsum(axis=1, dtype="f32"), (B,)),
     "cumsum_reverse": (lambda a: a.cumsum(0, reverse=True), (F,)),
     "chain": (lambda a, b: ((a * 2 - b) @ M).sum(0) > 1, (F, G)),
+    # the rest of a jax.Array's operators and methods
+    "floordiv": (lambda a, b: a // b, (F, G)),
+    "rfloordiv_number": (lambda a: 7 // a, (I + 4,)),
+    "mod": (lambda a, b: a % b, (I, I * 0 + 3)),
+    "mod_number": (lambda a: a % 1.5, (F,)),
+    "divmod": (lambda a, b: divmod(a, b)[1], (F, G)),
+    "xor": (lambda a, b: a ^ b, (I, I.T.copy().reshape(2, 3))),
+    "lshift": (lambda a: a << 2, (I,)),
+    "rshift": (lambda a, b: a >> b, (I, np.abs(I))),
+    "invert_int": (lambda a: ~a, (I,)),
+    "mT": (lambda a: a.mT, (F,)),
+    "reshape_order_F": (lambda a: a.reshape(3, 2, order="F"), (F,)),
+    "flatten": (lambda a: a.flatten(), (F,)),
+    "ravel": (lambda a: a.ravel(), (I,)),
+    "prod": (lambda a: a.prod(axis=1), (F,)),
+    "var": (lambda a: a.var(0, ddof=1), (F,)),
+    "std": (lambda a: a.std(keepdims=True), (F,)),
+    "any": (lambda a: a.any(axis=0), (B,)),
+    "all": (lambda a: a.all(), (I,)),
+    "ptp": (lambda a: a.ptp(1), (F,)),
+    "cumprod": (lambda a: a.cumprod(axis=1), (F,)),
+    "sort": (lambda a: a.sort(), (F,)),
+    "sort_axis_none": (lambda a: a.sort(axis=None), (I,)),
+    "argsort": (lambda a: a.argsort(axis=0), (G,)),
+    "round": (lambda a: a.round(1), (F * 3.3,)),
+    "clip": (lambda a: a.clip(-1, 1), (F,)),
+    "clip_max": (lambda a: a.clip(max=0.5), (F,)),
+    "take": (lambda a, i: a.take(i, axis=1), (F, np.array([2, 0, 2], np.int32))),
+    "repeat": (lambda a: a.repeat(2, axis=0), (F,)),
+    "swapaxes": (lambda a: a.swapaxes(0, 1), (F,)),
+    "diagonal": (lambda a: a.diagonal(), (F,)),
+    "trace": (lambda a: a.trace(1), (F,)),
+    "dot": (lambda a, b: a.dot(b), (F, M)),
+    "index_arrays": (lambda a, i, j: a[i, j], (F, np.array([1, 0, 1], np.int32), np.array([2, 2, 0], np.int32))),
+    "index_negative_step": (lambda a: a[::-1, ::-2], (F,)),
+    "index_bool_mask": (lambda a: a[np.array([False, True])], (F,)),
+    "at_set": (lambda a: a.at[0, 1].set(9.0), (F,)),
+    "at_add_array": (lambda a, i, v: a.at[i].add(v), (F, np.array([1, 1], np.int32), G[:1].repeat(2, 0))),
+    "at_get": (lambda a: a.at[:, np.array([5, -1])].get(mode="fill", fill_value=-1.0), (F,)),
+    "at_max_slice": (lambda a: a.at[:, 1:].max(0.0), (F,)),
 }
 
 
 def _variants(name, operands):
     """Each way of giving the ndarray operands as Arrays or ndarrays, with at least one Array
-    (the indexed one, for indexing: `ndarray[array]` is NumPy's own indexing)."""
+    (the indexed one, for indexing, and the receiver of a method: `ndarray[array]` and
+    `ndarray.dot(array)` are NumPy's own)."""
     n = len(operands)
+    receiver = name.startswith(("index", "at_")) or name.split("_")[0] in (*METHODS, *PROPERTIES)
     for mask in range(1, 2 ** n):
-        if mask & 1 or not name.startswith("index"):
+        if mask & 1 or not receiver:
             yield [fg.device_put(x) if mask >> k & 1 else x for k, x in enumerate(operands)]
 
 
@@ -198,6 +244,19 @@ def test_operation_on_arrays_runs_on_the_device_and_matches_the_traced_one(name)
         assert isinstance(got, fg.Array), f"{name}: got a {type(got).__name__}"
         assert got.shape == want.shape and got.numpy().dtype == want.dtype, f"{name}: {got.spec} vs {want.shape}"
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_every_method_and_property_of_fgrad_values_has_an_operation_row():
+    bodies = " ".join(inspect.getsource(fn) for fn, _ in OPERATIONS.values())
+    missing = sorted(name for name in (*METHODS, *PROPERTIES) if not re.search(rf"\.{name}\b", bodies))
+    assert not missing, f"methods without a row in OPERATIONS: {', '.join(missing)}"
+
+
+def test_boolean_masks_of_concrete_values_select_as_numpy():
+    a = fg.device_put(F)
+    np.testing.assert_array_equal(a[a > 1].numpy(), F[F > 1])
+    np.testing.assert_array_equal(a[F < 0].numpy(), F[F < 0])
+    np.testing.assert_array_equal(a.at[F < 0].set(0.0).numpy(), np.where(F < 0, 0.0, F))
 
 
 def test_ndarray_on_the_left_gives_an_array():
