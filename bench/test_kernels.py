@@ -70,3 +70,35 @@ def test_memory_bound(benchmark, kind, size, smoke):
     benchmark.group = f"memory-bound-{size}"
     benchmark.extra_info.update(gb_per_s=round(2 * x.nbytes / seconds / 1e9, 1), kernels=len(exe.kernels),
                                 adapter=exe.device.name)
+
+
+# A 3x3 convolution of a ResNet stage, channels last (NHWC, HWIO), SAME padding.
+CONV = {"small": (4, 16, 16, 16, 16), "full": (32, 56, 56, 64, 64)}  # batch, height, width, c_in, c_out
+
+
+def test_conv2d(benchmark, size, smoke):
+    n, h, w, c_in, c_out = CONV[size]
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, h, w, c_in)).astype(np.float32)
+    k = (rng.standard_normal((3, 3, c_in, c_out)) / np.sqrt(9 * c_in)).astype(np.float32)
+    exe = fg.compile(fg.trace(lambda a, b: fg.lax.conv_general_dilated(
+        a, b, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), x, k))
+    _, seconds = _timed(benchmark, exe, fg.device_put((x, k)), smoke)
+    benchmark.group = f"conv2d-{size}"
+    flops = 2 * n * h * w * c_out * 9 * c_in
+    benchmark.extra_info.update(gflops=round(flops / seconds / 1e9, 1), kernels=len(exe.kernels),
+                                adapter=exe.device.name)
+
+
+SORT_ROWS = {"small": (256, 256), "full": (4096, 1024)}
+
+
+def test_argsort_rows(benchmark, size, smoke):
+    rows, width = SORT_ROWS[size]
+    x = np.random.default_rng(0).standard_normal((rows, width)).astype(np.float32)
+    exe = fg.compile(fg.trace(lambda a: fg.argsort(a, axis=-1), x))
+    out, seconds = _timed(benchmark, exe, fg.device_put((x,)), smoke)
+    np.testing.assert_array_equal(out.numpy(), np.argsort(x, axis=-1, kind="stable"))
+    benchmark.group = f"argsort-{size}"
+    benchmark.extra_info.update(mkeys_per_s=round(x.size / seconds / 1e6, 1), kernels=len(exe.kernels),
+                                adapter=exe.device.name)

@@ -1,5 +1,7 @@
 """PyTorch's figures that bench/RESULTS.md sets beside fgrad's, measured on the same card:
-cuBLAS f32 matmul (TF32 off) at 4096^3, and peak allocated memory of one gpt training step.
+cuBLAS f32 matmul (TF32 off) at 4096^3, peak allocated memory of one gpt training step, and
+the kernels of bench/test_kernels.py that have a counterpart: a cuDNN 3x3 convolution (TF32 off)
+and a row argsort.
 Steps per second come from the project's peer script (its path is the argument).
 
 python bench/torch_reference.py ../shared/peers/torch_peer.py
@@ -47,6 +49,27 @@ def main() -> None:
         a @ b
     torch.cuda.synchronize()
     print(f"cublas f32 matmul 4096: {2 * 4096**3 / ((time.perf_counter() - start) / 10) / 1e12:.1f} TFLOP/s")
+
+    torch.backends.cudnn.allow_tf32 = False
+    x = torch.randn(32, 64, 56, 56, device="cuda").to(memory_format=torch.channels_last)
+    w = torch.randn(64, 64, 3, 3, device="cuda").to(memory_format=torch.channels_last)
+    conv = lambda: torch.nn.functional.conv2d(x, w, padding=1)  # noqa: E731
+    print(f"cudnn f32 conv2d 32x56x56x64->64 3x3: {2 * 32 * 56 * 56 * 64 * 9 * 64 / _seconds(conv) / 1e12:.2f} TFLOP/s")
+    rows = torch.randn(4096, 1024, device="cuda")
+    sort = lambda: torch.argsort(rows, dim=-1, stable=True)  # noqa: E731
+    print(f"argsort 4096x1024 rows: {rows.numel() / _seconds(sort) / 1e6:.0f} Mkeys/s")
+
+
+def _seconds(fn) -> float:
+    """Seconds per call, over 10 calls after 3 to warm up."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / 10
 
 
 if __name__ == "__main__":
