@@ -198,7 +198,7 @@ class Dim:
 
 
 def _is_size(d: Any) -> bool:
-    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 1
+    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 0
 
 
 def dims_in(value: Any) -> Iterator[Dim]:
@@ -251,8 +251,7 @@ class Spec:
     def __post_init__(self) -> None:
         shape = tuple(self.shape)
         if not all(isinstance(d, Dim) or _is_size(d) for d in shape):
-            raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 1 (fgrad tensors are non-empty) "
-                             "or symbols (fg.dim)")
+            raise ShapeError(f"invalid shape {shape}: dimensions must be integers >= 0 or symbols (fg.dim)")
         object.__setattr__(self, "shape", tuple(d if isinstance(d, Dim) else int(d) for d in shape))
         object.__setattr__(self, "dtype", DType.named(self.dtype))
         if any(isinstance(d, Dim) for d in shape):

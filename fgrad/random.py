@@ -127,9 +127,8 @@ def _sample_shape(name: str, shape: Any, *params: ArrayLike) -> tuple[int | Dim,
 
 
 def _broadcasts_to(name: str, shape: tuple[int | Dim, ...], *shapes: tuple[int | Dim, ...]) -> tuple[int | Dim, ...]:
-    if any(not isinstance(d, Dim) and d < 1 for d in shape):
-        raise ShapeError(f"{name}: shape {shape} has an empty or negative axis; fgrad values have at least one "
-                         "element", user_site())
+    if any(not isinstance(d, Dim) and d < 0 for d in shape):
+        raise ShapeError(f"{name}: shape {shape} has a negative axis", user_site())
     if shapes and _broadcast_shapes(shape, *shapes) != shape:
         raise ShapeError(f"{name}: parameter shapes {', '.join(map(str, shapes))} must broadcast to the shape "
                          f"argument {shape}", user_site())

@@ -215,6 +215,9 @@ class Array(HasSpec):
     def numpy(self) -> np.ndarray:
         """The value on the host (read through a reusable staging buffer, then kept)."""
         self.check_live("numpy()", user_site())
+        if self._host is None and not self.size:  # an empty value: nothing on the device to read
+            self._host = np.empty(self.shape, self.dtype.np)
+            self._host.flags.writeable = False
         if self._host is None:
             stored = np.frombuffer(self.device.read(self.buffer, words(self.spec.nbytes)),
                                    np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]

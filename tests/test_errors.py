@@ -757,7 +757,7 @@ TRACED_MISUSE = {
     "complex": Case(complex_operand, (S(3),), fg.DTypeError, ["divide", "complex"]),
     "ragged-list": Case(ragged_operand, (S(3),), fg.DTypeError, ["add", "list"]),
     "string-condition": Case(string_condition, (S(3),), fg.DTypeError, ["where", "str", "'abc'"]),
-    "empty-array": Case(empty_operand, (S(3),), fg.ShapeError, ["add", "empty", "(0,)"]),
+    "empty-array": Case(empty_operand, (S(3),), fg.ShapeError, ["add", "broadcast", "(0,)"]),
     "float-slice-bound": Case(float_slice_bound, (S(3),), fg.ShapeError, ["getitem", "0.5", "axis 0"]),
     "setitem": Case(setitem_on_tensor, (S(3),), fg.TraceError, ["setitem", "immutable", "f32[3]"]),
     "reshape-None": Case(shape_none, (S(3),), fg.ShapeError, ["reshape", "None"]),

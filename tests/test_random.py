@@ -360,7 +360,7 @@ def test_gumbel_exponential_laplace_moments():
     (lambda: fg.random.PRNGKey(2**64), fg.DTypeError, ["PRNGKey", "64 bits"]),
     (lambda: fg.random.fold_in(KEY, -1), fg.DTypeError, ["fold_in", "-1", "u32"]),
     (lambda: fg.random.bernoulli(KEY, 1), fg.DTypeError, ["bernoulli", "float"]),
-    (lambda: fg.random.split(KEY, 0), fg.ShapeError, ["split", "empty"]),
+    (lambda: fg.random.split(KEY, -1), fg.ShapeError, ["split", "negative"]),
 ])
 def test_errors_name_the_function_and_the_values(call, error, words):
     with pytest.raises(error) as e:

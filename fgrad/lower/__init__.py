@@ -49,6 +49,8 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     roots = {r for g in groups for r in g}
     for group in groups:
         node = graph.nodes[group[0]]
+        if node.spec.max_size == 0:  # an empty result (of a symbolic shape): nothing to compute, no kernel
+            continue
         inside = group_inlined(graph, group, roots)
         name = _kernel_name(graph, inside)
         updated = {in_place[r]: k for k, r in enumerate(group) if r in in_place}  # donor -> output it becomes

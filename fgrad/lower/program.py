@@ -40,8 +40,9 @@ WORD = 4  # WebGPU writes, copies and maps buffers in whole 4-byte words
 
 
 def words(nbytes: int) -> int:
-    """`nbytes` rounded up to whole words: the size of a buffer holding them."""
-    return -(-nbytes // WORD) * WORD
+    """`nbytes` rounded up to whole words, at least one: the size of a buffer holding them (an
+    empty value's buffer too, which no kernel reads or writes: a binding is never empty)."""
+    return max(-(-nbytes // WORD), 1) * WORD
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ class Buffer:
 
 def buffer_bytes(value: Any, dtype: DType) -> bytes:
     """The bytes of `value` as a buffer of `dtype` holds them (bools as u32 0 or 1), padded with
-    zeros to whole words."""
+    zeros to whole words (one for an empty value)."""
     data = np.asarray(value).astype(np.uint32 if dtype is DType.bool else dtype.np).tobytes()
     return data + bytes(words(len(data)) - len(data))
 

@@ -1,7 +1,8 @@
 """Graph rewrites lowering applies before deciding kernels: a node rewritten into several
 that map better onto kernels and adapter limits (wide concatenates, long reductions, thin
 long matmuls). The rules are looked up by primitive in `rewrite_rules`, registered with the
-primitives (fgrad/primitives.py); `rewrite` applies them in one walk, Graph -> Graph."""
+primitives (fgrad/primitives.py); `rewrite` applies them in one walk, Graph -> Graph, and
+makes every empty value a constant."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fgrad.ir import PRIMITIVES, DType, Graph, Node, RuleTable
+import numpy as np
+
+from fgrad.ir import PRIMITIVES, Const, DType, Graph, Node, RuleTable, constant_p
 from fgrad.lower.program import Limits
 from fgrad.transforms.passes import rebuild
 
@@ -22,9 +25,15 @@ rewrite_rules = RuleTable("rewrite", "lowering rewrite", optional=True)
 
 
 def rewrite(graph: Graph, limits: Limits) -> Graph:
-    """Apply each node's rewrite rule, if its primitive has one."""
+    """Apply each node's rewrite rule, if its primitive has one; an empty value (a size 0)
+    becomes a constant."""
 
-    def expand(node: Node, nodes: list[Node]) -> int | None:
+    def expand(node: Node, nodes: list[Node]) -> int | Node | None:
+        if node.spec.max_size == 0 and node.op != constant_p.name and not node.spec.symbols:
+            # An empty value has nothing to compute: a constant, so no kernel is planned for it
+            # and what only it read is dropped.
+            empty = Const.of(np.zeros(node.spec.shape, node.spec.dtype.np), node.spec.dtype)
+            return Node(constant_p.name, (), (("value", empty),), node.spec, node.site)
         rule = rewrite_rules.get(node.op)
         if rule is None:
             return None

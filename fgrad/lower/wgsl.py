@@ -332,6 +332,12 @@ class KernelWriter:
         """The last index along an axis of size `d`, as a WGSL i32."""
         return f"{d - 1}i" if isinstance(d, int) else f"{self.size(d)} - 1i"
 
+    def clamped(self, index: str, n: int | Dim) -> str:
+        """`index` (a WGSL i32) clamped into an axis of size `n`. Along an empty axis, 0: the one
+        word of an empty value's buffer, read where the reader discards it (naga refuses a clamp
+        whose bounds cross)."""
+        return "0i" if n == 0 else self.let(f"clamp({index}, 0i, {self.last(n)})")
+
     def extent(self, shape: Sequence[int | Dim]) -> int | str:
         """The number of elements of `shape`: an int, or with symbols a WGSL i32 product that
         reads their values."""

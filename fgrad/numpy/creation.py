@@ -37,7 +37,7 @@ DTypeLike = str | DType | np.dtype | type | None
 
 
 def _new_shape(name: str, shape: Any) -> tuple[int | Dim, ...]:
-    """A shape to create: sizes >= 1 (fgrad values are non-empty) or symbols, these only inside a trace."""
+    """A shape to create: sizes >= 0 or symbols, these only inside a trace."""
     shape = _shape_arg(name, shape)
     for d in shape:
         if isinstance(d, Dim):
@@ -46,16 +46,14 @@ def _new_shape(name: str, shape: Any) -> tuple[int | Dim, ...]:
                                  user_site())
         elif d < 0:
             raise ShapeError(f"{name}: negative dimensions are not allowed: {shape}", user_site())
-        elif d == 0:
-            raise ShapeError(f"{name}: shape {shape} is empty; fgrad values have at least one element", user_site())
     return shape
 
 
 def _size(name: str, what: str, value: Any) -> int | Dim:
-    """A matrix size (eye's N, tri's M): a positive integer or a symbol."""
+    """A matrix size (eye's N, tri's M): an integer >= 0 or a symbol."""
     if isinstance(value, Dim):
         return _new_shape(name, (value,))[0]
-    return _static_int(name, what, value, low=1)
+    return _static_int(name, what, value, low=0)
 
 
 def _dtype_arg(name: str, dtype: DTypeLike, default: DType | None) -> DType | None:
@@ -202,9 +200,7 @@ def arange(start: int | float | Dim, stop: int | float | Dim | None = None, step
     if count > I32.max:
         raise ShapeError(f"arange: {count} values (start={start}, stop={stop}, step={step}) do not fit i32 indices",
                          user_site())
-    if count < 1:
-        raise ShapeError(f"arange: empty range start={start}, stop={stop}, step={step}; fgrad values have at least "
-                         "one element", user_site())
+    count = max(count, 0)  # an empty range, as in NumPy
     dt = dt or result_dtype(*(b for b in (start, stop, step) if b is not None))
     if not (dt.is_int or dt.is_float):
         raise DTypeError(f"arange: cannot count in {dt}; iota takes integer and float dtypes", user_site())
@@ -225,8 +221,6 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     along a new axis `axis`. Integer dtypes take the floor. With `retstep`, also the step
     (NaN for num = 1 with endpoint, as JAX)."""
     num = _static_int("linspace", "num", num, low=0)
-    if num == 0:
-        raise ShapeError("linspace: num=0 gives an empty array; fgrad values have at least one element", user_site())
     dt = _dtype_arg("linspace", dtype, _float_dtype(result_dtype(start, stop)))
     comp = _float_dtype(dt)
     start, stop = asarray(start, comp), asarray(stop, comp)
@@ -248,9 +242,9 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
         out = add(multiply(first, subtract(1, t)), multiply(last, t))
         if endpoint:
             out = concatenate([out, last], axis)
-    else:
-        delta = asarray(math.nan, comp) if endpoint else subtract(stop, start)
-        out = first
+    else:  # one value, start; or none (as JAX, its step NaN)
+        delta = asarray(math.nan, comp) if endpoint or not num else subtract(stop, start)
+        out = first if num else broadcast_to(first, (*bounds[:axis], 0, *bounds[axis:]))
     if dt.is_int:
         out = floor(out)
     out = astype(out, dt)
@@ -289,9 +283,10 @@ def indices(dimensions: Sequence[int], dtype: DTypeLike = None, sparse: bool = F
     shape (len(dimensions), *dimensions), or with `sparse` a tuple of arrays of size 1 but
     along their own axis."""
     dt = _dtype_arg("indices", dtype, DType.i32)
-    if not isinstance(dimensions, (tuple, list)) or not dimensions:
-        raise ShapeError(f"indices: dimensions must be a non-empty sequence of sizes, got {_brief(dimensions)}",
-                         user_site())
+    if not isinstance(dimensions, (tuple, list)):
+        raise ShapeError(f"indices: dimensions must be a sequence of sizes, got {_brief(dimensions)}", user_site())
+    if not dimensions:  # no axes to count along: no grids (an empty stack of them)
+        return () if sparse else zeros((0,), dt)
     dims = _new_shape("indices", dimensions)
     grids = [astype(_iota(d, DType.i32, len(dims), i), dt) for i, d in enumerate(dims)]
     if sparse:

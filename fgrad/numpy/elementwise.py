@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from fgrad import numpy as fnp  # NOTE: one-argument where is searching's nonzero, found at call time
 from fgrad.errors import DTypeError, TraceError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
@@ -36,6 +37,8 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "multiply", "nan_to_num", "neg", "negative", "not_equal", "positive", "pow", "power", "rad2deg", "radians",
     "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
     "sinh", "sqrt", "square", "stop_gradient", "subtract", "tan", "tanh", "true_divide", "trunc", "where",
+    "conj", "conjugate", "float_power", "fmax", "fmin", "heaviside", "imag", "iscomplex", "isreal", "isrealobj",
+    "ldexp", "real", "rint", "around", "polyval",
 ]
 
 
@@ -229,23 +232,26 @@ def logical_or(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
 
 WHERE_ONE_ARGUMENT = (
     "where: where(condition) with one argument is nonzero(condition), whose length is the number of true "
-    "elements: a value, where fgrad's shapes are static (jax.numpy traces it only with a static size=, padding "
-    "with fill_value). fgrad has no nonzero: select with where(condition, x, y), count with sum(condition), "
-    "find the first true element with argmax(condition), or weight by astype(condition, 'f32')"
+    "elements of a traced {spec}: a value, where fgrad's shapes are static. Give size= (the first `size` "
+    "indices, padded with fill_value), as jax.numpy requires under jit: fg.nonzero(condition, size=8); or select "
+    "with where(condition, x, y), count with sum(condition), find the first true element with argmax(condition)"
 )
 
 
 def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /, *,
-          size: int | None = None, fill_value: ArrayLike | None = None) -> Tensor | np.ndarray:
+          size: int | None = None, fill_value: ArrayLike | None = None) -> Any:
     """x where condition holds, else y; all three broadcast. A non-bool condition means condition != 0.
-    The one-argument form (nonzero, a value-dependent shape) is refused."""
+    With condition only, `nonzero(condition, size=size, fill_value=fill_value)`, as `jnp.where`
+    (a traced condition needs size=)."""
     if x is None and y is None:
-        raise TraceError(WHERE_ONE_ARGUMENT, user_site())
+        if size is None and isinstance(condition, Tensor):
+            raise TraceError(WHERE_ONE_ARGUMENT.format(spec=condition.spec), user_site())
+        return fnp.nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise TraceError(f"where: x and y must both be given, got {'y' if x is None else 'x'} only", user_site())
     if size is not None or fill_value is not None:
-        raise TraceError("where: size and fill_value belong to the one-argument form (nonzero), which fgrad "
-                         "does not have; where(condition, x, y) takes neither", user_site())
+        raise TraceError("where: size and fill_value belong to the one-argument form (nonzero); "
+                         "where(condition, x, y) takes neither", user_site())
     dt = result_dtype(x, y)
     return bind(where_p, *_broadcast("where", asarray(condition, DType.bool), asarray(x, dt), asarray(y, dt)))
 
@@ -650,3 +656,105 @@ def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Tensor | np.ndarray, Tensor
     """(floor_divide(x1, x2), remainder(x1, x2)), computed together for floats as jax.numpy."""
     a, b, dt = _numeric_pair("divmod", x1, x2)
     return _float_divmod(a, b) if dt.is_float else (floor_divide(a, b), remainder(a, b))
+
+
+# -- NaN-ignoring extremes, steps, and the complex-number names of real values ------------------------
+
+
+def fmax(x1: ArrayLike, x2: ArrayLike) -> Tensor | np.ndarray:
+    """The larger of x1 and x2, elementwise, a NaN giving way to the other value (NaN only where
+    both are), as `jnp.fmax`: where(x1 > x2 or isnan(x2), x1, x2), so a tie takes x2."""
+    a, b = _broadcast("fmax", *(asarray(x, result_dtype(x1, x2)) for x in (x1, x2)))
+    return where(logical_or(greater(a, b), isnan(b)), a, b)
+
+
+def fmin(x1: ArrayLike, x2: ArrayLike) -> Tensor | np.ndarray:
+    """The smaller of x1 and x2, elementwise, a NaN giving way to the other value, as `jnp.fmin`."""
+    a, b = _broadcast("fmin", *(asarray(x, result_dtype(x1, x2)) for x in (x1, x2)))
+    return where(logical_or(less(a, b), isnan(b)), a, b)
+
+
+def rint(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """x rounded to the nearest integer, halves to even, as `jnp.rint`; integers and bools give f32."""
+    return bind(round_p, _as_float(x))
+
+
+def float_power(x: ArrayLike, y: ArrayLike, /) -> Tensor | np.ndarray:
+    """x ** y in the float dtype of x and y (integers give f32), as `jnp.float_power` (x64 off)."""
+    a, b = _float_pair("float_power", x, y)
+    return pow(a, b)
+
+
+def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """The step function: 0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0 (NaN where x1 is NaN),
+    in the float dtype of x1 and x2, as `jnp.heaviside`."""
+    a, b = _float_pair("heaviside", x1, x2)
+    zero = asarray(0, _dtype(a))
+    return where(less(a, zero), zero, where(greater(a, zero), asarray(1, _dtype(a)), where(isnan(a), a, b)))
+
+
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """x1 * 2 ** x2 for integer x2, in x1's float dtype (integers give f32), as `jnp.ldexp`: the
+    power split in two halves, so that 2 ** x2 overflowing or underflowing alone does not."""
+    if _dtype(x2).is_float:
+        raise DTypeError(f"ldexp: the exponent x2 must be integers, got {_dtype(x2)}", user_site())
+    a = _as_float(x1)
+    e = astype(x2, DType.i32)
+    half = floor_divide(e, 2)
+    scaled = multiply(multiply(a, exp2(astype(half, _dtype(a)))), exp2(astype(subtract(e, half), _dtype(a))))
+    return where(logical_or(isinf(a), equal(a, 0)), a, scaled)
+
+
+def conj(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The complex conjugate, as `jnp.conj`: fgrad's values are real, so x itself."""
+    return asarray(x)
+
+
+conjugate = conj
+
+
+def real(val: ArrayLike, /) -> Tensor | np.ndarray:
+    """The real part, as `jnp.real`: fgrad's values are real, so val itself."""
+    return asarray(val)
+
+
+def imag(val: ArrayLike, /) -> Tensor | np.ndarray:
+    """The imaginary part, as `jnp.imag`: fgrad's values are real, so zeros of val's shape and dtype."""
+    val = asarray(val)
+    return broadcast_to(asarray(0, _dtype(val)), _shape(val))
+
+
+def isreal(x: ArrayLike) -> Tensor | np.ndarray:
+    """Whether each entry has no imaginary part, as `jnp.isreal`: True throughout (fgrad's values are real)."""
+    x = asarray(x)
+    return broadcast_to(asarray(True), _shape(x))
+
+
+def iscomplex(x: ArrayLike) -> Tensor | np.ndarray:
+    """Whether each entry has an imaginary part, as `jnp.iscomplex`: False throughout."""
+    x = asarray(x)
+    return broadcast_to(asarray(False), _shape(x))
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether x is of a real (not complex) dtype, as `jnp.isrealobj`: fgrad has no complex dtype."""
+    _dtype(x)
+    return True
+
+
+around = round
+
+
+def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Tensor | np.ndarray:
+    """The polynomial with coefficients `p` (highest power first, along p's first axis) at x,
+    by Horner's rule, as `jnp.polyval`; `unroll` is accepted (the loop is always unrolled)."""
+    del unroll
+    dt = result_dtype(p, x)
+    p, x = asarray(p, dt), asarray(x, dt)
+    if not _shape(p):
+        raise DTypeError(f"polyval: p must hold coefficients along its first axis, got a 0-d {_dtype(p)}",
+                         user_site())
+    y = multiply(x, asarray(0, dt))
+    for k in range(_shape(p)[0]):
+        y = add(multiply(y, x), p[k])
+    return y

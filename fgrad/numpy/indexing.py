@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from fgrad import numpy as fnp  # NOTE: unravel_index and compress call other families at call time
 from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
 from fgrad.ir import Const, Dim, DType
 from fgrad.primitives import (
@@ -19,7 +20,7 @@ from fgrad.primitives import (
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import (
     ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _axes, _broadcast_shapes, _brief, _dtype, _one_axis, _shape,
-    _static_scalar, asarray,
+    _static_scalar, asarray, result_dtype,
 )
 from fgrad.numpy.shapes import broadcast_to, concatenate, expand_dims, reshape, transpose
 from fgrad.numpy.creation import arange
@@ -31,6 +32,8 @@ from fgrad.numpy.elementwise import (
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "causal_mask", "dynamic_slice", "dynamic_update_slice", "getitem", "one_hot", "put_along_axis", "roll",
     "scatter_add", "take", "take_along_axis",
+    "choose", "compress", "diag_indices", "diag_indices_from", "extract", "ravel_multi_index", "select",
+    "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]
 
 
@@ -59,9 +62,17 @@ def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
     fill = _fill_value("take", fill_value, _dtype(x)) if mode == "fill" else None
     traced = isinstance(indices, Tensor) or isinstance(_shape(x)[axis], Dim)
     indices = _indices("take", indices, axis, _shape(x), normalize=mode == "fill")
+    _from_empty("take", _shape(x), axis, _shape(indices))
     if not traced:  # constants were checked to lie in range: nothing to fill
         mode, fill = "clip", None
     return bind(take_p, x, indices, axis=axis, mode=mode, fill_value=fill)
+
+
+def _from_empty(name: str, shape: tuple[int | Dim, ...], axis: int, selected: tuple[int | Dim, ...]) -> None:
+    """Refuse, as jnp.take does, a non-empty selection from an empty axis: no entry to read."""
+    if shape[axis] == 0 and 0 not in selected:
+        raise ShapeError(f"{name}: cannot take {selected} entries from the empty axis {axis} of {shape}, as jnp.take "
+                         "refuses", user_site())
 
 
 def _default_fill(dtype: DType) -> float | int | bool:
@@ -177,7 +188,7 @@ def dynamic_update_slice(operand: ArrayLike, update: ArrayLike, start_indices: A
 
 
 def _sizes(name: str, what: str, sizes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """A window's shape in `shape`: one size in 1..n per axis."""
+    """A window's shape in `shape`: one size in 0..n per axis."""
     if not isinstance(sizes, (tuple, list)) or not all(isinstance(k, (int, np.integer, Dim)) and not isinstance(
             k, (bool, np.bool_)) for k in sizes):
         raise ShapeError(f"{name}: {what} must be a tuple of integers, got {_brief(sizes)}", user_site())
@@ -187,8 +198,8 @@ def _sizes(name: str, what: str, sizes: Any, shape: tuple[int, ...]) -> tuple[in
                          "taken of fixed sizes in fixed axes only; gather rows of a symbolic axis with fg.take",
                          user_site())
     sizes = tuple(int(k) for k in sizes)
-    if len(sizes) != len(shape) or not all(1 <= k <= n for k, n in zip(sizes, shape)):
-        raise ShapeError(f"{name}: {what} {sizes} does not fit in {shape}: one size in 1..n per axis", user_site())
+    if len(sizes) != len(shape) or not all(0 <= k <= n for k, n in zip(sizes, shape)):
+        raise ShapeError(f"{name}: {what} {sizes} does not fit in {shape}: one size in 0..n per axis", user_site())
     return sizes
 
 
@@ -224,11 +235,11 @@ def _starts(name: str, start_indices: Any, shape: tuple[int, ...]) -> list[Tenso
 
 
 def _count(name: str, what: str, value: Any) -> int:
-    """A size argument: a positive Python or NumPy integer (not a bool, not a float)."""
+    """A size argument: a non-negative Python or NumPy integer (not a bool, not a float)."""
     if isinstance(value, Tensor):
         raise TraceError(TRACER_INDEX.format(what=f"{name}: {what}", spec=value.spec), user_site())
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
-        raise ShapeError(f"{name}: {what} must be a positive integer, got {_brief(value)}", user_site())
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 0:
+        raise ShapeError(f"{name}: {what} must be a non-negative integer, got {_brief(value)}", user_site())
     return int(value)
 
 
@@ -327,9 +338,6 @@ def _parse(name: str, shape: tuple[int | Dim, ...], key: Any, checked: bool = Tr
             if shape[dim: dim + k.ndim] != k.shape:
                 raise ShapeError(f"{name}: boolean mask of shape {k.shape} does not match axes {dim}.."
                                  f"{dim + k.ndim - 1} of {shape}", user_site())
-            if not k.any():
-                raise ShapeError(f"{name}: the boolean mask of shape {k.shape} selects nothing from {shape}; fgrad "
-                                 "values have at least one element", user_site())
             for j, chosen in enumerate(np.nonzero(k)):
                 arrays.append((dim + j, chosen))
                 starts.append(0), stops.append(shape[dim + j]), steps.append(1)
@@ -400,9 +408,8 @@ def _index_of(name: str, k: Any, shape: tuple[int | Dim, ...]) -> Any:
                          "arrays or concrete bool masks", user_site())
     _dtype(k)  # refuses ragged lists, strings and None, naming the function
     arr = np.asarray(k)
-    if arr.size == 0:
-        raise ShapeError(f"{name}: an empty index array selects nothing from {shape}; fgrad values have at least one "
-                         "element", user_site())
+    if arr.size == 0 and not isinstance(k, np.ndarray):  # [] is a float array to NumPy, but an index to it
+        arr = arr.astype(np.int32)
     if arr.dtype.kind not in "biu":
         raise DTypeError(f"{name}: index arrays must be integers (or bool masks), got {arr.dtype} indexing {shape}",
                          user_site())
@@ -445,8 +452,8 @@ def _slice_of(name: str, k: slice, dim: int, shape: tuple[int | Dim, ...]) -> tu
         return backwards, 0, n, 1
     a, b, s = k.indices(n)
     length = len(range(a, b, s))
-    if length == 0:
-        raise ShapeError(f"{name}: slice {a}:{b}:{s} of axis {dim} with size {n} of {shape} is empty", user_site())
+    if length == 0:  # every empty slice selects the same: nothing
+        return False, 0, 0, 1
     if s > 0:
         return False, a, b, s
     a, s = n - 1 - a, -s  # the same entries, read forward along the reversed axis
@@ -521,6 +528,7 @@ def _gather(name: str, x: Tensor | np.ndarray, key: _Key, indices: Sequence[Tens
     out = _view(x, key)
     if key.arrays:
         m = _merged(name, out, key, indices, clamp=mode == "clip")
+        _from_empty(name, _shape(m.view), m.axis, _shape(m.index))
         out = bind(take_p, m.view, m.index, axis=m.axis, mode=mode, fill_value=fill)
         if key.front and m.axis:
             nb, nd = len(key.batch), len(_shape(out))
@@ -616,7 +624,7 @@ def _write_back(x: Tensor | np.ndarray, key: _Key, new: Tensor | np.ndarray) -> 
     new = reshape(new, sliced)
     if key.whole(shape):
         return bind(rev_p, new, axes=key.rev) if key.rev else new
-    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1)
+    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1) if m else (a, n - a, 0)
                    for n, m, a, s in zip(shape, sliced, key.starts, key.steps))
     new = bind(pad_p, new, widths=widths, value=0)
     inside = bind(pad_p, broadcast_to(asarray(True), sliced), widths=widths, value=False)
@@ -802,6 +810,8 @@ def roll(a: ArrayLike, shift: ArrayLike | Sequence[int],
         raise ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} axes", user_site())
     for s, k in zip(shifts * (len(axes) if len(shifts) == 1 else 1), axes * (len(shifts) if len(axes) == 1 else 1)):
         n = shape[k]
+        if n == 0:  # an empty axis: nothing to move
+            continue
         if isinstance(s, Tensor):  # the window at n - (s mod n) of a joined to itself
             starts = [0] * len(shape)
             starts[k] = subtract(n, remainder(astype(s, DType.i32), n))
@@ -815,3 +825,191 @@ def _slice_axis(x: Tensor | np.ndarray, axis: int, start: int, stop: int) -> Ten
     shape = _shape(x)
     return bind(slice_p, x, starts=tuple(start if k == axis else 0 for k in range(len(shape))),
                 stops=tuple(stop if k == axis else d for k, d in enumerate(shape)), steps=(1,) * len(shape))
+
+
+# -- index arithmetic, static index sets, choosing among values ------------------------------------
+
+
+def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Tensor | np.ndarray, ...]:
+    """The coordinates of flat `indices` in an array of `shape`, one array per axis, as
+    `jnp.unravel_index`: an index in [-size, 0) counts from the end, others out of range clamp."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1 for d in dims):
+        raise ShapeError(f"unravel_index: shape must be a tuple of positive integers, got {_brief(shape)}",
+                         user_site())
+    rest = asarray(indices)
+    if not _dtype(rest).is_int:
+        raise DTypeError(f"unravel_index: indices must be integers, got {_dtype(rest)}", user_site())
+    out: list[Any] = [0] * len(dims)
+    for k in reversed(range(len(dims))):
+        out[k] = remainder(rest, int(dims[k]))
+        rest = fnp.floor_divide(rest, int(dims[k]))
+    past = greater_equal(rest, 1)
+    before = less(rest, -1) if _dtype(rest).np.kind == "i" else asarray(False)
+    return tuple(where(past, int(d) - 1, where(before, 0, i)) for d, i in zip(dims, out))
+
+
+def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mode: str = "raise",
+                      order: str = "C", *, dtype: str | DType | None = None) -> Tensor | np.ndarray:
+    """The flat indices of the coordinates `multi_index` in an array of shape `dims`, as
+    `jnp.ravel_multi_index`: mode 'raise' checks them (they must be concrete), 'wrap' wraps,
+    'clip' clamps; `order` 'C' (row-major) or 'F'."""
+    if len(multi_index) != len(dims):
+        raise ShapeError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims", user_site())
+    if mode not in ("raise", "wrap", "clip") or order not in ("C", "F"):
+        raise ShapeError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip' and order 'C' or 'F', got "
+                         f"{mode!r}, {order!r}", user_site())
+    dt = DType.i32 if dtype is None else _as_dtype(dtype, "ravel_multi_index")
+    sizes = [_count("ravel_multi_index", "dims", d) for d in dims]
+    for i, d in zip(multi_index, sizes):
+        if not _dtype(i).is_int:
+            raise DTypeError(f"ravel_multi_index: indices must be integers, got {_dtype(i)}", user_site())
+        if mode == "raise":
+            if isinstance(i, Tensor):
+                raise TraceError(TRACER_INDEX.format(what="ravel_multi_index: mode='raise' index", spec=i.spec) +
+                                 "; use mode='wrap' or mode='clip'", user_site())
+            if np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)):
+                raise ShapeError(f"ravel_multi_index: an index of {np.asarray(i).tolist()} is out of range for "
+                                 f"dims {tuple(sizes)}", user_site())
+    index = [asarray(i) for i in multi_index]
+    index = [remainder(i, d) if mode == "wrap" else clip(i, 0, d - 1) for i, d in zip(index, sizes)]
+    axes = range(len(sizes)) if order == "F" else reversed(range(len(sizes)))
+    flat, stride = None, 1
+    for k in axes:
+        term = multiply(astype(index[k], dt), stride)
+        flat = term if flat is None else add(flat, term)
+        stride *= sizes[k]
+    return flat
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column indices of the upper triangle from diagonal k of an (n, m) matrix,
+    as `jnp.triu_indices` (static: NumPy i32 arrays)."""
+    return tuple(i.astype(np.int32) for i in np.triu_indices(n, k, m))
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column indices of the lower triangle up to diagonal k of an (n, m) matrix,
+    as `jnp.tril_indices` (static: NumPy i32 arrays)."""
+    return tuple(i.astype(np.int32) for i in np.tril_indices(n, k, m))
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[np.ndarray, ...]:
+    """The indices of the main diagonal of an n x ... x n array of `ndim` axes, as
+    `jnp.diag_indices` (static: NumPy i32 arrays)."""
+    return tuple(i.astype(np.int32) for i in np.diag_indices(n, ndim))
+
+
+def _matrix_shape(name: str, arr: Any) -> tuple[int, ...]:
+    shape = _shape(arr)
+    if len(shape) != 2:
+        raise ShapeError(f"{name}: needs a 2-D array, got {shape}", user_site())
+    return shape
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """`triu_indices` for the shape of the 2-D `arr`."""
+    n, m = _matrix_shape("triu_indices_from", arr)
+    return triu_indices(n, k, m)
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """`tril_indices` for the shape of the 2-D `arr`."""
+    n, m = _matrix_shape("tril_indices_from", arr)
+    return tril_indices(n, k, m)
+
+
+def diag_indices_from(arr: Any) -> tuple[np.ndarray, ...]:
+    """`diag_indices` for `arr`, whose axes must all be of one size."""
+    shape = _shape(arr)
+    if len(shape) < 2 or len(set(shape)) != 1:
+        raise ShapeError(f"diag_indices_from: needs at least 2 axes of one size, got {shape}", user_site())
+    return diag_indices(shape[0], len(shape))
+
+
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0
+           ) -> Tensor | np.ndarray:
+    """Elementwise, the choice of the first condition that holds (`default` where none does),
+    everything broadcast, as `jnp.select`: a chain of where."""
+    if len(condlist) != len(choicelist) or not condlist:
+        raise ShapeError(f"select: needs as many conditions as choices, at least one, got {len(condlist)} and "
+                         f"{len(choicelist)}", user_site())
+    for c in condlist:
+        if _dtype(c) is not DType.bool:
+            raise DTypeError(f"select: conditions must be bool, got {_dtype(c)}", user_site())
+    dt = result_dtype(default, *choicelist)
+    out = asarray(default, dt)
+    for c, v in zip(reversed(condlist), reversed(choicelist)):
+        out = where(c, asarray(v, dt), out)
+    return out
+
+
+def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise") -> Tensor | np.ndarray:
+    """Elementwise, choices[a] (a, the choices broadcast), as `jnp.choose`: mode 'raise' checks a
+    (it must be concrete), 'wrap' wraps it, 'clip' clamps it."""
+    if out is not None:
+        raise TraceError("choose: out= is not supported (fgrad values are immutable, as JAX's)", user_site())
+    if mode not in ("raise", "wrap", "clip"):
+        raise ShapeError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}", user_site())
+    if not _dtype(a).is_int:
+        raise DTypeError(f"choose: a must be integers, got {_dtype(a)}", user_site())
+    count = len(choices)
+    if mode == "raise":
+        if isinstance(a, Tensor):
+            raise TraceError(TRACER_INDEX.format(what="choose: mode='raise' index", spec=a.spec) +
+                             "; use mode='wrap' or mode='clip'", user_site())
+        if np.any((np.asarray(a) < 0) | (np.asarray(a) >= count)):
+            raise ShapeError(f"choose: an entry of a is outside 0..{count - 1}", user_site())
+    index = asarray(a)
+    index = remainder(index, count) if mode == "wrap" else clip(index, 0, count - 1)
+    shape = _broadcast_shapes(_shape(index), *(_shape(c) for c in choices))
+    if shape is None:
+        raise ShapeError(f"choose: cannot broadcast a {_shape(index)} with the choices "
+                         f"{', '.join(str(_shape(c)) for c in choices)}", user_site())
+    dt = result_dtype(*choices)
+    picked = broadcast_to(asarray(choices[-1], dt), shape)
+    for k in reversed(range(count - 1)):
+        picked = where(equal(index, k), asarray(choices[k], dt), picked)
+    return picked
+
+
+def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, size: int | None = None,
+             fill_value: ArrayLike = 0, out: None = None) -> Tensor | np.ndarray:
+    """The slices of `a` along `axis` (of a flattened if None) where the 1-D `condition` holds,
+    as `jnp.compress`. A concrete condition needs no size; a traced one needs `size` (the first
+    `size` slices, padded with `fill_value`)."""
+    if out is not None:
+        raise TraceError("compress: out= is not supported (fgrad values are immutable, as JAX's)", user_site())
+    if len(_shape(condition)) != 1:
+        raise ShapeError(f"compress: condition must be 1-D, got {_shape(condition)}", user_site())
+    x = asarray(a)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _one_axis("compress", x, axis)
+    n = _shape(x)[axis]
+    kept = _shape(condition)[0]
+    if size is None:
+        if isinstance(condition, Tensor):
+            raise TraceError(f"compress: the number of slices kept depends on the values of a traced "
+                             f"{condition.spec}: pass size=, as jax.numpy requires under jit", user_site())
+        mask = np.asarray(condition).astype(bool)
+        if mask[n:].any():
+            raise ShapeError(f"compress: condition holds past the {n} entries of axis {axis}", user_site())
+        return take(x, np.flatnonzero(mask[:n]).astype(np.int32), axis=axis)
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= n:
+        raise ShapeError(f"compress: size must be a static integer in 1..{n} (axis {axis} of {_shape(x)}), got "
+                         f"{_brief(size)}", user_site())
+    mask = astype(condition, DType.bool)
+    mask = mask[:n] if kept > n else mask
+    got = take(x, fnp.nonzero(mask, size=size)[0], axis=axis)
+    valid = less(arange(size), fnp.sum(astype(mask, DType.i32)))
+    shape = [1] * len(_shape(got))
+    shape[axis] = size
+    return where(reshape(valid, tuple(shape)), got, asarray(fill_value, _dtype(x)))
+
+
+def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0
+            ) -> Tensor | np.ndarray:
+    """The entries of `arr` where `condition` holds, both flattened, as `jnp.extract`; `size`
+    and `fill_value` as in `compress`."""
+    return compress(fnp.ravel(condition), fnp.ravel(arr), size=size, fill_value=fill_value)

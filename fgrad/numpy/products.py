@@ -16,19 +16,23 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import ShapeError, TraceError
+from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import Dim, DType
 from fgrad.primitives import matmul_p
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _broadcast_shapes, _brief, _shape, asarray, result_dtype,
+    ArrayLike, _arith_dtype, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _shape, asarray,
+    result_dtype,
 )
-from fgrad.numpy.shapes import _axes_in_order, _diagonal, _no_out, ravel, reshape, transpose
-from fgrad.numpy.elementwise import astype, greater, multiply
-from fgrad.numpy.reductions import sum as _sum
+from fgrad.numpy.shapes import (
+    _axes_in_order, _diagonal, _no_out, atleast_2d, concatenate, moveaxis, ravel, reshape, squeeze, stack, transpose,
+)
+from fgrad.numpy.elementwise import abs as _abs, astype, clip, divide, greater, multiply, sqrt, subtract
+from fgrad.numpy.reductions import average, sum as _sum
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "dot", "einsum", "inner", "matmul", "outer", "tensordot", "vdot",
+    "corrcoef", "cov", "cross", "kron", "matvec", "vecdot", "vecmat",
 ]
 
 Labels = tuple[str, ...]
@@ -265,6 +269,151 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[S
     else:
         raise ShapeError(f"tensordot: axes must be an int or a pair of axis sequences, got {_brief(axes)}", user_site())
     return _finish(_tensordot("tensordot", a, b, *pairs), is_bool)
+
+
+def _vectors(name: str, x: ArrayLike, axis: int, what: str = "x") -> Tensor | np.ndarray:
+    """x with its vector axis `axis` moved last (x at least 1-D)."""
+    x = asarray(x)
+    shape = _shape(x)
+    if not shape or not -len(shape) <= axis < len(shape):
+        raise ShapeError(f"{name}: axis {axis} is out of range for {what} of shape {shape}", user_site())
+    return moveaxis(x, axis, -1)
+
+
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
+           preferred_element_type: Any = None) -> Tensor | np.ndarray:
+    """The dot products of the vectors along `axis` of x1 and of x2, the other axes broadcast,
+    as `jnp.vecdot`: one batched matmul."""
+    a, b = _vectors("vecdot", x1, axis, "x1"), _vectors("vecdot", x2, axis, "x2")
+    if _shape(a)[-1] != _shape(b)[-1]:
+        raise ShapeError(f"vecdot: axis {axis} of {_shape(x1)} and of {_shape(x2)} differ", user_site())
+    return einsum("...i,...i->...", a, b, preferred_element_type=preferred_element_type)
+
+
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """Matrices (..., m, n) times vectors (..., n), batch axes broadcast, as `jnp.matvec`."""
+    return _matrix_vector("matvec", x1, x2, "...ij,...j->...i")
+
+
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
+    """Vectors (..., m) times matrices (..., m, n), batch axes broadcast, as `jnp.vecmat`."""
+    return _matrix_vector("vecmat", x1, x2, "...i,...ij->...j")
+
+
+def _matrix_vector(name: str, x1: ArrayLike, x2: ArrayLike, subscripts: str) -> Tensor | np.ndarray:
+    s1, s2 = _shape(x1), _shape(x2)
+    matrix, vector = (s1, s2) if name == "matvec" else (s2, s1)
+    if len(matrix) < 2 or not vector or vector[-1] != matrix[-1 if name == "matvec" else -2]:
+        raise ShapeError(f"{name}: needs a matrix (..., m, n) and a vector of its inner size, got {s1} and {s2}",
+                         user_site())
+    return einsum(subscripts, x1, x2)
+
+
+def kron(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
+    """The Kronecker product, as `jnp.kron`: every entry of a times all of b, in blocks (the
+    ranks aligned on the right): a broadcast product, reshaped. Bools are refused, as in jax.numpy."""
+    if result_dtype(a, b) is DType.bool:
+        raise DTypeError("kron: bool operands are not supported, as in jax.numpy; astype('i32') first", user_site())
+    a, b = asarray(a), asarray(b)
+    sa, sb = _shape(a), _shape(b)
+    nd = max(len(sa), len(sb))
+    sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
+    spread_a = reshape(a, tuple(d for n in sa for d in (n, 1)))
+    spread_b = reshape(b, tuple(d for n in sb for d in (1, n)))
+    return reshape(multiply(spread_a, spread_b), tuple(i * j for i, j in zip(sa, sb)))
+
+
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Tensor | np.ndarray:
+    """The cross product of the 2- or 3-vectors along axisa of a and axisb of b (`axis` sets all
+    three), the other axes broadcast, as `jnp.cross`: 3-vectors along axisc; two 2-vectors give
+    the z component alone (a 2-vector's z is 0). Bools are refused, as in jax.numpy."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if result_dtype(a, b) is DType.bool:
+        raise DTypeError("cross: bool operands are not supported, as in jax.numpy; astype('i32') first", user_site())
+    dt = result_dtype(a, b)
+    u, v = _vectors("cross", asarray(a, dt), axisa, "a"), _vectors("cross", asarray(b, dt), axisb, "b")
+    nu, nv = _shape(u)[-1], _shape(v)[-1]
+    if nu not in (2, 3) or nv not in (2, 3):
+        raise ShapeError(f"cross: the vectors must have 2 or 3 components, got {nu} (axis {axisa} of {_shape(a)}) "
+                         f"and {nv} (axis {axisb} of {_shape(b)})", user_site())
+    u0, u1, v0, v1 = u[..., 0], u[..., 1], v[..., 0], v[..., 1]
+    z = subtract(multiply(u0, v1), multiply(u1, v0))
+    if nu == nv == 2:
+        return z
+    if nu == 2:
+        x, y = multiply(u1, v[..., 2]), multiply(-1, multiply(u0, v[..., 2]))
+    elif nv == 2:
+        x, y = multiply(-1, multiply(u[..., 2], v1)), multiply(u[..., 2], v0)
+    else:
+        x = subtract(multiply(u1, v[..., 2]), multiply(u[..., 2], v1))
+        y = subtract(multiply(u[..., 2], v0), multiply(u0, v[..., 2]))
+    out = stack([x, y, z], axis=-1)
+    if not -len(_shape(out)) <= axisc < len(_shape(out)):
+        raise ShapeError(f"cross: axisc {axisc} is out of range for the result's {len(_shape(out))} axes", user_site())
+    return moveaxis(out, -1, axisc)
+
+
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
+        fweights: ArrayLike | None = None, aweights: ArrayLike | None = None, dtype: Any = None
+        ) -> Tensor | np.ndarray:
+    """The covariance matrix of the variables in m's rows (columns unless `rowvar`), y's joined
+    after them, as `jnp.cov`: the centred rows times their transpose, over the count of
+    observations less `ddof` (1, or 0 with `bias`), weighted by `fweights` (integer repeats) and
+    `aweights`; in f32 (or `dtype`), a scalar for one variable."""
+    dt = _as_dtype(dtype, "cov") if dtype is not None else None
+    if dt is not None and not dt.is_float:
+        raise ShapeError(f"cov: dtype must be a float dtype, got {dt}", user_site())
+    work = dt or _float_dtype(result_dtype(m) if y is None else result_dtype(m, y))
+    for what, v in (("m", m), ("y", y)):
+        if v is not None and len(_shape(v)) > 2:
+            raise ShapeError(f"cov: {what} has more than 2 axes: {_shape(v)}", user_site())
+    x = atleast_2d(asarray(m, work))
+    if not rowvar and len(_shape(m)) != 1:
+        x = transpose(x)
+    if y is not None:
+        y2 = atleast_2d(asarray(y, work))
+        x = concatenate([x, transpose(y2) if not rowvar and _shape(y2)[0] != 1 else y2], axis=0)
+    n = _shape(x)[1]
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    for what, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is not None and _shape(weights) != (n,):
+            raise ShapeError(f"cov: {what} must be 1-D with one weight per observation ({n}), got {_shape(weights)}",
+                             user_site())
+    if fweights is not None:
+        if not _dtype(fweights).is_int:
+            raise ShapeError(f"cov: fweights must be integers, got {_dtype(fweights)}", user_site())
+        w = astype(_abs(fweights), work)
+    if aweights is not None:
+        a = astype(_abs(aweights), work)
+        w = a if w is None else multiply(w, a)
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    if w is None:
+        fact: Any = n - ddof
+    elif ddof == 0:
+        fact = w_sum[0]
+    elif aweights is None:
+        fact = subtract(w_sum[0], ddof)
+    else:
+        fact = subtract(w_sum[0], divide(multiply(ddof, _sum(multiply(w, astype(_abs(aweights), work)))), w_sum[0]))
+    centred = subtract(x, reshape(avg, (-1, 1)))
+    weighted = centred if w is None else multiply(centred, reshape(w, (1, -1)))
+    return squeeze(divide(matmul(centred, transpose(weighted)), fact))
+
+
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, dtype: Any = None
+             ) -> Tensor | np.ndarray:
+    """Pearson correlation coefficients of the variables (`cov`'s arguments), as `jnp.corrcoef`:
+    cov(i, j) / sqrt(cov(i, i) cov(j, j)), clipped to [-1, 1]; for one variable, c / c."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if not _shape(c):
+        return divide(c, c)
+    n = _shape(c)[0]
+    stddev = sqrt(_diagonal("corrcoef", c, 0, 0, 1))
+    return clip(divide(divide(c, reshape(stddev, (n, 1))), reshape(stddev, (1, n))), -1, 1)
 
 
 # -- einsum ------------------------------------------------------------------------------

@@ -95,9 +95,6 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
         if current_trace() is None:
             raise ShapeError(f"{user_call()}: the symbol {x} has a value only inside a traced function", user_site())
         return asarray(bind(dim_size_p, dim=x), want)
-    if 0 in _shape(x):
-        raise ShapeError(f"{user_call()}: got an empty array of shape {_shape(x)}; fgrad values have at least "
-                         "one element", user_site())
     try:
         value = _host_constant(x, want)
     except OverflowError as e:

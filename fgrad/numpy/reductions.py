@@ -19,13 +19,13 @@ from fgrad.primitives import (
 from fgrad.primitives.reductions import take_along_last
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _axes, _brief, _dtype, _float_dtype, _one_axis, _shape,
+    ArrayLike, _arith_dtype, _as_dtype, _axes, _brief, _broadcast_shapes, _dtype, _float_dtype, _one_axis, _shape,
     asarray, result_dtype,
 )
 from fgrad.numpy.shapes import _no_out, broadcast_to, concatenate, reshape, transpose
 from fgrad.numpy.elementwise import (
-    abs, add, astype, divide, equal, exp, greater, isnan, less, log, logical_and, logical_not, logical_or, maximum,
-    minimum, multiply, not_equal, sqrt, stop_gradient, subtract,
+    abs, add, astype, divide, equal, exp, greater, isclose, isnan, less, log, logical_and, logical_not, logical_or,
+    maximum, minimum, multiply, not_equal, sqrt, stop_gradient, subtract,
 )
 from fgrad.numpy.elementwise import where as _where  # `where` is the name of the reductions' mask argument
 
@@ -34,6 +34,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "cumulative_sum", "log_softmax", "logsumexp", "max", "mean", "median", "min", "nancumprod", "nancumsum",
     "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "ptp", "softmax", "sort",
     "std", "sum", "var",
+    "allclose", "amax", "amin", "array_equal", "array_equiv", "diff", "ediff1d", "nanargmax", "nanargmin",
 ]
 
 Axis = int | Sequence[int] | None
@@ -148,7 +149,10 @@ def _mean_count(name: str, a: ArrayLike, axis: Axis, dtype: DType, keepdims: boo
     axes = _axes(name, _shape(x), axis)
     if where_ is None:
         count = _count(_shape(x), axes, dtype.wide)
-        scale = 1.0 / count if isinstance(count, float) else astype(divide(1.0, count), dtype.wide)
+        if isinstance(count, float):  # a mean of no entries is NaN, as JAX's 0 / 0
+            scale = 1.0 / count if count else math.nan
+        else:
+            scale = astype(divide(1.0, count), dtype.wide)
         return astype(multiply(sum(x, axes, keepdims=keepdims), scale), dtype), count
     count = sum(astype(broadcast_to(asarray(where_), _shape(x)), dtype.wide), axes, keepdims=keepdims)
     return astype(divide(sum(x, axes, keepdims=keepdims, where=where_), count), dtype), count
@@ -212,7 +216,11 @@ def _pick_reduce(name: str, op: Primitive, pick: Callable[..., Any], a: ArrayLik
         if where_ is not None:
             raise TraceError(f"{name}: a where mask needs an initial value: a {name}imum of no entries has none "
                              "(as in JAX)", user_site())
-        return _reduce(op, x, _axes(name, _shape(x), axis), keepdims)
+        shape, axes = _shape(x), _axes(name, _shape(x), axis)
+        if 0 in (shape[k] for k in axes) and 0 not in (d for k, d in enumerate(shape) if k not in axes):
+            raise ShapeError(f"{name}: zero-size array to reduction operation {name} which has no identity (axes "
+                             f"{axes} of {shape}); give an initial value (as in NumPy and JAX)", user_site())
+        return _reduce(op, x, axes, keepdims)
     start = asarray(initial, _dtype(x))
     x = _masked(name, x, where_, start)  # entries left out become the initial value, which joins the result anyway
     return pick(_reduce(op, x, _axes(name, _shape(x), axis), keepdims), start)
@@ -327,6 +335,9 @@ def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = No
     kept = [i for i in range(len(shape)) if i not in axes]
     rows = reshape(transpose(x, kept + list(axes)), (*(shape[i] for i in kept), -1))
     n = _shape(rows)[-1]
+    if n == 0:
+        raise ShapeError(f"median: the axes {axes} of {shape} hold no entries, so no middle one (as JAX refuses)",
+                         user_site())
     ordered = sort(rows, -1)
     middle = ordered[..., (n - 1) // 2] if n % 2 else multiply(add(ordered[..., n // 2 - 1], ordered[..., n // 2]), 0.5)
     result = _where(any(isnan(rows), -1), math.nan, middle)
@@ -439,7 +450,7 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepd
         x = _where(not_equal(scale, 0), x, -math.inf)
     x = _masked("logsumexp", x, where, -math.inf)
     axes = _axes("logsumexp", _shape(x), axis)
-    m = max(x, axes, keepdims=True)
+    m = max(x, axes, keepdims=True, initial=-math.inf if 0 in (_shape(x)[k] for k in axes) else None)  # of none: -inf
     m = stop_gradient(_where(less(abs(m), math.inf), m, 0.0))  # a shift by -inf or inf would give inf - inf
     terms = exp(subtract(x, m))
     total = sum(terms if b is None else multiply(terms, scale), axes, keepdims=True)
@@ -620,9 +631,9 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Tensor | np.nd
     if isinstance(n, Dim):
         raise ShapeError(f"top_k: the axis {axis} of {_shape(x)} is the symbol {n}; top_k takes a fixed size",
                          user_site())
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-        raise ShapeError(f"top_k: k must be an int in 1..{n} (the size of axis {axis} of {_shape(x)}; fgrad "
-                         f"values are not empty), got {_brief(k)}", user_site())
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
+        raise ShapeError(f"top_k: k must be an int in 0..{n} (the size of axis {axis} of {_shape(x)}), got "
+                         f"{_brief(k)}", user_site())
 
     rows, back = _move_last(x, axis)
     order = bind(argsort_p, rows, descending=True, total=True, run=None)
@@ -652,3 +663,93 @@ def lax_sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_s
         perm = take_along_last(perm, bind(argsort_p, take_along_last(key, perm), descending=False, total=False,
                                           run=None))
     return tuple(back(take_along_last(r, perm)) for r, (_, back) in zip(rows, moved))
+
+
+# -- NumPy's other names, NaN-skipping arg-extremes, differences, whole-array comparisons ---------
+
+amax, amin = max, min
+
+
+def nanargmax(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
+              ) -> Tensor | np.ndarray:
+    """Index of the largest non-NaN value along `axis`, as `jnp.nanargmax`: -1 where all are NaN."""
+    return _nan_arg("nanargmax", argmax, -math.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
+              ) -> Tensor | np.ndarray:
+    """Index of the smallest non-NaN value along `axis`, as `jnp.nanargmin`: -1 where all are NaN."""
+    return _nan_arg("nanargmin", argmin, math.inf, a, axis, out, keepdims)
+
+
+def _nan_arg(name: str, arg: Callable[..., Any], skip: float, a: ArrayLike, axis: int | None, out: None,
+             keepdims: bool | None) -> Tensor | np.ndarray:
+    _no_out(name, out)
+    x = asarray(a)
+    if not _dtype(x).is_float:
+        return arg(x, axis, keepdims=keepdims)
+    nan = isnan(x)
+    found = arg(_where(nan, asarray(skip, _dtype(x)), x), axis, keepdims=keepdims)
+    return _where(all(nan, axis=axis, keepdims=bool(keepdims)), -1, found)
+
+
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The n-th differences along `axis`, as `jnp.diff`: out[i] = a[i + 1] - a[i], n times
+    (bools: a[i + 1] != a[i]); `prepend` and `append` (scalars broadcast) are joined first."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ShapeError(f"diff: n must be a static non-negative integer, got {_brief(n)}", user_site())
+    x = asarray(a)
+    if not _shape(x):
+        raise ShapeError("diff: needs at least 1 axis, got a 0-d value", user_site())
+    if n == 0:
+        return x
+    axis = _one_axis("diff", x, axis)
+    edge = tuple(1 if k == axis else d for k, d in enumerate(_shape(x)))
+    parts = [broadcast_to(p, edge) if not _shape(p) else asarray(p) for p in (prepend, x, append) if p is not None]
+    x = concatenate(parts, axis) if len(parts) > 1 else x
+    step = not_equal if _dtype(x) is DType.bool else subtract
+    for _ in range(n):
+        size = _shape(x)[axis]
+        later = x[(slice(None),) * axis + (slice(1, size),)]
+        earlier = x[(slice(None),) * axis + (slice(0, size - 1),)]
+        x = step(later, earlier)
+    return x
+
+
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
+            ) -> Tensor | np.ndarray:
+    """The differences of consecutive entries of `ary` flattened, with `to_begin` before and
+    `to_end` after them (flattened, in ary's dtype), as `jnp.ediff1d`."""
+    x = reshape(asarray(ary), (-1,))
+    dt = _dtype(x)
+    parts = [] if to_begin is None else [reshape(asarray(to_begin, dt), (-1,))]
+    parts.append(subtract(x[1:], x[:-1]))  # none for fewer than two entries
+    parts += [] if to_end is None else [reshape(asarray(to_end, dt), (-1,))]
+    return concatenate(parts)
+
+
+def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+             equal_nan: bool = False) -> Tensor | np.ndarray:
+    """Whether every pair of entries is close (`isclose`), as `jnp.allclose`: a bool value."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Tensor | np.ndarray:
+    """Whether a1 and a2 have one shape and equal entries (NaNs equal where `equal_nan`), as
+    `jnp.array_equal`: a bool value (False, as a constant, for different shapes)."""
+    a1, a2 = asarray(a1), asarray(a2)
+    if _shape(a1) != _shape(a2):
+        return asarray(False)
+    same = equal(a1, a2)
+    if equal_nan and result_dtype(a1, a2).is_float:
+        same = logical_or(same, logical_and(isnan(a1), isnan(a2)))
+    return all(same)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Tensor | np.ndarray:
+    """Whether a1 and a2 broadcast together and are equal throughout, as `jnp.array_equiv`."""
+    a1, a2 = asarray(a1), asarray(a2)
+    if _broadcast_shapes(_shape(a1), _shape(a2)) is None:
+        return asarray(False)
+    return all(equal(a1, a2))

@@ -16,8 +16,8 @@ from fgrad.primitives import broadcast_to_p, concatenate_p, pad_p, reshape_p, re
 from fgrad.primitives.abstract_eval import check_reshape
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _as_dtype, _axes, _axis_tuple, _brief, _dtype, _one_axis, _shape, _static_scalar, asarray,
-    result_dtype,
+    ArrayLike, _as_dtype, _axes, _axis_tuple, _brief, _broadcast_shapes, _dtype, _one_axis, _shape, _static_scalar,
+    asarray, result_dtype,
 )
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
@@ -26,6 +26,8 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diag", "diagonal", "dsplit",
     "dstack", "hsplit", "hstack", "meshgrid", "moveaxis", "ravel", "repeat", "split", "swapaxes", "tile",
     "trace", "tril", "triu", "vsplit", "vstack",
+    "append", "block", "broadcast_arrays", "broadcast_shapes", "concat", "delete", "fliplr", "flipud", "insert",
+    "matrix_transpose", "permute_dims", "resize",
 ]
 
 
@@ -71,7 +73,7 @@ def reshape(x: ArrayLike, shape: int | Dim | Sequence[int | Dim]) -> Tensor | np
             shape = tuple(size if d == -1 else d for d in shape)
     if shape == old:
         return x
-    if any(not isinstance(d, Dim) and d < 1 for d in shape):
+    if any(not isinstance(d, Dim) and d < 0 for d in shape):
         raise ShapeError(f"reshape: cannot reshape {old} into {shape}", user_site())
     try:
         check_reshape(old, shape)
@@ -200,8 +202,8 @@ def _along(x: Tensor | np.ndarray, axis: int, shape: tuple[int | Dim, ...]) -> t
 
 def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Tensor | np.ndarray]:
     """Pieces along `axis`, as `jnp.split`: `indices_or_sections` an int N (N equal pieces) or
-    the static, increasing indices where pieces begin. fgrad values are non-empty, so an empty
-    piece (indices [0, 2], a repeated index) is a ShapeError."""
+    the static, increasing indices where pieces begin (indices [0, 2] or a repeated index give
+    empty pieces, as in NumPy)."""
     return _split("split", ary, indices_or_sections, axis, even=True)
 
 
@@ -251,9 +253,6 @@ def _split(name: str, ary: ArrayLike, sections: Any, axis: int, even: bool, ndim
     if any(b < a for a, b in zip(bounds, bounds[1:])):
         raise ShapeError(f"{name}: split indices {given.tolist()} must increase within 0..{n} along axis {axis} of "
                          f"{shape}", user_site())
-    if any(b == a for a, b in zip(bounds, bounds[1:])):
-        raise ShapeError(f"{name}: {_brief(sections)} gives an empty piece of axis {axis} of {shape}; fgrad values "
-                         "have at least one element", user_site())
     return [_slice_axis(x, axis, a, b) for a, b in zip(bounds, bounds[1:])]
 
 
@@ -298,12 +297,11 @@ def _diagonal(name: str, x: Tensor | np.ndarray, offset: int, axis1: int, axis2:
     if i == j:
         raise ShapeError(f"{name}: axis1 and axis2 are both axis {i} of {shape}", user_site())
     n, m = _fixed(name, shape, i, "a diagonal"), _fixed(name, shape, j, "a diagonal")
-    length = min(n, m - offset) if offset >= 0 else min(n + offset, m)
-    if length < 1:
-        raise ShapeError(f"{name}: offset {offset} lies outside the {n}x{m} planes of {shape}: the diagonal would be "
-                         "empty; fgrad values have at least one element", user_site())
+    length = max(min(n, m - offset) if offset >= 0 else min(n + offset, m), 0)  # empty outside the planes
     rest = [d for d in range(len(shape)) if d not in (i, j)]
     flat = reshape(transpose(x, (*rest, i, j)), (*(shape[d] for d in rest), n * m))
+    if not length:
+        return _slice_axis(flat, len(rest), 0, 0)
     start = offset if offset >= 0 else -offset * m
     return _slice_axis(flat, len(rest), start, start + (length - 1) * (m + 1) + 1, m + 1)
 
@@ -321,7 +319,7 @@ def diag(v: ArrayLike, k: int = 0) -> Tensor | np.ndarray:
     n = _fixed("diag", shape, 0, "a diagonal matrix")
     size = n + abs(k)
     low = k if k >= 0 else -k * size
-    high = size * size - low - n - (n - 1) * size
+    high = size * size - low - n - max(n - 1, 0) * size
     zero = _static_scalar("diag", "zero", 0, _dtype(x)).array.item()
     return reshape(bind(pad_p, x, widths=((low, high, size),), value=zero), (size, size))
 
@@ -347,8 +345,6 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Tensor | np.ndarray:
         raise ShapeError(f"tile: reps must be an int or a sequence of ints, got {_brief(reps)}", user_site())
     reps = tuple(_static_int("tile", "reps", r, low=0) for r in given)
     shape = _shape(x)
-    if 0 in reps:
-        raise ShapeError(f"tile: reps {reps} give an empty array; fgrad values have at least one element", user_site())
     ndim = max(len(reps), len(shape))
     reps, shape = (1,) * (ndim - len(reps)) + reps, (1,) * (ndim - len(shape)) + shape
     apart, stretched, merged = [], [], []  # each repeated axis (d,) becomes (1, d), then (r, d), then (r * d,)
@@ -373,7 +369,7 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
     axis = _one_axis("repeat", x, axis)
     shape = _shape(x)
     total = None if total_repeat_length is None else _static_int("repeat", "total_repeat_length",
-                                                                 total_repeat_length, low=1)
+                                                                 total_repeat_length, low=0)
     if isinstance(repeats, Tensor):
         if total is None:
             raise TraceError(f"repeat: repeats is a traced Tensor {repeats.spec}: the result's length must be known "
@@ -390,9 +386,6 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
         if r == 1:
             return x
         n = _fixed("repeat", shape, axis, f"repeating it {r} times")
-        if r == 0:
-            raise ShapeError(f"repeat: repeats=0 gives an empty axis {axis} of {shape}; fgrad values have at least "
-                             "one element", user_site())
         stretched = broadcast_to(reshape(x, _along(x, axis, (n, 1))), _along(x, axis, (n, r)))
         return reshape(stretched, _along(x, axis, (n * r,)))
     n = _fixed("repeat", shape, axis, "repeats per entry")
@@ -400,9 +393,6 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
         raise ShapeError(f"repeat: {counts.size} repeats for the {n} entries of axis {axis} of {shape}", user_site())
     counts = np.broadcast_to(counts.reshape(-1), (n,))
     total = int(counts.sum()) if total is None else total
-    if total == 0:
-        raise ShapeError(f"repeat: repeats {_brief(repeats)} give an empty axis {axis} of {shape}; fgrad values have "
-                         "at least one element", user_site())
     # JAX's rule: result j reads the last entry whose run starts at or before j.
     starts = np.cumsum(counts) - counts
     return fnp.take(x, np.searchsorted(starts, np.arange(total), side="right") - 1, axis=axis)
@@ -710,6 +700,9 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     for axis in range(len(shape)):
         if widths[axis].any():
             _fixed("pad", shape, axis, "padding")
+            if shape[axis] == 0 and mode not in ("constant", "empty"):  # as jnp.pad (whose mean mode pads NaN)
+                raise ShapeError(f"pad: cannot apply {mode!r} padding to the empty axis {axis} of {shape}: it has no "
+                                 "entries to take values from", user_site())
     if mode in ("constant", "empty"):
         return _pad_constant(x, widths, **kwargs)
     pad_axis, defaults = _PAD_MODES[mode]
@@ -747,9 +740,9 @@ def lax_pad(operand: ArrayLike, padding_value: ArrayLike,
             n = _fixed("lax.pad", shape, axis, "cropping")
             size = _shape(x)[axis]
             start, stop = max(-lo, 0), size - max(-hi, 0)
-            if stop - start < 1:
-                raise ShapeError(f"lax.pad: padding_config {config.tolist()} leaves nothing of axis {axis} of {shape} "
-                                 f"(size {n}); fgrad values have at least one element", user_site())
+            if stop - start < 0:  # JAX's shape rule refuses a negative size; zero is an empty axis
+                raise ShapeError(f"lax.pad: padding_config {config.tolist()} crops more than axis {axis} of {shape} "
+                                 f"(size {n}) holds", user_site())
             x = _slice_axis(x, axis, start, stop)
     return x
 
@@ -784,3 +777,173 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Tensor | 
     if k == 1:
         return transpose(flip(m, second), perm)
     return flip(transpose(m, perm), second) if k == 3 else m
+
+
+# -- the array API's names, and NumPy's editing functions (static positions) ----------------------
+
+
+def matrix_transpose(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The matrices in the last two axes transposed, as `jnp.matrix_transpose`."""
+    x = asarray(x)
+    if len(_shape(x)) < 2:
+        raise ShapeError(f"matrix_transpose: needs at least 2 axes, got {_shape(x)}", user_site())
+    return swapaxes(x, -1, -2)
+
+
+def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Tensor | np.ndarray:
+    """`transpose(a, axes)`, as `jnp.permute_dims` (the array API's name)."""
+    return transpose(a, axes)
+
+
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Tensor | np.ndarray:
+    """`concatenate(arrays, axis)`, as `jnp.concat` (the array API's name); axis=None joins them flattened."""
+    _operands("concat", arrays)
+    return concatenate([ravel(a) for a in arrays] if axis is None else arrays, 0 if axis is None else axis)
+
+
+def fliplr(m: ArrayLike) -> Tensor | np.ndarray:
+    """`m` with axis 1 (its columns) reversed, as `jnp.fliplr` (at least 2-D)."""
+    m = asarray(m)
+    if len(_shape(m)) < 2:
+        raise ShapeError(f"fliplr: needs at least 2 axes, got {_shape(m)}", user_site())
+    return flip(m, 1)
+
+
+def flipud(m: ArrayLike) -> Tensor | np.ndarray:
+    """`m` with axis 0 (its rows) reversed, as `jnp.flipud` (at least 1-D)."""
+    m = asarray(m)
+    if not _shape(m):
+        raise ShapeError("flipud: needs at least 1 axis, got a 0-d value", user_site())
+    return flip(m, 0)
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
+    """The shape `shapes` broadcast to, with NumPy's rules, as `jnp.broadcast_shapes`."""
+    given = [_shape_arg("broadcast_shapes", s) for s in shapes]
+    out = _broadcast_shapes(*given)
+    if out is None:
+        raise ShapeError(f"broadcast_shapes: cannot broadcast {' with '.join(map(str, given))}", user_site())
+    return out
+
+
+def broadcast_arrays(*args: ArrayLike) -> list[Tensor | np.ndarray]:
+    """The arguments broadcast to one shape (each keeps its dtype), as `jnp.broadcast_arrays`."""
+    xs = [asarray(a) for a in args]
+    shape = broadcast_shapes(*(_shape(x) for x in xs))
+    return [x if _shape(x) == shape else broadcast_to(x, shape) for x in xs]
+
+
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Tensor | np.ndarray:
+    """`values` joined after `arr` along `axis` (both flattened if None), as `jnp.append`."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)])
+    return concatenate([arr, values], axis)
+
+
+def _static_positions(name: str, obj: Any, n: int) -> np.ndarray:
+    """`obj` (an int, a slice or a 1-D sequence of ints, known while tracing) as NumPy indices."""
+    if isinstance(obj, Tensor):
+        raise TraceError(TRACER_INDEX.format(what=f"{name}: obj", spec=obj.spec), user_site())
+    if isinstance(obj, slice):
+        return np.arange(n)[obj]
+    positions = np.asarray(obj)
+    if positions.ndim > 1 or positions.size and positions.dtype.kind not in "iu":
+        raise ShapeError(f"{name}: obj must be an int, a slice or a 1-D sequence of ints, got {_brief(obj)}",
+                         user_site())
+    return positions.astype(np.int64)
+
+
+def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Tensor | np.ndarray:
+    """`arr` with `values` inserted before the positions `obj` (static: an int, a slice or a 1-D
+    sequence of ints) along `axis` (of arr flattened if None), as `jnp.insert`: arr and values
+    joined, then put in order by one gather of static indices."""
+    x = asarray(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = _one_axis("insert", x, axis)
+    n = _fixed("insert", _shape(x), axis, "an insert")
+    positions = _static_positions("insert", obj, n)
+    v = asarray(values, _dtype(x))
+    v = reshape(v, (1,) * (len(_shape(x)) - len(_shape(v))) + _shape(v)) if len(_shape(v)) < len(_shape(x)) else v
+    if positions.size == 1:
+        if positions.ndim == 0:
+            v = moveaxis(v, 0, axis)
+        positions = np.full(_shape(v)[axis], positions.reshape(-1)[0])
+    given = _shape(v)[axis]
+    count = positions.size if given in (1, positions.size) else given if positions.size == 1 else None
+    if count is None:
+        raise ShapeError(f"insert: values of shape {_shape(values)} do not fit {positions.size} insertions along "
+                         f"axis {axis} of {_shape(x)}", user_site())
+    positions = np.clip(np.where(positions < 0, positions + n, positions), 0, n)
+    placed = positions.copy()
+    placed[np.argsort(positions, kind="stable")] += np.arange(count)  # each value's place in the result
+    order = np.empty(n + count, np.int32)
+    order[placed] = n + np.arange(count)
+    order[np.setdiff1d(np.arange(n + count), placed)] = np.arange(n)
+    target = tuple(count if k == axis else d for k, d in enumerate(_shape(x)))
+    try:
+        v = broadcast_to(v, target)
+    except ShapeError:
+        raise ShapeError(f"insert: values of shape {_shape(values)} do not fit {count} insertions along axis "
+                         f"{axis} of {_shape(x)}", user_site()) from None
+    return fnp.take(concatenate([x, v], axis), order, axis=axis)
+
+
+def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False
+           ) -> Tensor | np.ndarray:
+    """`arr` without the entries at positions `obj` (static: an int, a slice, a sequence of ints
+    or a bool mask) along `axis` (of arr flattened if None), as `jnp.delete`: one gather of the
+    static indices kept."""
+    x = asarray(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = _one_axis("delete", x, axis)
+    n = _fixed("delete", _shape(x), axis, "a delete")
+    if isinstance(obj, Tensor):
+        raise TraceError(TRACER_INDEX.format(what="delete: obj", spec=obj.spec), user_site())
+    keep = np.ones(n, bool)
+    if np.asarray(obj).dtype == bool and not isinstance(obj, slice):
+        if np.shape(obj) != (n,):
+            raise ShapeError(f"delete: a bool obj must be 1-D of length {n} (axis {axis} of {_shape(x)}), got "
+                             f"{np.shape(obj)}", user_site())
+        keep = ~np.asarray(obj)
+    else:
+        positions = _static_positions("delete", obj, n)
+        if positions.size and not (-n <= positions.min() and positions.max() < n):
+            raise ShapeError(f"delete: index {positions.max() if positions.max() >= n else positions.min()} is out "
+                             f"of bounds for axis {axis} with size {n}", user_site())
+        keep[positions] = False
+    return fnp.take(x, np.flatnonzero(keep).astype(np.int32), axis=axis)
+
+
+def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Tensor | np.ndarray:
+    """`a` flattened, repeated as often as needed and cut to fill `new_shape`, as `jnp.resize`."""
+    shape = _shape_arg("resize", new_shape)
+    x = ravel(a)
+    size = math.prod(shape)
+    if not _shape(x)[0]:  # nothing to repeat: zeros, as jnp.resize
+        return fnp.zeros(shape, _dtype(x))
+    repeats = -(-size // _shape(x)[0])
+    return reshape(tile(x, repeats)[:size], shape)
+
+
+def _block(name: str, xs: Any) -> tuple[Tensor | np.ndarray, int]:
+    if isinstance(xs, tuple):
+        raise ShapeError(f"{name}: nests lists, not tuples, as jax.numpy", user_site())
+    if not isinstance(xs, list):
+        return asarray(xs), 1
+    if not xs:
+        raise ShapeError(f"{name}: empty lists are not allowed", user_site())
+    parts = [_block(name, x) for x in xs]
+    depth = parts[0][1]
+    if any(d != depth for _, d in parts):
+        raise ShapeError(f"{name}: the lists are nested to different depths", user_site())
+    rank = max(depth, *(len(_shape(p)) for p, _ in parts))
+    padded = [reshape(p, (1,) * (rank - len(_shape(p))) + _shape(p)) for p, _ in parts]
+    return concatenate(padded, -depth), depth + 1
+
+
+def block(arrays: Any) -> Tensor | np.ndarray:
+    """One array from nested lists of blocks, as `jnp.block`: the innermost lists are joined
+    along the last axis, the next along the one before, ... (blocks padded to rank with leading 1s)."""
+    return _block("block", arrays)[0]

@@ -104,12 +104,12 @@ def computed_wide(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
 
 
 def stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))  # initial: a row may be empty
     return e / wide_sum(e, axis, keepdims=True)
 
 
 def stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     return shifted - np.log(wide_sum(np.exp(shifted), axis, keepdims=True))
 
 

@@ -33,15 +33,15 @@ Pads = tuple[tuple[int, int], ...]
 
 
 def dilated(n: int, d: int) -> int:
-    """The size of an axis of `n` with `d - 1` holes between neighbours."""
-    return (n - 1) * d + 1
+    """The size of an axis of `n` with `d - 1` holes between neighbours (0 for none)."""
+    return (n - 1) * d + 1 if n else 0
 
 
 def windows(name: str, shape: Sequence[int], window: Sequence[int], strides: Sequence[int], padding: Pads,
             base_dilation: Sequence[int], window_dilation: Sequence[int]) -> tuple[int, ...]:
     """How many windows fit along each axis (XLA's window arithmetic): the axis dilated by
     `base_dilation` and padded (negative padding crops) holds windows of `window` dilated by
-    `window_dilation`, one every `strides`. Refuses any count but a positive one."""
+    `window_dilation`, one every `strides` (none where the window does not fit: an empty axis)."""
     params = dict(window=window, strides=strides, padding=padding, base_dilation=base_dilation,
                   window_dilation=window_dilation)
     if any(len(p) != len(shape) for p in params.values()):
@@ -58,10 +58,6 @@ def windows(name: str, shape: Sequence[int], window: Sequence[int], strides: Seq
         if size < 0:
             raise ShapeError(f"{name}: padding {tuple(padding)} crops more than the axes {tuple(shape)} hold")
         count.append((size - dilated(k, d)) // s + 1 if size >= dilated(k, d) else 0)
-    if 0 in count:
-        raise ShapeError(f"{name}: windows {tuple(window)} (dilated by {tuple(window_dilation)}) do not fit in "
-                         f"{tuple(shape)} padded by {tuple(padding)}: the result would be empty, which fgrad "
-                         "arrays cannot be")
     return tuple(count)
 
 
@@ -101,6 +97,9 @@ def _patches_impl(x: np.ndarray, *, window_dimensions, window_strides, padding, 
                   value) -> np.ndarray:
     xp = _dilate_pad(x, base_dilation, padding, value)
     spans = [dilated(k, d) for k, d in zip(window_dimensions, window_dilation)]
+    if any(k > n for k, n in zip(spans, xp.shape)):  # no window fits along an axis: no patches
+        count = windows("patches", x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+        return np.zeros(count + tuple(window_dimensions), x.dtype)
     view = np.lib.stride_tricks.sliding_window_view(xp, spans)
     return np.ascontiguousarray(view[tuple(slice(None, None, s) for s in window_strides)
                                      + tuple(slice(None, None, d) for d in window_dilation)])
@@ -130,7 +129,7 @@ def _patches_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         checks += [f"{t} <= {dilated(n, b) - 1}i"] if last > dilated(n, b) - 1 else []
         checks += [f"{t} % {b}i == 0i"] if b > 1 else []
         q = w.let(f"{t} / {b}i") if b > 1 else t
-        inner.append(w.let(f"clamp({q}, 0i, {n - 1}i)") if checks else q)
+        inner.append(w.clamped(q, n) if checks else q)
         inside += checks
     v = w.operand(i, 0, inner)
     return f"select({w.literal(a['value'], node.spec.dtype)}, {v}, {' && '.join(inside)})" if inside else v
@@ -198,7 +197,7 @@ def _patches_transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
             checks = [f"{t} >= 0i"] if lo - (size - 1) * d < 0 else []
             checks += [f"{q} < {n}i"] if (m - 1) * b + lo >= n * s else []
             checks += [f"{t} % {s}i == 0i"] if s > 1 else []
-            inner.append(w.let(f"clamp({q}, 0i, {n - 1}i)") if checks else q)
+            inner.append(w.clamped(q, n) if checks else q)
             inside += checks
         v = cast(w, w.value(g, [*inner, *ks]), dtype, dtype.wide)
         return f"select({w.literal(0, dtype.wide)}, {v}, {' && '.join(inside)})" if inside else v
@@ -364,7 +363,7 @@ def _conv_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
             t = w.let(_affine([(q, s), (k, rd)], -lo))
             u = w.let(f"{t} / {ld}i") if ld > 1 else t
             inside += [f"{t} >= 0i", f"{u} < {size}i"] + ([f"{t} % {ld}i == 0i"] if ld > 1 else [])
-            at_lhs[ls[2 + j]] = w.let(f"clamp({u}, 0i, {size - 1}i)")
+            at_lhs[ls[2 + j]] = w.clamped(u, size)
         product = f"{cast(w, w.value(lhs, at_lhs), dtype, acc)} * {cast(w, w.value(rhs, at_rhs), dtype, acc)}"
         return f"select({w.literal(0, acc)}, {product}, {' && '.join(inside)})" if inside else product
 

@@ -655,7 +655,17 @@ def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, lambda x, y: f"{power}({x}, {y})", w.operand(i, 0, coords), w.operand(i, 1, coords))
 
 
-pow_p = declare("pow", binary("pow", FLOAT), computed_wide(np.power))
+def _c_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """C's pow (XLA's, JAX's). NumPy's float32 loops differ for the bases -inf and -0.0 with some
+    exponents (they give sqrt's NaN and -0.0 for y = 0.5): there the sign survives only an odd
+    integral exponent, as C's pow says."""
+    out = np.power(x, y)
+    even = np.mod(y, 2) != 1  # NaN exponents compare unequal too, and keep np.power's NaN
+    inf_base, zero_base = np.isneginf(x) & even, (x == 0) & np.signbit(x) & even
+    return np.where(inf_base & (y > 0), np.inf, np.where((inf_base & (y < 0)) | (zero_base & (y > 0)), 0.0, out))
+
+
+pow_p = declare("pow", binary("pow", FLOAT), computed_wide(_c_pow))
 vjp_rules.register(pow_p, _pow_vjp)
 register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
 

@@ -44,11 +44,16 @@ def _take_rule(x: Spec, indices: Spec, *, axis: int, mode: str, fill_value: Cons
     if (mode, fill) not in (("clip", None), ("fill", Spec((), x.dtype))):
         raise ShapeError(f"take: mode {mode!r} with fill_value {fill} for {x}: use 'clip' with none or 'fill' "
                          f"with a {x.dtype} scalar")
+    if mode == "clip" and x.shape[axis] == 0 and 0 not in indices.shape:
+        raise ShapeError(f"take: cannot clip indices {indices.shape} into the empty axis {axis} of {x.shape}")
     return Spec(x.shape[:axis] + indices.shape + x.shape[axis + 1:], x.dtype)
 
 
 def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int, mode: str, fill_value: Const | None) -> np.ndarray:
     n = x.shape[axis]
+    if n == 0:  # nothing to read: every entry is filled (clipping takes no entry: the rule saw to it)
+        return np.full(x.shape[:axis] + indices.shape + x.shape[axis + 1:], 0 if fill_value is None else
+                       fill_value.array, x.dtype)
     out = np.take(x, np.clip(indices, 0, n - 1), axis=axis)
     if mode == "clip":
         return out
@@ -70,8 +75,10 @@ def _take_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x, idx = node.inputs
     axis, k, n, index = node.attrs["axis"], w.spec(idx).ndim, w.spec(x).shape[node.attrs["axis"]], w.spec(idx).dtype
     at = w.let(w.value(idx, coords[axis: axis + k]))
-    clamped = cast(w, f"clamp({at}, {w.literal(0, index)}, {_size_as(w, n, index, 1)})", index, DType.i32)
-    v = w.value(x, list(coords[:axis]) + [w.let(clamped)] + list(coords[axis + k:]))
+    # An empty axis reads the one word of its buffer, which "fill" discards (no clamp into nothing).
+    clamped = "0i" if n == 0 else w.let(cast(w, f"clamp({at}, {w.literal(0, index)}, {_size_as(w, n, index, 1)})",
+                                              index, DType.i32))
+    v = w.value(x, list(coords[:axis]) + [clamped] + list(coords[axis + k:]))
     if node.attrs["mode"] == "clip":
         return v
     fill = w.literal(node.attrs["fill_value"].array.item(), node.spec.dtype)
@@ -123,7 +130,7 @@ def _check_scatter(name: str, shape: tuple[int | Dim, ...], updates: Spec, indic
     size = shape[axis] if 0 <= axis < len(shape) else 0
     if not (0 <= axis <= updates.ndim - indices.ndim and updates.shape[axis: axis + indices.ndim] == indices.shape
             and updates.shape[:axis] + updates.shape[axis + indices.ndim:] == shape[:axis] + shape[axis + 1:]
-            and (isinstance(size, Dim) or size >= 1)):
+            and (isinstance(size, Dim) or size >= 0)):
         raise ShapeError(f"{name}: updates {updates.shape} do not hold indices {indices.shape} at axis {axis} of "
                          f"{shape}")
     if mode not in ("clip", "drop"):
@@ -343,7 +350,7 @@ def _clamped_wgsl(w: Any, starts: Sequence[int], shape: tuple[int, ...], sizes: 
 
 def _dynamic_slice_rule(x: Spec, *starts: Spec, slice_sizes: tuple[int, ...]) -> Spec:
     _check_starts("dynamic_slice", x, starts)
-    if len(slice_sizes) != x.ndim or not all(1 <= k <= n for k, n in zip(slice_sizes, x.shape)):
+    if len(slice_sizes) != x.ndim or not all(0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
         raise ShapeError(f"dynamic_slice: slice_sizes {slice_sizes} do not fit in {x.shape}")
     return Spec(tuple(slice_sizes), x.dtype)
 
@@ -396,7 +403,7 @@ def _dynamic_update_slice_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     for c, a, k in zip(coords, _clamped_wgsl(w, starts, w.spec(x).shape, shape), shape):
         t = w.let(f"{c} - {a}")
         inside.append(f"{t} >= 0i && {t} < {k}i")
-        inner.append(w.let(f"clamp({t}, 0i, {k - 1}i)"))
+        inner.append(w.clamped(t, k))
     return f"select({w.value(x, coords)}, {w.value(u, inner)}, {' && '.join(inside) or 'true'})"
 
 

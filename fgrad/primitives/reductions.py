@@ -111,11 +111,28 @@ def _pick_reduce_wgsl(which: str) -> Callable[..., str]:
     return _reduce_wgsl(lambda w, dtype: pick(w, which, dtype), lambda dtype: which == "min" if dtype is DType.bool else start)
 
 
-max_p = declare("max", reduction("max", ANY), lambda x, *, axes: np.max(x, axis=axes))
+def _pick_impl(which: str) -> Callable[..., np.ndarray]:
+    """NumPy's max (min) over `axes`; of no values, as jax.lax.reduce_max's, the least (largest)
+    value of the dtype: -inf (inf) for floats, False (True) for bools."""
+    fold = np.max if which == "max" else np.min
+
+    def impl(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+        if x.dtype.kind == "b":
+            identity = which == "min"
+        elif x.dtype.kind in "iu":
+            identity = np.iinfo(x.dtype).min if which == "max" else np.iinfo(x.dtype).max
+        else:
+            identity = -np.inf if which == "max" else np.inf
+        return fold(x, axis=axes, initial=identity)
+
+    return impl
+
+
+max_p = declare("max", reduction("max", ANY), _pick_impl("max"))
 vjp_rules.register(max_p, _pick_vjp)
 register_lowering(max_p, Reduction(selects=True), _pick_reduce_wgsl("max"))
 rewrite_rules.register(max_p, split_long_reduction)
-min_p = declare("min", reduction("min", ANY), lambda x, *, axes: np.min(x, axis=axes))
+min_p = declare("min", reduction("min", ANY), _pick_impl("min"))
 vjp_rules.register(min_p, _pick_vjp)
 register_lowering(min_p, Reduction(selects=True), _pick_reduce_wgsl("min"))
 rewrite_rules.register(min_p, split_long_reduction)
@@ -131,7 +148,10 @@ def _arg_rule(name: str) -> Callable[..., Spec]:
         check_axes(name, x, axes)
         if len(axes) != 1:
             raise ShapeError(f"{name}: reduces one axis, got axes {axes} for {x.shape}")
-        return Spec(x.shape[:axes[0]] + x.shape[axes[0] + 1:], DType.i32)
+        out = x.shape[:axes[0]] + x.shape[axes[0] + 1:]
+        if x.shape[axes[0]] == 0 and 0 not in out:  # as NumPy's and JAX's error
+            raise ShapeError(f"{name}: attempt to get {name} of an empty sequence (axis {axes[0]} of {x.shape})")
+        return Spec(out, DType.i32)
 
     return rule
 
@@ -255,7 +275,7 @@ def _previous(x: Tensor, axis: int, reverse: bool, fill: float) -> Tensor:
     """x moved one place along `axis`: entry i holds x[i - 1] (x[i + 1] where `reverse`), the
     first (last) holds `fill`. What a scan folded just before each entry."""
     n, dtype = x.shape[axis], x.dtype
-    if n == 1:
+    if n in (0, 1):  # nothing moves in: only the fill, if anything
         return fnp.broadcast_to(fnp.asarray(fill, dtype), x.shape)
     kept = bind(slice_p, x, starts=tuple(int(reverse) if d == axis else 0 for d in range(x.ndim)),
                 stops=tuple(n - 1 + int(reverse) if d == axis else x.shape[d] for d in range(x.ndim)),
@@ -358,7 +378,7 @@ def _linear_recurrence_rule(a: Spec, b: Spec, *, axis: int, reverse: bool) -> Sp
 
 def _linear_recurrence_impl(a: np.ndarray, b: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
     at, bt = (np.moveaxis(v.astype(wide(v)), axis, 0) for v in (a, b))
-    out, acc = np.empty_like(bt), np.zeros_like(bt[0])
+    out, acc = np.empty_like(bt), np.zeros(bt.shape[1:], bt.dtype)
     for k in (reversed(range(len(at))) if reverse else range(len(at))):
         acc = out[k] = at[k] * acc + bt[k]
     return np.moveaxis(out, 0, axis).astype(a.dtype)
@@ -475,7 +495,7 @@ def _argsort_rule(x: Spec, *, descending: bool, total: bool, run: int | None) ->
 
 def _argsort_impl(x: np.ndarray, *, descending: bool, total: bool, run: int | None) -> np.ndarray:
     keys, out = _order_keys(x, descending, total), np.empty(x.shape, np.int32)
-    step = run or x.shape[-1]
+    step = run or max(x.shape[-1], 1)  # an empty row takes no step
     for start in range(0, x.shape[-1], step):
         out[..., start: start + step] = start + np.argsort(keys[..., start: start + step], axis=-1, kind="stable")
     return out

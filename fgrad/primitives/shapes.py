@@ -123,8 +123,8 @@ register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_bro
 uniform_through.add(broadcast_to_p.name)
 
 
-# slice: x[start:stop:step] on every axis; steps >= 1, results non-empty. Its
-# VJP pads the cotangent back: low = start, interior = step - 1.
+# slice: x[start:stop:step] on every axis; steps >= 1 (an empty result where start = stop).
+# Its VJP pads the cotangent back: low = start, interior = step - 1.
 def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int | Dim, ...], steps: tuple[int, ...]) -> Spec:
     if not len(starts) == len(stops) == len(steps) == x.ndim:
         raise ShapeError(f"slice: {len(starts)} starts for {x.shape}")
@@ -136,8 +136,8 @@ def _slice_rule(x: Spec, *, starts: tuple[int, ...], stops: tuple[int | Dim, ...
                                  "sliced only whole; pick entries of it with fg.take (traced indices)")
             out.append(n)
             continue
-        if not (s >= 1 and 0 <= a < b <= n):
-            raise ShapeError(f"slice: [{a}:{b}:{s}] is not a non-empty forward slice of a dimension of size {n} in {x.shape}")
+        if not (s >= 1 and 0 <= a <= b <= n):
+            raise ShapeError(f"slice: [{a}:{b}:{s}] is not a forward slice of a dimension of size {n} in {x.shape}")
         out.append(len(range(a, b, s)))
     return Spec(tuple(out), x.dtype)
 
@@ -147,7 +147,7 @@ def _slice_impl(x: np.ndarray, *, starts: tuple[int, ...], stops: tuple[int, ...
 
 
 def _slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *, starts, stops, steps) -> tuple[Tensor]:
-    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1)
+    widths = tuple((0, 0, 0) if isinstance(n, Dim) else (a, n - 1 - (a + (m - 1) * s), s - 1) if m else (a, n - a, 0)
                    for n, m, a, s in zip(x.shape, g.shape, starts, steps))
     return (bind(pad_p, g, widths=widths, value=0.0),)
 
@@ -176,14 +176,14 @@ def _pad_rule(x: Spec, *, widths: tuple[tuple[int, int, int], ...], value: Hasha
     if symbolic is not None:
         raise ShapeError(f"pad: widths {widths} pad the symbolic axis {symbolic} of {x.shape}; a symbolic axis is not "
                          "padded")
-    return Spec(tuple(n if not any(w) else lo + n + (n - 1) * mid + hi
+    return Spec(tuple(n if not any(w) else lo + n + builtins.max(n - 1, 0) * mid + hi
                       for n, w, (lo, hi, mid) in zip(x.shape, widths, widths)), x.dtype)
 
 
 def _padded_region(shape: tuple[int | Dim, ...], widths: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[int | Dim, ...]]:
     """Slice params picking the original elements out of a padded array."""
     return dict(starts=tuple(lo for lo, _, _ in widths),
-                stops=tuple(n if not any(w) else lo + (n - 1) * (mid + 1) + 1
+                stops=tuple(n if not any(w) else lo + (n - 1) * (mid + 1) + 1 if n else lo
                             for n, w, (lo, _, mid) in zip(shape, widths, widths)),
                 steps=tuple(mid + 1 for _, _, mid in widths))
 
@@ -206,7 +206,7 @@ def _pad_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         t = w.let(f"{c} - {lo}i") if lo else c
         q = w.let(f"{t} / {mid + 1}i") if mid else t
         inside += [f"{t} >= 0i", f"{q} < {n}i"] + ([f"{t} % {mid + 1}i == 0i"] if mid else [])
-        inner.append(w.let(f"clamp({q}, 0i, {n - 1}i)"))
+        inner.append(w.clamped(q, n))
     v = w.operand(i, 0, inner)
     return f"select({w.literal(node.attrs['value'], node.spec.dtype)}, {v}, {' && '.join(inside)})"
 
@@ -249,7 +249,7 @@ def _concatenate_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     for j in node.inputs:
         n = w.spec(j).shape[axis]
         inner = list(coords)
-        inner[axis] = w.let(f"clamp({c} - {start}i, 0i, {n - 1}i)")
+        inner[axis] = w.clamped(f"{c} - {start}i", n)
         v = w.value(j, inner)
         result = v if result is None else f"select({result}, {v}, {c} >= {start}i)"
         start += n

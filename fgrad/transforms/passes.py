@@ -60,7 +60,7 @@ def uniform_constant(nodes: Sequence[Node], i: int) -> float | int | bool | None
     if nodes[i].op != constant_p.name:
         return None
     arr = nodes[i].attrs["value"].array
-    return arr.flat[0].item() if (arr == arr.flat[0]).all() else None
+    return arr.flat[0].item() if arr.size and (arr == arr.flat[0]).all() else None  # an empty one has no value
 
 
 def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
