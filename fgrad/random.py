@@ -261,7 +261,9 @@ def _next_float(name: str, x: ArrayLike, dtype: DType, up: bool) -> Value:
     x = fnp.stop_gradient(asarray(x, dtype))
     bits = lax.bitcast_convert_type(x, DType.i32)
     step = fnp.where(fnp.greater_equal(bits, 0) if up else fnp.less(bits, 0), 1, -1)
-    moved = fnp.where(fnp.equal(x, 0.0), 1 if up else -2**31 + 1, fnp.add(bits, step))
+    # zero tested on the bits: a GPU that flushes subnormals would take one for zero
+    zero = fnp.equal(fnp.bitwise_and(bits, 0x7FFFFFFF), 0)
+    moved = fnp.where(zero, 1 if up else -2**31 + 1, fnp.add(bits, step))
     fixed = fnp.logical_or(fnp.isnan(x), fnp.equal(x, np.inf if up else -np.inf))
     return fnp.where(fixed, x, lax.bitcast_convert_type(moved, dtype))
 

@@ -729,7 +729,18 @@ def _comparison(name: str, allowed: tuple[DType, ...], impl: Callable[..., np.nd
 
 
 eq_p = _comparison("eq", ANY, np.equal, "({0} == {1})")
-ne_p = _comparison("ne", ANY, np.not_equal, "({0} != {1})")
+# ne of floats also tests for NaN on the bits: a GPU compiler that assumes finite values (WGSL
+# allows it; the H100's does) compiles `!=` as an ordered comparison, false beside a NaN.
+def _ne_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    a, b = w.operand(i, 0, coords), w.operand(i, 1, coords)
+    dtype = w.spec(w.nodes[i].inputs[0]).dtype
+    if not dtype.is_float:
+        return f"({a} != {b})"
+    is_nan = float_test(w, "is_nan", dtype)
+    return f"(({a} != {b}) || {is_nan}({a}) || {is_nan}({b}))"
+
+
+ne_p = _comparison("ne", ANY, np.not_equal, _ne_wgsl)
 lt_p = _comparison("lt", NUMERIC, np.less, "({0} < {1})")
 le_p = _comparison("le", NUMERIC, np.less_equal, "({0} <= {1})")
 gt_p = _comparison("gt", NUMERIC, np.greater, "({0} > {1})")

@@ -2,6 +2,9 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -14,6 +17,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = (i) % 3i;
     let v3 = b0[i];
     let v4 = b1[v2];
-    let v5 = (v3 != v4);
+    let v5 = ((v3 != v4) || is_nan(v3) || is_nan(v4));
     out[i] = select(0u, 1u, v5);
 }
