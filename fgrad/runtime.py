@@ -277,8 +277,9 @@ class Array(HasSpec):
 
     def __bool__(self) -> bool:
         if self.size != 1:
-            raise ShapeError(f"bool() of an Array {self.spec}: the truth value of an array with more than one element "
-                             "is ambiguous; reduce it first, e.g. bool((a > 0).max())", user_site())
+            which = "an empty array" if self.size == 0 else "an array with more than one element"
+            raise ShapeError(f"bool() of an Array {self.spec}: the truth value of {which} is ambiguous; reduce it "
+                             "first, e.g. bool((a > 0).any())", user_site())
         return bool(self.numpy())
 
     def __len__(self) -> int:

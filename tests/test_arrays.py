@@ -80,6 +80,8 @@ def test_bool_of_a_larger_array_is_ambiguous():
     with pytest.raises(ValueError, match="ambiguous"):
         if fg.device_put(np.ones(3, np.float32)) > 0:
             pass
+    with pytest.raises(ValueError, match=r"bool\(\) of an Array f32\[0\]: the truth value of an empty array is"):
+        bool(fg.device_put(np.zeros(0, np.float32)))
 
 
 def test_len_and_iteration():
