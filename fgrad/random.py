@@ -155,7 +155,7 @@ def PRNGKey(seed: ArrayLike) -> Value:
     """A key, u32[2], from an integer seed: as jax.random.PRNGKey with 32-bit integers (x64 off),
     (0, seed mod 2^32). A Python int seed may be any 64-bit integer (its low 32 bits count, as
     in JAX); a traced i32 or u32 scalar seed gives a traced key."""
-    if (seed.ndim if isinstance(seed, Tensor) else np.ndim(seed)) != 0:
+    if len(_shape(seed)) != 0:
         raise ShapeError(f"PRNGKey: takes a scalar seed, got {spec_of(asarray(seed))}", user_site())
     if not _dtype(seed).is_int:
         raise DTypeError(f"PRNGKey: the seed must be an integer, got {spec_of(asarray(seed))}", user_site())
@@ -201,7 +201,7 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Value:
     """A new key from `key` and the integer `data` (a Python int in 0..2^32-1, or an integer or
     bool scalar, possibly traced, read as u32)."""
     k = _key("fold_in", key)
-    shape = tuple(data.shape) if isinstance(data, Tensor) else np.shape(data)
+    shape = _shape(data)
     if shape != () or not (_dtype(data).is_int or _dtype(data) is DType.bool):
         raise DTypeError(f"fold_in: data must be an integer scalar, got {spec_of(asarray(data))}", user_site())
     if type(data) is int and not 0 <= data < 2**32:
@@ -426,7 +426,7 @@ def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool =
     if isinstance(x, Tensor) and x.ndim == 0:
         raise TraceError(f"permutation: x is a traced scalar {x.spec}; the length of arange(x) must be a "
                          "Python integer", user_site())
-    if not isinstance(x, Tensor) and np.ndim(x) == 0:
+    if not isinstance(x, Tensor) and len(_shape(x)) == 0:
         if not _dtype(x).is_int:
             raise DTypeError(f"permutation: x must be an integer or an array, got {x!r}", user_site())
         return _shuffle(k, fnp.arange(int(x)), 0)
@@ -448,7 +448,9 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     if isinstance(a, Tensor) and a.ndim == 0:
         raise TraceError(f"choice: a is a traced scalar {a.spec}; the number of choices must be a Python integer",
                          user_site())
-    scalar = not isinstance(a, Tensor) and np.ndim(a) == 0
+    scalar = not isinstance(a, Tensor) and len(_shape(a)) == 0
+    if scalar and not _dtype(a).is_int:
+        raise DTypeError(f"choice: a must be an integer or an array, got {a!r}", user_site())
     arr = None if scalar else asarray(a)
     n = int(a) if scalar else _shape(arr)[_one_axis("choice", arr, axis)]
     axis = 0 if scalar else _one_axis("choice", arr, axis)

@@ -358,9 +358,12 @@ _SLOT = _Slot()
 
 
 def _take_apart(value: Any, operands: list[Any]) -> Hashable:
-    """`value` as a cache key can hold it: Arrays and ndarrays go to `operands` (a slot marks their place),
+    """`value` as a cache key can hold it: Arrays and ndarrays (but bool ones, which stay static, as a
+    NumPy mask is read while tracing) go to `operands` (a slot marks their place),
     slices and tuples are taken apart (a slice's bounds that are Arrays are read back, as concrete JAX
     arrays' are), lists become tuples."""
+    if isinstance(value, np.ndarray) and value.dtype == np.bool_:  # a concrete mask or condition stays concrete
+        return _take_apart(value.tolist(), operands)
     if isinstance(value, (Array, np.ndarray)):
         operands.append(value)
         return _SLOT
@@ -404,18 +407,23 @@ def _method(fn: Callable[..., Any]) -> Callable[..., Any]:
     return method
 
 
-def _concrete_masks(key: Any) -> Any:
+def _concrete_masks(key: Any, shape: tuple[int, ...]) -> Any:
     """An index with its boolean masks (ndarrays, lists, Arrays: concrete values) replaced by the index
     arrays of their True elements, as NumPy reads them; lists of integers become index arrays."""
     parts = key if isinstance(key, tuple) else (key,)
     out: list[Any] = []
+    static: list[Any] = []  # the key with its masks, as the parser checks them against the axes they index
     for k in parts:
         if isinstance(k, list) or (isinstance(k, (Array, np.ndarray)) and k.dtype in (DType.bool, np.bool_)):
             k = np.asarray(k)
             if k.dtype == np.bool_ and k.ndim:
                 out.extend(np.nonzero(k))
+                static.append(k)
                 continue
         out.append(k)
+        static.append(k if k is None or k is Ellipsis or isinstance(k, slice) else np.zeros(np.shape(k), np.int32))
+    if len(static) != len(out):  # a mask of the wrong shape would otherwise index other positions
+        ops.indexing._parse("getitem", shape, tuple(static))
     return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
 
 
@@ -424,7 +432,7 @@ _GETITEM = _method(ops.getitem)
 
 def _getitem(self: Array, key: Any) -> Any:
     """a[key]: index arrays are operands of the program; ints, slices, None and ... are static."""
-    return _GETITEM(self, _concrete_masks(key) if current_trace() is None else key)
+    return _GETITEM(self, _concrete_masks(key, self.shape) if current_trace() is None else key)
 
 
 class _ArrayIndexUpdateHelper:
@@ -447,7 +455,7 @@ def _indexed_update(name: str) -> Callable[..., Any]:
     on_device = _method(update)
 
     def method(self: _ArrayIndexUpdateRef, *args: Any, **kwargs: Any) -> Any:
-        key = self.key if current_trace() is not None else _concrete_masks(self.key)
+        key = self.key if current_trace() is not None else _concrete_masks(self.key, self.array.shape)
         return on_device(self.array, key, *args, **kwargs)
 
     method.__name__, method.__doc__ = name, getattr(ops.indexing._IndexUpdateRef, name).__doc__

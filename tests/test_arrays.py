@@ -222,6 +222,13 @@ OPERATIONS = {
     "at_add_array": (lambda a, i, v: a.at[i].add(v), (F, np.array([1, 1], np.int32), G[:1].repeat(2, 0))),
     "at_get": (lambda a: a.at[:, np.array([5, -1])].get(mode="fill", fill_value=-1.0), (F,)),
     "at_max_slice": (lambda a: a.at[:, 1:].max(0.0), (F,)),
+    "compress": (lambda a: a.compress(np.array([True, False, True]), axis=1), (F,)),
+    "choose": (lambda a: abs(a).choose([np.zeros(3, np.int32), np.ones(3, np.int32) * 5], mode="clip"), (I,)),
+    "conj": (lambda a: a.conj() + a.conjugate(), (F,)),
+    "real": (lambda a: a.real - a.imag, (F,)),
+    "nonzero": (lambda a: a.nonzero(size=4)[1], (I,)),
+    "searchsorted": (lambda a, v: a.searchsorted(v, side="right"), (np.sort(F.ravel()), G)),
+    "argpartition": (lambda a: a.argpartition(1)[:, 1], (G,)),
 }
 
 
@@ -259,6 +266,11 @@ def test_boolean_masks_of_concrete_values_select_as_numpy():
     np.testing.assert_array_equal(a[a > 1].numpy(), F[F > 1])
     np.testing.assert_array_equal(a[F < 0].numpy(), F[F < 0])
     np.testing.assert_array_equal(a.at[F < 0].set(0.0).numpy(), np.where(F < 0, 0.0, F))
+    wrong = np.ones((1, *F.shape[1:]), bool)  # as JAX, a mask must have the shape of the axes it indexes
+    with pytest.raises(fg.ShapeError, match="boolean mask of shape"):
+        a[wrong]
+    with pytest.raises(fg.ShapeError, match="boolean mask of shape"):
+        a.at[wrong].set(0.0)
 
 
 def test_ndarray_on_the_left_gives_an_array():

@@ -66,7 +66,7 @@ def test_shape_error_is_caught_by_except_value_error() -> None:
 
 def test_dtype_error_is_caught_by_except_type_error() -> None:
     def f(x, y):
-        return fg.logical_and(x, y)
+        return fg.bitwise_and(x, y)
 
     with pytest.raises(TypeError):
         fg.trace(f, S(3), S(3))
@@ -200,8 +200,8 @@ def pad_negative_pair(x):
     return fg.pad(x, ((1, -2), (0, 0)))
 
 
-def logical_and_float(x, y):
-    return fg.logical_and(x, y)
+def bitwise_and_float(x, y):
+    return fg.bitwise_and(x, y)  # fg.logical_and reads floats as x != 0, as jax.numpy
 
 
 def logical_or_operator_float(x, y):
@@ -303,8 +303,8 @@ TRACE_CASES = {
     "concatenate-ranks": Case(concatenate_ranks, (S((3, 4)), S(4)), fg.ShapeError, ["concatenate", "(3, 4)", "(4,)"]),
     "pad-negative": Case(pad_negative, X34, fg.ShapeError, ["pad", "-1", "(3, 4)"]),
     "pad-negative-pair": Case(pad_negative_pair, X34, fg.ShapeError, ["pad", "-2", "(3, 4)"]),
-    "logical_and-f32": Case(logical_and_float, (S((3, 4)), S((3, 4))), fg.DTypeError,
-                            ["logical_and", "bool", "f32[3,4]"]),
+    "bitwise_and-f32": Case(bitwise_and_float, (S((3, 4)), S((3, 4))), fg.DTypeError,
+                            ["bitwise_and", "integer or bool", "f32[3,4]"]),
     "or-operator-f32": Case(logical_or_operator_float, (S(3), S(3)), fg.DTypeError, ["bitwise_or", "|", "f32[3]"]),
     "invert-f32": Case(invert_float, X34, fg.DTypeError, ["~", "bool", "f32[3,4]"]),
     "astype-bfloat16": Case(astype_bfloat16, X34, fg.DTypeError, ["astype", "bfloat16"]),
@@ -1114,3 +1114,213 @@ def test_scan_arg_extreme_and_dynamic_slice_mistakes(case: Case) -> None:
         fg.trace(case.fn, *case.args)
     check_message(e.value, site_of(case.fn, case.offset), case.parts)
     assert "<locals>" not in str(e.value)
+
+
+# -- misuse of the NumPy / jax.numpy surface: each a clear fgrad error, never a raw one from inside --------------
+
+M34 = np.arange(12, dtype=np.float32).reshape(3, 4)
+RAGGED = [[1, 2], [3]]
+KEY0 = np.array([0, 42], np.uint32)
+
+
+def zeros_like_ragged():
+    return fg.zeros_like(RAGGED)
+
+
+def full_like_ragged_fill():
+    return fg.full_like(M34, RAGGED)
+
+
+def size_float_axis():
+    return fg.size(M34, 1.5)
+
+
+def size_repeated_axis():
+    return fg.size(M34, (0, 0))
+
+
+def sum_array_initial():
+    return fg.sum(M34, initial=np.ones((3, 4), np.float32))
+
+
+def max_array_initial():
+    return fg.max(M34, initial=np.zeros(4, np.float32))
+
+
+def var_tuple_ddof():
+    return fg.var(M34, ddof=(0, 0))
+
+
+def cov_string_ddof():
+    return fg.cov(M34, ddof="a")
+
+
+def vecdot_tuple_axis():
+    return fg.vecdot(M34, M34, axis=(0, 0))
+
+
+def linalg_cross_float_axis():
+    return fg.numpy.linalg.cross(X3, X3, axis=1.5)
+
+
+def arange_none():
+    return fg.arange(None)
+
+
+def array_ndmin_too_many():
+    return fg.array(M34, ndmin=99)
+
+
+def tril_indices_negative():
+    return fg.tril_indices(-1)
+
+
+def triu_indices_float_k():
+    return fg.triu_indices(3, 2.5)
+
+
+def diag_indices_string():
+    return fg.diag_indices("a")
+
+
+def unravel_index_none_shape():
+    return fg.unravel_index(np.arange(3), None)
+
+
+def ravel_multi_index_none():
+    return fg.ravel_multi_index(None, (3,))
+
+
+def select_none():
+    return fg.select(None, [M34])
+
+
+def one_hot_list_axis():
+    return fg.one_hot(np.arange(3), 3, axis=[0, 1])
+
+
+def glu_list_axis():
+    return fg.nn.glu(M34, axis=[0, 1])
+
+
+def max_pool_int_window():
+    return fg.nn.max_pool(M34.reshape(1, 3, 4, 1), 2)
+
+
+def conv_int_strides():
+    return fg.lax.conv_general_dilated(np.ones((1, 1, 4, 4), np.float32), np.ones((1, 1, 2, 2), np.float32), 2,
+                                       "VALID")
+
+
+def conv_dimension_numbers_none():
+    return fg.lax.conv_dimension_numbers(None, (1, 1, 2, 2), None)
+
+
+def histogram_int_range():
+    return fg.histogram(X3, range=3)
+
+
+def unique_bad_axis():
+    return fg.unique(M34, axis=5)
+
+
+def choice_string():
+    return fg.random.choice(KEY0, "abc")
+
+
+def permutation_ragged():
+    return fg.random.permutation(KEY0, RAGGED)
+
+
+def fold_in_ragged():
+    return fg.random.fold_in(KEY0, RAGGED)
+
+
+def delete_ragged():
+    return fg.delete(M34, RAGGED)
+
+
+def pad_ragged():
+    return fg.pad(M34, RAGGED)
+
+
+def repeat_ragged():
+    return fg.repeat(M34, RAGGED)
+
+
+def vector_norm_tuple_ord():
+    return fg.numpy.linalg.vector_norm(M34, ord=(0, 0))
+
+
+def broadcast_shapes_float():
+    return fg.broadcast_shapes(np.array(1.0))
+
+
+def resize_negative():
+    return fg.resize(M34, (-1, 3))
+
+
+def permute_dims_none():
+    return fg.permute_dims(M34, None)
+
+
+def bitcast_no_dtype():
+    return fg.lax.bitcast_convert_type(M34, None)
+
+
+def lax_sort_num_keys():
+    return fg.lax.sort(M34, num_keys=2)
+
+
+SURFACE_CASES = {
+    "zeros_like-ragged": Case(zeros_like_ragged, (), fg.DTypeError, ["zeros_like", "list"]),
+    "full_like-ragged-fill": Case(full_like_ragged_fill, (), fg.DTypeError, ["full_like", "list"]),
+    "size-float-axis": Case(size_float_axis, (), fg.ShapeError, ["size", "1.5"]),
+    "size-repeated-axis": Case(size_repeated_axis, (), fg.ShapeError, ["size", "repeated", "(3, 4)"]),
+    "sum-array-initial": Case(sum_array_initial, (), fg.ShapeError, ["sum", "initial", "scalar", "(3, 4)"]),
+    "max-array-initial": Case(max_array_initial, (), fg.ShapeError, ["max", "initial", "scalar", "(4,)"]),
+    "var-tuple-ddof": Case(var_tuple_ddof, (), fg.ShapeError, ["var", "ddof", "(0, 0)"]),
+    "cov-string-ddof": Case(cov_string_ddof, (), fg.ShapeError, ["cov", "ddof", "'a'"]),
+    "vecdot-tuple-axis": Case(vecdot_tuple_axis, (), fg.ShapeError, ["vecdot", "single integer", "(0, 0)"]),
+    "linalg.cross-float-axis": Case(linalg_cross_float_axis, (), fg.ShapeError, ["cross", "single integer", "1.5"]),
+    "arange-None": Case(arange_none, (), fg.ShapeError, ["arange", "start", "None"]),
+    "array-ndmin": Case(array_ndmin_too_many, (), fg.TraceError, ["array", "ndmin", "99"]),
+    "tril_indices-negative": Case(tril_indices_negative, (), fg.ShapeError, ["tril_indices", "n", "-1"]),
+    "triu_indices-float-k": Case(triu_indices_float_k, (), fg.ShapeError, ["triu_indices", "k", "2.5"]),
+    "diag_indices-string": Case(diag_indices_string, (), fg.ShapeError, ["diag_indices", "n", "'a'"]),
+    "unravel_index-None": Case(unravel_index_none_shape, (), fg.ShapeError, ["unravel_index", "shape", "None"]),
+    "ravel_multi_index-None": Case(ravel_multi_index_none, (), fg.TraceError, ["ravel_multi_index", "NoneType"]),
+    "select-None": Case(select_none, (), fg.TraceError, ["select", "list or tuple", "NoneType"]),
+    "one_hot-list-axis": Case(one_hot_list_axis, (), fg.ShapeError, ["one_hot", "single integer", "[0, 1]"]),
+    "glu-list-axis": Case(glu_list_axis, (), fg.ShapeError, ["glu", "single integer", "[0, 1]"]),
+    "max_pool-int-window": Case(max_pool_int_window, (), fg.ShapeError, ["pool", "window_shape", "2"]),
+    "conv-int-strides": Case(conv_int_strides, (), fg.ShapeError, ["conv_general_dilated", "window_strides", "2"]),
+    "conv_dimension_numbers-None": Case(conv_dimension_numbers_none, (), fg.ShapeError,
+                                        ["conv_dimension_numbers", "None"]),
+    "histogram-int-range": Case(histogram_int_range, (), fg.ShapeError, ["histogram", "range", "3"]),
+    "unique-axis": Case(unique_bad_axis, (), fg.ShapeError, ["unique", "axis 5", "(3, 4)"]),
+    "choice-string": Case(choice_string, (), fg.DTypeError, ["choice", "'abc'"]),
+    "permutation-ragged": Case(permutation_ragged, (), fg.DTypeError, ["permutation", "list"]),
+    "fold_in-ragged": Case(fold_in_ragged, (), fg.DTypeError, ["fold_in", "list"]),
+    "delete-ragged": Case(delete_ragged, (), fg.DTypeError, ["delete", "list"]),
+    "pad-ragged": Case(pad_ragged, (), fg.DTypeError, ["pad", "list"]),
+    "repeat-ragged": Case(repeat_ragged, (), fg.DTypeError, ["repeat", "list"]),
+    "vector_norm-tuple-ord": Case(vector_norm_tuple_ord, (), fg.ShapeError, ["vector_norm", "ord", "(0, 0)"]),
+    "broadcast_shapes-float": Case(broadcast_shapes_float, (), fg.ShapeError, ["broadcast_shapes", "1.0"]),
+    "resize-negative": Case(resize_negative, (), fg.ShapeError, ["resize", "non-negative", "(-1, 3)"]),
+    "permute_dims-None": Case(permute_dims_none, (), fg.ShapeError, ["permute_dims", "None", "(3, 4)"]),
+    "bitcast-no-dtype": Case(bitcast_no_dtype, (), fg.DTypeError, ["bitcast_convert_type", "new_dtype"]),
+    "lax.sort-num_keys": Case(lax_sort_num_keys, (), fg.ShapeError, ["sort", "num_keys", "1..1", "2"]),
+}
+
+
+@pytest.mark.parametrize("case", SURFACE_CASES.values(), ids=SURFACE_CASES.keys())
+def test_misuse_of_the_numpy_surface(case: Case) -> None:
+    with pytest.raises(case.error) as e:
+        case.fn(*case.args)
+    check_message(e.value, site_of(case.fn, case.offset), case.parts)
+
+
+def test_digitize_with_no_bins_gives_bin_zero_as_jax() -> None:
+    out = fg.digitize(np.array([-1.0, 0.5, 2.0], np.float32), np.zeros(0, np.float32))
+    assert out.dtype == np.int32 and out.tolist() == [0, 0, 0]

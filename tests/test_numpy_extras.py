@@ -368,6 +368,11 @@ TABLE = [
     ("extract", lambda c, x: [fg.extract(c, x), fg.extract(c, x, size=4), fg.extract(c, x, size=9, fill_value=-1)],
      lambda c, x: [jnp.extract(c, x), jnp.extract(c, x, size=4), jnp.extract(c, x, size=9, fill_value=-1)],
      [(X34 > 0, X34), (INTS > 0, INTS)]),
+    # a Python number is weakly typed: it takes the array's dtype
+    ("kron-numbers", lambda x: [fg.kron(x, 2.5), fg.kron(3, x)], lambda x: [jnp.kron(x, 2.5), jnp.kron(3, x)],
+     [(X34.astype(np.float16),), (np.uint32([[1, 2], [0, 5]]),)]),
+    ("logical-numbers", lambda x, y: [fg.logical_and(x, y), fg.logical_or(x, 0.0), fg.logical_not(x)],
+     lambda x, y: [jnp.logical_and(x, y), jnp.logical_or(x, 0.0), jnp.logical_not(x)], [(WITH_NAN, i32(3, 4, lo=-1, hi=1))]),
 ]
 
 # jnp.linalg.norm's ords 2, -2 of matrices need an SVD, which fgrad refuses: dropped from the table's grid

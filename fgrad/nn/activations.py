@@ -18,7 +18,7 @@ from fgrad.numpy import (
     log1p, log_softmax, logaddexp, maximum, mean, minimum, multiply, neg, relu, rsqrt, sigmoid, silu,
     softmax, split, sqrt, square, subtract, tanh, where,
 )
-from fgrad.numpy.promotion import ArrayLike, _axes, _dtype, _float_dtype, _shape
+from fgrad.numpy.promotion import ArrayLike, _dtype, _float_dtype, _one_axis, _shape
 from fgrad.trace import Tensor, user_site
 
 __all__ = [  # re-exported by fgrad.nn
@@ -142,7 +142,7 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
     """The gated linear unit: the first half of x along `axis` times the sigmoid of the second."""
     x = asarray(x)
     shape = _shape(x)
-    (k,) = _axes("glu", shape, axis)
+    k = _one_axis("glu", x, axis)
     if shape[k] % 2:
         raise ShapeError(f"glu: axis {axis} of {shape} has odd length {shape[k]}; it must split in two halves",
                          user_site())

@@ -35,6 +35,8 @@ def pool(inputs: ArrayLike, init: float | int, reduce_fn: Callable[..., Any], wi
     (low, high) pairs) per spatial axis."""
     x = asarray(inputs)
     shape = _shape(x)
+    if not isinstance(window_shape, (tuple, list)):
+        raise ShapeError(f"pool: window_shape must be a tuple of integers, got {window_shape!r}", user_site())
     window = tuple(window_shape)
     n = len(window)
     if len(shape) < n + 1:

@@ -137,5 +137,7 @@ def clz(x: ArrayLike) -> Tensor | np.ndarray:
 def bitcast_convert_type(operand: ArrayLike, new_dtype: str | DType) -> Tensor | np.ndarray:
     """The bits of `operand` read as `new_dtype` (lax.bitcast_convert_type), between the 32-bit
     dtypes f32, i32 and u32; a bit cast to its own dtype is the operand."""
+    if new_dtype is None:
+        raise DTypeError("bitcast_convert_type: new_dtype must be given (f32, i32 or u32)", user_site())
     x, dtype = asarray(operand), _as_dtype(new_dtype, "bitcast_convert_type")
     return x if _dtype(x) is dtype else bind(bitcast_convert_type_p, x, new_dtype=dtype)

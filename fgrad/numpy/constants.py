@@ -17,7 +17,7 @@ import numpy as np
 from fgrad.errors import DTypeError, TraceError
 from fgrad.ir import DType, HasSpec
 from fgrad.trace import Tensor, user_site
-from fgrad.numpy.promotion import ArrayLike, _dtype, _shape, asarray, result_dtype
+from fgrad.numpy.promotion import ArrayLike, _axes, _axis_tuple, _dtype, _shape, asarray, result_dtype
 from fgrad.numpy.shapes import reshape, stack
 
 __all__ = [  # the public names, re-exported by fgrad.numpy and fgrad
@@ -165,11 +165,11 @@ def size(a: ArrayLike, axis: int | Sequence[int] | None = None) -> int:
     dims = _shape(a)
     if axis is None:
         return math.prod(dims)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = _axis_tuple("size", axis)
     for k in axes:
-        if not -len(dims) <= k < len(dims):
+        if isinstance(k, (int, np.integer)) and not -len(dims) <= k < len(dims):
             raise TraceError(f"size: axis {k} is out of range for {len(dims)} axes of {dims}", user_site())
-    return math.prod(dims[k] for k in axes)
+    return math.prod(dims[k] for k in _axes("size", dims, axes))  # refuses other types and repeats
 
 
 def isscalar(element: Any) -> bool:
@@ -193,8 +193,9 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     del copy
     if order is not None and order != "K":
         raise TraceError(f"array: only order='K' is implemented, as in jax.numpy, got {order!r}", user_site())
-    if isinstance(ndmin, bool) or not isinstance(ndmin, (int, np.integer)) or ndmin < 0:
-        raise TraceError(f"array: ndmin must be a non-negative integer, got {ndmin!r}", user_site())
+    if isinstance(ndmin, bool) or not isinstance(ndmin, (int, np.integer)) or not 0 <= ndmin <= 64:
+        raise TraceError(f"array: ndmin must be an integer from 0 to 64 (NumPy's most axes), got {ndmin!r}",
+                         user_site())
     want = None if dtype is None else _named("array", dtype)
     leaves = _leaves(object) if isinstance(object, (list, tuple)) else []
     if want is None and leaves:  # promoted as jax.numpy, not as NumPy reads the list (all float64)

@@ -23,7 +23,7 @@ from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
     ArrayLike, _as_dtype, _dtype, _float_dtype, _shape, _static_scalar, asarray, result_dtype,
 )
-from fgrad.numpy.shapes import expand_dims, flip, reshape, transpose
+from fgrad.numpy.shapes import _shape_arg, expand_dims, flip, reshape, transpose
 from fgrad.numpy.elementwise import add, equal, maximum, minimum, where
 from fgrad.numpy.reductions import argmax, argmin, sum
 from fgrad.numpy.indexing import arange
@@ -49,6 +49,7 @@ def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
     ConvDimensionNumbers) as a ConvDimensionNumbers, as `jax.lax.conv_dimension_numbers`.
     None is ('NCHW', 'OIHW', 'NCHW') for any number of spatial axes."""
     name = "conv_dimension_numbers"
+    lhs_shape, rhs_shape = _shape_arg(name, lhs_shape), _shape_arg(name, rhs_shape)
     if len(lhs_shape) != len(rhs_shape):
         raise ShapeError(f"{name}: lhs {tuple(lhs_shape)} and rhs {tuple(rhs_shape)} must have one rank", user_site())
     if isinstance(dimension_numbers, ConvDimensionNumbers):
@@ -84,10 +85,10 @@ def _ints(name: str, what: str, values: Any, n: int, default: int | None = None)
     if values is None and default is not None:
         return (default,) * n
     try:
-        out = tuple(int(v) for v in values if not isinstance(v, bool) and int(v) == v)
+        out, given = tuple(int(v) for v in values if not isinstance(v, bool) and int(v) == v), len(values)
     except (TypeError, ValueError):
-        out = ()
-    if len(out) != n or (values is not None and len(out) != len(values)):
+        out, given = (), -1
+    if len(out) != n or (values is not None and len(out) != given):
         raise ShapeError(f"{name}: {what} {values!r} must be {n} integers", user_site())
     return out
 
@@ -227,7 +228,8 @@ def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int], paddi
     if ndim != len(_shape(rhs)) or ndim not in _TRANSPOSE_LAYOUTS and dimension_numbers is None:
         raise ShapeError(f"{name}: lhs {_shape(lhs)} and rhs {_shape(rhs)} must have one rank, 2 to 5 without "
                          "dimension_numbers", user_site())
-    dn = conv_dimension_numbers(_shape(lhs), _shape(rhs), dimension_numbers or _TRANSPOSE_LAYOUTS[ndim])
+    dn = conv_dimension_numbers(_shape(lhs), _shape(rhs),
+                                _TRANSPOSE_LAYOUTS[ndim] if dimension_numbers is None else dimension_numbers)
     sizes = [_shape(rhs)[a] for a in dn.rhs_spec[2:]]
     n = len(sizes)
     strides = _ints(name, "strides", strides, n)

@@ -63,7 +63,7 @@ def _dtype_arg(name: str, dtype: DTypeLike, default: DType | None) -> DType | No
 def _filled(name: str, shape: tuple[int | Dim, ...], value: Any, dtype: DType) -> Tensor | np.ndarray:
     """`shape` filled with `value` as `dtype`. A static number is one uniform constant (one
     element broadcast where the shape has symbols); an array or a traced value is broadcast."""
-    if isinstance(value, (Tensor, Dim)) or np.ndim(value) != 0:
+    if isinstance(value, (Tensor, Dim)) or len(_shape(value)) != 0:
         return broadcast_to(asarray(value, dtype), shape)
     scalar = _static_scalar(name, "fill_value", value, dtype)
     if any(isinstance(d, Dim) for d in shape):
@@ -192,6 +192,8 @@ def arange(start: int | float | Dim, stop: int | float | Dim | None = None, step
         if bound is not None and not (number and math.isfinite(bound)):
             raise ShapeError(f"arange: start, stop and step must be finite static numbers, got start={start!r}, "
                              f"stop={stop!r}, step={step!r}", user_site())
+    if start is None:
+        raise ShapeError(f"arange: start must be a number, got None (stop={stop!r}, step={step!r})", user_site())
     if stop is None:
         start, stop = 0, start
     if step == 0:

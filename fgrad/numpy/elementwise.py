@@ -112,8 +112,8 @@ def _float_test_public(op: Primitive, x: ArrayLike) -> Tensor | np.ndarray:
 
 
 def logical_not(x: ArrayLike) -> Tensor | np.ndarray:
-    """Elementwise not of a bool value."""
-    return bind(logical_not_p, asarray(x))
+    """Elementwise not of x != 0 (a bool value as it is), as bool."""
+    return bind(logical_not_p, asarray(x, DType.bool))
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
@@ -221,13 +221,13 @@ def greater_equal(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
 
 
 def logical_and(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x and y, elementwise, on bool values."""
-    return _elementwise(logical_and_p, x, y)
+    """x and y, elementwise, of x != 0 and y != 0, as bool."""
+    return _elementwise(logical_and_p, asarray(x, DType.bool), asarray(y, DType.bool))
 
 
 def logical_or(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
-    """x or y, elementwise, on bool values."""
-    return _elementwise(logical_or_p, x, y)
+    """x or y, elementwise, of x != 0 and y != 0, as bool."""
+    return _elementwise(logical_or_p, asarray(x, DType.bool), asarray(y, DType.bool))
 
 
 WHERE_ONE_ARGUMENT = (

@@ -22,7 +22,7 @@ from fgrad.numpy.promotion import (
     ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _axes, _broadcast_shapes, _brief, _dtype, _one_axis, _shape,
     _static_scalar, asarray, result_dtype,
 )
-from fgrad.numpy.shapes import broadcast_to, concatenate, expand_dims, reshape, transpose
+from fgrad.numpy.shapes import _operands, _shape_arg, _static_int, broadcast_to, concatenate, expand_dims, reshape, transpose
 from fgrad.numpy.creation import arange
 from fgrad.numpy.elementwise import (
     add, astype, clip, divide, equal, greater_equal, less, logical_and, maximum, minimum, multiply, neg, pow,
@@ -252,6 +252,8 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: str | DType | None = None,
         raise DTypeError(f"one_hot: labels must be numbers, got {spec_of(asarray(x))} (as jax.nn.one_hot)", user_site())
     x = asarray(x)
     ndim = len(_shape(x))
+    if not isinstance(axis, (int, np.integer)):
+        raise ShapeError(f"one_hot: axis must be a single integer, got {_brief(axis)}", user_site())
     (axis,) = _axes("one_hot", _shape(x), axis, ndim + 1)
     classes = reshape(arange(num_classes), (num_classes,) + (1,) * (ndim - axis))
     return asarray(equal(expand_dims(x, axis), classes), DType.f32 if dtype is None else _as_dtype(dtype, "one_hot"))
@@ -833,8 +835,8 @@ def _slice_axis(x: Tensor | np.ndarray, axis: int, start: int, stop: int) -> Ten
 def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Tensor | np.ndarray, ...]:
     """The coordinates of flat `indices` in an array of `shape`, one array per axis, as
     `jnp.unravel_index`: an index in [-size, 0) counts from the end, others out of range clamp."""
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1 for d in dims):
+    dims = _shape_arg("unravel_index", shape)
+    if not all(isinstance(d, int) and d >= 1 for d in dims):
         raise ShapeError(f"unravel_index: shape must be a tuple of positive integers, got {_brief(shape)}",
                          user_site())
     rest = asarray(indices)
@@ -854,6 +856,9 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mod
     """The flat indices of the coordinates `multi_index` in an array of shape `dims`, as
     `jnp.ravel_multi_index`: mode 'raise' checks them (they must be concrete), 'wrap' wraps,
     'clip' clamps; `order` 'C' (row-major) or 'F'."""
+    if not isinstance(multi_index, (np.ndarray, Tensor)):
+        _operands("ravel_multi_index", multi_index)
+    dims = _shape_arg("ravel_multi_index", dims)
     if len(multi_index) != len(dims):
         raise ShapeError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims", user_site())
     if mode not in ("raise", "wrap", "clip") or order not in ("C", "F"):
@@ -885,18 +890,24 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mod
 def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The row and column indices of the upper triangle from diagonal k of an (n, m) matrix,
     as `jnp.triu_indices` (static: NumPy i32 arrays)."""
-    return tuple(i.astype(np.int32) for i in np.triu_indices(n, k, m))
+    return tuple(i.astype(np.int32) for i in np.triu_indices(*_tri_arguments("triu_indices", n, k, m)))
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The row and column indices of the lower triangle up to diagonal k of an (n, m) matrix,
     as `jnp.tril_indices` (static: NumPy i32 arrays)."""
-    return tuple(i.astype(np.int32) for i in np.tril_indices(n, k, m))
+    return tuple(i.astype(np.int32) for i in np.tril_indices(*_tri_arguments("tril_indices", n, k, m)))
+
+
+def _tri_arguments(name: str, n: Any, k: Any, m: Any) -> tuple[int, int, int | None]:
+    return (_static_int(name, "n", n, 0), _static_int(name, "k", k),
+            None if m is None else _static_int(name, "m", m, 0))
 
 
 def diag_indices(n: int, ndim: int = 2) -> tuple[np.ndarray, ...]:
     """The indices of the main diagonal of an n x ... x n array of `ndim` axes, as
     `jnp.diag_indices` (static: NumPy i32 arrays)."""
+    n, ndim = _static_int("diag_indices", "n", n, 0), _static_int("diag_indices", "ndim", ndim, 0)
     return tuple(i.astype(np.int32) for i in np.diag_indices(n, ndim))
 
 
@@ -931,6 +942,9 @@ def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], defau
            ) -> Tensor | np.ndarray:
     """Elementwise, the choice of the first condition that holds (`default` where none does),
     everything broadcast, as `jnp.select`: a chain of where."""
+    for xs in (condlist, choicelist):
+        if not isinstance(xs, (np.ndarray, Tensor)):
+            _operands("select", xs)
     if len(condlist) != len(choicelist) or not condlist:
         raise ShapeError(f"select: needs as many conditions as choices, at least one, got {len(condlist)} and "
                          f"{len(choicelist)}", user_site())

@@ -55,8 +55,8 @@ def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, k
     ord 2 and the p-norms."""
     shape = _shape(x)
     axes = None if axis is None else _axis_list("vector_norm", axis, len(shape))
-    if isinstance(ord, str):
-        raise ShapeError(f"vector_norm: invalid ord {ord!r} for a vector norm" +
+    if isinstance(ord, str) or not (ord is None or isinstance(ord, (int, float, np.integer, np.floating))):
+        raise ShapeError(f"vector_norm: invalid ord {_brief(ord)} for a vector norm" +
                          (f"; use fg.inf for {ord!r}" if ord in ("inf", "-inf") else ""), user_site())
     if ord is None or ord == 2:
         return sqrt(_sum(multiply(x, x), axis=axes, keepdims=keepdims))
@@ -156,6 +156,8 @@ def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Tensor | np.ndarray:
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor | np.ndarray:
     """The cross product of the 3-vectors along `axis`, the other axes broadcast, as
     `jnp.linalg.cross` (fg.cross also takes 2-vectors)."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ShapeError(f"cross: axis must be a single integer, got {axis!r}", user_site())
     for x in (x1, x2):
         shape = _shape(x)
         if not shape or not -len(shape) <= axis < len(shape) or shape[axis] != 3:

@@ -13,15 +13,16 @@ from fgrad.trace import Tensor, user_site
 from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
 from fgrad.numpy.elementwise import (
-    abs, add, astype, clip, divide, divmod, equal, floor_divide, greater, greater_equal, less, less_equal,
-    multiply, neg, not_equal, pow, remainder, round, subtract,
+    abs, add, astype, clip, conj, conjugate, divide, divmod, equal, floor_divide, greater, greater_equal, less, less_equal,
+    imag, multiply, neg, not_equal, pow, real, remainder, round, subtract,
 )
 from fgrad.numpy.reductions import (
     all, any, argmax, argmin, argsort, cumprod, cumsum, max, mean, min, prod, ptp, sort, std, sum, var,
 )
 from fgrad.numpy.products import dot, matmul
 from fgrad.numpy.bitwise import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
-from fgrad.numpy.indexing import _IndexUpdateHelper, getitem, take
+from fgrad.numpy.indexing import _IndexUpdateHelper, choose, compress, getitem, take
+from fgrad.numpy.searching import argpartition, nonzero, searchsorted
 
 
 # ---------------------------------------------------------------------------
@@ -80,16 +81,24 @@ def _flatten(x: Any, order: str = "C") -> Any:
     return ravel(x, order)
 
 
+def _compress(x: Any, condition: Any, axis: int | None = None) -> Any:
+    """x.compress(condition, axis): the slices of x where condition holds (`compress(condition, x)`)."""
+    return compress(condition, x, axis)
+
+
 # The methods of fgrad values, shared by Tensor (traced) and fg.Array (eager, on the device), as a
 # jax.Array's: each is the public function of its name with the value first (`x.sum(0)` is `sum(x, 0)`).
 METHODS: dict[str, Callable[..., Any]] = {
-    "reshape": _reshape, "transpose": _transpose, "flatten": _flatten,
+    "reshape": _reshape, "transpose": _transpose, "flatten": _flatten, "compress": _compress, "conjugate": conjugate,
     **{fn.__name__: fn for fn in (
-        all, any, argmax, argmin, argsort, astype, clip, cumprod, cumsum, diagonal, dot, max, mean, min, prod,
-        ptp, ravel, repeat, round, sort, squeeze, std, sum, swapaxes, take, trace, var)},
+        all, any, argmax, argmin, argpartition, argsort, astype, choose, clip, conj, conjugate, cumprod, cumsum,
+        diagonal, dot, max, mean, min, nonzero, prod, ptp, ravel, repeat, round, searchsorted, sort, squeeze, std,
+        sum, swapaxes, take, trace, var)},
 }
-# Properties computed from the value: `x.T` reverses the axes, `x.mT` swaps the last two.
-PROPERTIES: dict[str, Callable[[Any], Any]] = {"T": transpose, "mT": lambda x: swapaxes(x, -1, -2)}
+# Properties computed from the value: `x.T` reverses the axes, `x.mT` swaps the last two; `real` and
+# `imag` of real values (fgrad has no complex dtype) are the value and zeros.
+PROPERTIES: dict[str, Callable[[Any], Any]] = {"T": transpose, "mT": lambda x: swapaxes(x, -1, -2), "real": real,
+                                               "imag": imag}
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 for _name, _fn in PROPERTIES.items():

@@ -25,7 +25,8 @@ from fgrad.numpy.promotion import (
     result_dtype,
 )
 from fgrad.numpy.shapes import (
-    _axes_in_order, _diagonal, _no_out, atleast_2d, concatenate, moveaxis, ravel, reshape, squeeze, stack, transpose,
+    _axes_in_order, _diagonal, _no_out, _static_int, atleast_2d, concatenate, moveaxis, ravel, reshape, squeeze, stack,
+    transpose,
 )
 from fgrad.numpy.elementwise import abs as _abs, astype, clip, divide, greater, multiply, sqrt, subtract
 from fgrad.numpy.reductions import average, sum as _sum
@@ -275,6 +276,8 @@ def _vectors(name: str, x: ArrayLike, axis: int, what: str = "x") -> Tensor | np
     """x with its vector axis `axis` moved last (x at least 1-D)."""
     x = asarray(x)
     shape = _shape(x)
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise ShapeError(f"{name}: axis must be a single integer, got {_brief(axis)}", user_site())
     if not shape or not -len(shape) <= axis < len(shape):
         raise ShapeError(f"{name}: axis {axis} is out of range for {what} of shape {shape}", user_site())
     return moveaxis(x, axis, -1)
@@ -314,7 +317,8 @@ def kron(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
     ranks aligned on the right): a broadcast product, reshaped. Bools are refused, as in jax.numpy."""
     if result_dtype(a, b) is DType.bool:
         raise DTypeError("kron: bool operands are not supported, as in jax.numpy; astype('i32') first", user_site())
-    a, b = asarray(a), asarray(b)
+    dtype = result_dtype(a, b)  # a Python number takes the other operand's dtype (weakly typed)
+    a, b = asarray(a, dtype), asarray(b, dtype)
     sa, sb = _shape(a), _shape(b)
     nd = max(len(sa), len(sb))
     sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
@@ -376,8 +380,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         y2 = atleast_2d(asarray(y, work))
         x = concatenate([x, transpose(y2) if not rowvar and _shape(y2)[0] != 1 else y2], axis=0)
     n = _shape(x)[1]
-    if ddof is None:
-        ddof = 0 if bias else 1
+    ddof = (0 if bias else 1) if ddof is None else _static_int("cov", "ddof", ddof)
     w = None
     for what, weights in (("fweights", fweights), ("aweights", aweights)):
         if weights is not None and _shape(weights) != (n,):

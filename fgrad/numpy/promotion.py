@@ -127,7 +127,13 @@ def _as_dtype(dtype: str | DType, name: str = "asarray") -> DType:
 
 
 def _shape(x: ArrayLike) -> tuple[int, ...]:
-    return tuple(np.shape(x)) if not isinstance(x, Tensor) else x.shape
+    if isinstance(x, Tensor):
+        return x.shape
+    try:
+        return tuple(np.shape(x))
+    except ValueError:  # a ragged list: refused as _dtype refuses it, naming the function called
+        _dtype(x)
+        raise
 
 
 def _broadcast_shapes(*shapes: tuple[int | Dim, ...]) -> tuple[int | Dim, ...] | None:

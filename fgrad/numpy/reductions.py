@@ -105,9 +105,16 @@ def _fold(name: str, op: Primitive, a: ArrayLike, axis: Axis, dtype: str | DType
     result = _reduce(op, x, _axes(name, _shape(x), axis), keepdims)
     if initial is None:
         return result
-    start = asarray(initial, _dtype(x))
+    start = _initial(name, initial, _dtype(x))
     combine = {sum_p: add, prod_p: multiply, max_p: logical_or, min_p: logical_and}[op]
     return combine(result, start)
+
+
+def _initial(name: str, initial: ArrayLike, dtype: DType) -> Tensor | np.ndarray:
+    start = asarray(initial, dtype)
+    if _shape(start) != ():  # as JAX's: an array would broadcast the result to its shape
+        raise ShapeError(f"{name}: initial value must be a scalar, got shape {_shape(start)}", user_site())
+    return start
 
 
 def mean(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, keepdims: bool = False,
@@ -169,6 +176,9 @@ def var(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: 
         correction = ddof
     elif ddof != 0:
         raise TraceError("var: ddof and correction can't be provided simultaneously (as in JAX)", user_site())
+    _dtype(correction)  # refuses None and strings, naming the function called
+    if _shape(correction) != ():
+        raise ShapeError(f"var: ddof / correction must be a number, got {_brief(correction)}", user_site())
     dtype = _float_result("var", a, dtype)
     x = asarray(a, dtype.wide)
     axes = _axes("var", _shape(x), axis)
@@ -221,7 +231,7 @@ def _pick_reduce(name: str, op: Primitive, pick: Callable[..., Any], a: ArrayLik
             raise ShapeError(f"{name}: zero-size array to reduction operation {name} which has no identity (axes "
                              f"{axes} of {shape}); give an initial value (as in NumPy and JAX)", user_site())
         return _reduce(op, x, axes, keepdims)
-    start = asarray(initial, _dtype(x))
+    start = _initial(name, initial, _dtype(x))
     x = _masked(name, x, where_, start)  # entries left out become the initial value, which joins the result anyway
     return pick(_reduce(op, x, _axes(name, _shape(x), axis), keepdims), start)
 
@@ -647,14 +657,15 @@ def lax_sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_s
     or, given a sequence of operands of one shape, all of them put in the order of the first
     `num_keys` (compared in turn), returned as a tuple. Always stable."""
     _bool_flag("sort", "is_stable", is_stable)
+    n = len(operand) if isinstance(operand, (list, tuple)) else 1
+    if isinstance(num_keys, bool) or not isinstance(num_keys, (int, np.integer)) or not 1 <= num_keys <= n:
+        raise ShapeError(f"sort: num_keys must be an int in 1..{n} (the operands), got {_brief(num_keys)}",
+                         user_site())
     if not isinstance(operand, (list, tuple)):
         return sort(operand, dimension)
     xs = [asarray(o) for o in operand]
     if not xs or len({_shape(x) for x in xs}) != 1:
         raise ShapeError(f"sort: operands must share one shape, got {[_shape(x) for x in xs]}", user_site())
-    if isinstance(num_keys, bool) or not isinstance(num_keys, (int, np.integer)) or not 1 <= num_keys <= len(xs):
-        raise ShapeError(f"sort: num_keys must be an int in 1..{len(xs)} (the operands), got {_brief(num_keys)}",
-                         user_site())
     moved = [_move_last(x, _one_axis("sort", x, dimension)) for x in xs]
     rows = [m[0] for m in moved]
     # Stable sorts by the keys from the last to the first: equal earlier keys keep the later keys' order.

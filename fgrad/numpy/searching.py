@@ -23,7 +23,7 @@ from fgrad.ir import Dim, DType
 from fgrad.trace import Tensor, user_site
 from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _float_dtype, _one_axis, _shape, asarray, result_dtype
 from fgrad.numpy.shapes import concatenate, flip, ravel, reshape, stack, swapaxes
-from fgrad.numpy.creation import arange, linspace, ones_like
+from fgrad.numpy.creation import arange, linspace, ones_like, zeros_like
 from fgrad.numpy.elementwise import (
     abs as abs_, add, astype, clip, divide, equal, floor_divide, isnan, less, less_equal, logical_and, logical_not,
     logical_or, minimum, multiply, not_equal, remainder, subtract, where,
@@ -110,6 +110,8 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str 
         raise ShapeError(f"digitize: bins must be 1-D, got {_shape(bins)}", user_site())
     side, method = ("left" if right else "right"), "scan" if method is None else method
     n = _fixed_size("digitize", bins)
+    if n == 0:  # no edges: every x is in bin 0, as JAX's
+        return zeros_like(asarray(x), DType.i32)
     rising = searchsorted(bins, x, side, method=method)
     falling = subtract(n, searchsorted(flip(bins), x, side, method=method))
     return where(logical_not(less(bins[-1], bins[0])), rising, falling)  # bins rise: bins[-1] >= bins[0]
@@ -235,6 +237,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     if size is None:
         if _is_traced(ar):
             raise TraceError(SIZE_NEEDED.format(name="unique", spec=ar.spec), user_site())
+        axis = None if axis is None else _one_axis("unique", ar, axis)
         return _host_unique(_host(ar), return_index, return_inverse, return_counts, axis, equal_nan)
     size = _size("unique", size)
     if axis is not None:
@@ -347,7 +350,7 @@ def histogram_bin_edges(a: ArrayLike, bins: int | ArrayLike = 10, range: Sequenc
     if range is None:
         lo, hi = _min(x), _max(x)
     else:
-        if len(range) != 2:
+        if not isinstance(range, (tuple, list, np.ndarray)) or len(range) != 2:
             raise ShapeError(f"histogram_bin_edges: range must be a pair (low, high), got {_brief(range)}",
                              user_site())
         lo, hi = asarray(range[0], dt), asarray(range[1], dt)

@@ -32,6 +32,8 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
 
 
 def _shape_arg(name: str, shape: Any) -> tuple[int | Dim, ...]:
+    if isinstance(shape, np.ndarray) and shape.ndim == 0:
+        shape = shape[()]  # a 0-d array is the one size it holds
     if not isinstance(shape, (int, np.integer, Dim, tuple, list, np.ndarray)):
         raise ShapeError(f"{name}: shape {shape!r} must be a tuple of integers", user_site())
     dims = (shape,) if isinstance(shape, (int, np.integer, Dim)) else tuple(shape)
@@ -375,6 +377,7 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
             raise TraceError(f"repeat: repeats is a traced Tensor {repeats.spec}: the result's length must be known "
                              "while tracing, so give total_repeat_length, as in JAX", user_site())
         return _repeat_traced(x, repeats, axis, total)
+    _dtype(repeats)  # refuses None, strings and ragged lists
     counts = np.asarray(repeats)
     if counts.dtype.kind not in "iu" or counts.ndim > 1:
         raise DTypeError(f"repeat: repeats must be an int or a 1-D sequence of ints, got {_brief(repeats)}",
@@ -546,6 +549,7 @@ def _pairs(what: str, value: Any, shape: tuple[int | Dim, ...]) -> np.ndarray:
     pair, or one pair per axis; as an (ndim, 2) array."""
     if isinstance(value, Tensor):
         raise TraceError(f"pad: {what} must be static, got a Tensor {value.spec}", user_site())
+    _dtype(value)  # refuses None, strings and ragged lists
     arr = np.asarray(value)
     if arr.shape not in [(), (1,), (2,), (1, 2), (len(shape), 2)]:
         raise ShapeError(f"pad: {what} {value!r} must be a number, a (before, after) pair or {len(shape)} pairs for "
@@ -724,6 +728,7 @@ def lax_pad(operand: ArrayLike, padding_value: ArrayLike,
     or high crops that many entries instead."""
     x = asarray(operand)
     shape = _shape(x)
+    _dtype(padding_config)  # refuses None, strings and ragged lists
     config = np.asarray(padding_config) if not isinstance(padding_config, Tensor) else None
     if config is None or config.dtype.kind not in "iu" or config.shape != (len(shape), 3):
         raise ShapeError(f"lax.pad: padding_config {_brief(padding_config)} must be one (low, high, interior) triple "
@@ -792,6 +797,8 @@ def matrix_transpose(x: ArrayLike, /) -> Tensor | np.ndarray:
 
 def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Tensor | np.ndarray:
     """`transpose(a, axes)`, as `jnp.permute_dims` (the array API's name)."""
+    if axes is None:  # transpose's None (reverse the axes) is no permutation here, as in JAX
+        raise ShapeError(f"permute_dims: axes must be a tuple of integers for {_shape(a)}, got None", user_site())
     return transpose(a, axes)
 
 
@@ -846,6 +853,7 @@ def _static_positions(name: str, obj: Any, n: int) -> np.ndarray:
         raise TraceError(TRACER_INDEX.format(what=f"{name}: obj", spec=obj.spec), user_site())
     if isinstance(obj, slice):
         return np.arange(n)[obj]
+    _dtype(obj)  # refuses None, strings and ragged lists, naming the function
     positions = np.asarray(obj)
     if positions.ndim > 1 or positions.size and positions.dtype.kind not in "iu":
         raise ShapeError(f"{name}: obj must be an int, a slice or a 1-D sequence of ints, got {_brief(obj)}",
@@ -902,7 +910,7 @@ def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *, assume_unique_i
     if isinstance(obj, Tensor):
         raise TraceError(TRACER_INDEX.format(what="delete: obj", spec=obj.spec), user_site())
     keep = np.ones(n, bool)
-    if np.asarray(obj).dtype == bool and not isinstance(obj, slice):
+    if not isinstance(obj, slice) and _dtype(obj) is DType.bool:
         if np.shape(obj) != (n,):
             raise ShapeError(f"delete: a bool obj must be 1-D of length {n} (axis {axis} of {_shape(x)}), got "
                              f"{np.shape(obj)}", user_site())
@@ -919,6 +927,8 @@ def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *, assume_unique_i
 def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Tensor | np.ndarray:
     """`a` flattened, repeated as often as needed and cut to fill `new_shape`, as `jnp.resize`."""
     shape = _shape_arg("resize", new_shape)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise ShapeError(f"resize: all elements of new_shape must be non-negative, got {shape}", user_site())
     x = ravel(a)
     size = math.prod(shape)
     if not _shape(x)[0]:  # nothing to repeat: zeros, as jnp.resize

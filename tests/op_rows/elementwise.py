@@ -287,6 +287,10 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
          lambda m: np.isclose(PAIR_A, PAIR_B, equal_nan=True)),
     Case("ne", "logical_xor", fg.logical_xor, (B(2, 3), B(3)), np.logical_xor),
     Case("ne", "logical_xor-numbers", fg.logical_xor, (I(5, lo=-1, hi=1), Fi(5, lo=0, hi=1)), np.logical_xor),
+    # as jax.numpy, the logical functions read numbers as x != 0 (NaN is true)
+    Case("logical_not", "numbers", *on_exact(fg.logical_not, np.logical_not, SPECIAL)),
+    Case("logical_and", "numbers", *on_exact(fg.logical_and, np.logical_and, PAIR_A, PAIR_B)),
+    Case("logical_or", "numbers", fg.logical_or, (I(5, lo=-1, hi=1), Fi(5, lo=0, hi=1)), np.logical_or),
     Case("isnan", "nan_to_num", *on(fg.nan_to_num, SPECIAL), lambda m: np.nan_to_num(SPECIAL)),  # f32's largest
     Case("isnan", "nan_to_num-values", *on(lambda x: fg.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0), SPECIAL),
          lambda m: np.nan_to_num(f64(SPECIAL), nan=-1.0, posinf=9.0, neginf=-9.0)),
