@@ -9,12 +9,17 @@ existing `except` clauses keep working.
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
 
 class FgradError(Exception):
     """Base class of every error fgrad raises on purpose."""
 
     def __init__(self, message: str, site: str | None = None):
-        self.site = site
+        self.message, self.site = message, site
         super().__init__(f"{message} at {site}" if site else message)
 
 
@@ -99,3 +104,29 @@ IMMUTABLE = (
     "build the new value instead with JAX's indexed update: x.at[...].set(value) (or "
     ".add, .multiply, .min, .max)"
 )
+
+
+def name_errors_after(namespace: dict[str, Any], names: Iterable[str]) -> None:
+    """Make each function `namespace[name]` name its errors as the user called it: an fgrad error
+    raised inside it by another function it uses (`std` calling `var`) is prefixed with the name
+    the user called ("std: var: ddof must be an integer ..."). Calls between fgrad's own modules
+    use the functions themselves, so only the user's call is labelled."""
+    for name in names:
+        fn = namespace[name]
+        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+            namespace[name] = _named(fn, name)
+
+
+def _named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    prefixes = (f"{name}:", f"{name} ", f"{fn.__name__}:", f"{fn.__name__} ")
+
+    @functools.wraps(fn)
+    def _public(*args: Any, **kwargs: Any) -> Any:  # private: `user_call` names the function it wraps
+        try:
+            return fn(*args, **kwargs)
+        except FgradError as e:
+            if e.message.startswith(prefixes):
+                raise
+            raise type(e)(f"{name}: {e.message}", e.site) from None
+
+    return _public

@@ -1,5 +1,6 @@
 """`jax.lax`'s names for the fgrad functions JAX users reach through it (`fg.lax.dynamic_slice`)."""
 
+from fgrad.errors import name_errors_after
 from fgrad.numpy import dynamic_slice, dynamic_update_slice
 from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
 from fgrad.numpy.shapes import lax_pad as pad
@@ -23,3 +24,5 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "
            "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "population_count",
            "shift_left", "shift_right_arithmetic", "shift_right_logical",
            "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "sort", "top_k"]
+
+name_errors_after(globals(), __all__)

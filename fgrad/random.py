@@ -26,7 +26,7 @@ import numpy as np
 
 from fgrad import lax
 from fgrad import numpy as fnp
-from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.errors import DTypeError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import Dim, DType
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, spec_of, user_site
@@ -474,3 +474,6 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     out = fnp.take(arr, fnp.reshape(index, (-1,)), axis=axis)
     full = _shape(arr)
     return fnp.reshape(out, full[:axis] + tuple(shape) + full[axis + 1:])
+
+
+name_errors_after(globals(), __all__)

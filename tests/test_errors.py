@@ -1324,3 +1324,22 @@ def test_misuse_of_the_numpy_surface(case: Case) -> None:
 def test_digitize_with_no_bins_gives_bin_zero_as_jax() -> None:
     out = fg.digitize(np.array([-1.0, 0.5, 2.0], np.float32), np.zeros(0, np.float32))
     assert out.dtype == np.int32 and out.tolist() == [0, 0, 0]
+
+
+# A function written with other public functions names the one the user called first.
+COMPOSITE_CASES = {
+    "std-calls-var": (lambda: fg.std(np.ones(3, np.float32), ddof="a"), r"^std: "),
+    "vstack-calls-concatenate": (lambda: fg.vstack([np.ones((2, 3)), np.ones((2, 4))]), r"^vstack: concatenate: "),
+    "count_nonzero-calls-sum": (lambda: fg.count_nonzero(np.ones(3), axis=4), r"^count_nonzero: sum: axis 4"),
+    "lax-cumsum": (lambda: fg.lax.cumsum(np.ones(3), axis=5), r"^cumsum: axis 5"),
+    "nn-max_pool-calls-pool": (lambda: fg.nn.max_pool(np.ones((2, 4, 4, 1)), 3), r"^max_pool: pool: "),
+    "random-normal": (lambda: fg.random.normal(fg.random.key(0), (-1,)), r"^normal: "),
+}
+
+
+@pytest.mark.parametrize("case", COMPOSITE_CASES.values(), ids=COMPOSITE_CASES.keys())
+def test_errors_of_composites_name_the_function_the_user_called(case):
+    fn, pattern = case
+    with pytest.raises(fg.FgradError, match=pattern) as e:
+        fn()
+    assert f"test_errors.py:{fn.__code__.co_firstlineno}" in str(e.value)

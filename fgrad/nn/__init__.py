@@ -6,6 +6,8 @@ parameter pytrees and their initialisers; `pooling.py` windowed pooling.
 
 from __future__ import annotations
 
+from fgrad.errors import name_errors_after
+
 from fgrad.numpy import logsumexp, one_hot
 from fgrad.nn import activations, pooling
 from fgrad.nn.activations import *  # noqa: F403
@@ -23,3 +25,5 @@ __all__ = [
     "rms_norm", "shape_checked", "transformer_block", "zeros",
     *activations.__all__, *pooling.__all__,
 ]
+
+name_errors_after(globals(), [*activations.__all__, *pooling.__all__])

@@ -10,6 +10,7 @@ re-exports this package's).
 
 from __future__ import annotations
 
+from fgrad.errors import name_errors_after
 from fgrad.numpy import bitwise, convolution, creation, elementwise, indexing, products, promotion, reductions, shapes
 from fgrad.numpy import constants, searching
 from fgrad.numpy.promotion import *  # noqa: F403
@@ -31,3 +32,4 @@ __all__ = sorted({
     *products.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__, *constants.__all__,
     *searching.__all__,
 })
+name_errors_after(globals(), __all__)
