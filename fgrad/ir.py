@@ -197,6 +197,9 @@ class Dim:
         self.as_number(f"-{self}")
 
 
+MAX_ELEMENTS = 2**31 - 1  # elements of one value: kernels index them with i32
+
+
 def _is_size(d: Any) -> bool:
     return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 0
 
@@ -256,6 +259,9 @@ class Spec:
         object.__setattr__(self, "dtype", DType.named(self.dtype))
         if any(isinstance(d, Dim) for d in shape):
             symbols_of(shape)
+        if math.prod(at_max(self.shape)) > MAX_ELEMENTS:  # before NumPy tries to allocate it
+            raise ShapeError(f"invalid shape {shape}: {math.prod(at_max(self.shape))} elements; fgrad indexes "
+                             f"elements with 32-bit integers, at most {MAX_ELEMENTS}")
 
     @property
     def ndim(self) -> int:

@@ -1343,3 +1343,10 @@ def test_errors_of_composites_name_the_function_the_user_called(case):
     with pytest.raises(fg.FgradError, match=pattern) as e:
         fn()
     assert f"test_errors.py:{fn.__code__.co_firstlineno}" in str(e.value)
+
+
+@pytest.mark.parametrize("make", [lambda: fg.zeros((2**20, 2**20)), lambda: fg.eye(2**40), lambda: fg.spec((2**16, 2**16)),
+                                  lambda: fg.full((3, 2**31), 1.0)], ids=["zeros", "eye", "spec", "full"])
+def test_sizes_past_32_bit_indexing_are_refused_before_anything_is_allocated(make):
+    with pytest.raises(fg.ShapeError, match=r"elements; fgrad indexes elements with 32-bit integers, at most 2147483647"):
+        make()
