@@ -504,6 +504,17 @@ for _name_, _fn in METHODS.items():
 for _name_, _fn in PROPERTIES.items():
     setattr(Array, _name_, property(_method(_fn)))
 Array.at = property(_ArrayIndexUpdateHelper)  # type: ignore[attr-defined]
+_NONZERO = Array.nonzero  # type: ignore[attr-defined]
+
+
+def _nonzero(self: Array, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """a.nonzero(): without `size=` the count is the value's, read back, as a concrete JAX array's is."""
+    if size is None and current_trace() is None:
+        return tuple(device_put(np.asarray(i, np.int32), self.device) for i in np.nonzero(self.numpy()))
+    return _NONZERO(self, size=size, fill_value=fill_value)
+
+
+Array.nonzero = _nonzero  # type: ignore[attr-defined]
 del _name_, _fn
 
 

@@ -273,6 +273,14 @@ def test_boolean_masks_of_concrete_values_select_as_numpy():
         a.at[wrong].set(0.0)
 
 
+def test_nonzero_of_an_array_without_size_reads_the_count_back():
+    a = fg.device_put(F)
+    got = a.nonzero()
+    assert all(isinstance(i, fg.Array) and i.dtype == fg.i32 for i in got)
+    for g, want in zip(got, np.nonzero(F)):
+        np.testing.assert_array_equal(g.numpy(), want)
+
+
 def test_ndarray_on_the_left_gives_an_array():
     a = fg.device_put(F)
     for got in (G + a, G * a, G > a, G == a, np.float32(2.0) * a):
