@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import lax, nn
+from fgrad import lax, nn, tree_util
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
@@ -33,7 +33,7 @@ __all__ = [
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
     "devices", "dim", "eliminate_common_subexpressions", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "grad", "i32", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
-    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "typecheck", "u32",
+    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,
 ]

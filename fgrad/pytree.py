@@ -1,8 +1,10 @@
 """Pytrees: nested containers of leaves, flattened in a stable order.
 
 Containers are dict (keys sorted), list, tuple, namedtuple, None and
-dataclass instances; anything else is a leaf, as are classes registered
-with `register_leaf` (fgrad's own frozen dataclasses such as `Spec`). Leaf
+dataclass instances, and classes registered with `register_node` (JAX's
+`register_pytree_node`: the user's own containers); anything else is a leaf,
+as are classes registered with `register_leaf` (fgrad's own frozen
+dataclasses such as `Spec`). Leaf
 paths are dotted names (`layers.0.w`) and name a graph's inputs; a dict key
 that would read ambiguously there is written as its repr in brackets
 (`params['a.b']`, `x['1']` beside the integer key `x.1`), so that
@@ -20,6 +22,8 @@ from typing import Any
 from fgrad.errors import InputError
 
 _LEAF_TYPES: set[type] = set()
+# Containers registered by their users: class -> (flatten, unflatten), as jax.tree_util's.
+_NODE_TYPES: dict[type, tuple[Callable[[Any], tuple[Any, Hashable]], Callable[[Hashable, Any], Any]]] = {}
 
 
 def register_leaf(cls: type) -> type:
@@ -28,14 +32,28 @@ def register_leaf(cls: type) -> type:
     return cls
 
 
+def register_node(cls: type, flatten_fn: Callable[[Any], tuple[Any, Hashable]],
+                  unflatten_fn: Callable[[Hashable, Any], Any]) -> type:
+    """Make instances of `cls` containers: `flatten_fn(x)` gives (children, aux data), the aux data
+    hashable and static; `unflatten_fn(aux, children)` rebuilds one (jax.tree_util's contract)."""
+    from fgrad.trace import user_site  # NOTE: here because trace.py builds on this module
+
+    if not isinstance(cls, type) or not callable(flatten_fn) or not callable(unflatten_fn):
+        raise InputError(f"register_pytree_node: expected a class and two functions, got {cls!r}, "
+                         f"{flatten_fn!r}, {unflatten_fn!r}", user_site())
+    _NODE_TYPES[cls] = (flatten_fn, unflatten_fn)
+    return cls
+
+
 @dataclass(frozen=True, slots=True)
 class TreeDef:
     """The structure of a pytree with its leaves taken out.
 
-    `kind` is one of leaf, none, tuple, list, dict, namedtuple, dataclass;
+    `kind` is one of leaf, none, tuple, list, dict, namedtuple, dataclass, node;
     `meta` holds what rebuilding needs (dict keys, the class and its field
-    names; a structure read from a file names the class instead); `children`
-    the sub-structures in leaf order.
+    names; a registered node's class, child indices and aux data; a structure
+    read from a file names the class instead); `children` the sub-structures
+    in leaf order.
     """
 
     kind: str
@@ -50,7 +68,7 @@ class TreeDef:
         """The path component of each child: index, field name or dict key (see `_key_text`)."""
         if self.kind == "dict":
             return tuple(_key_text(k) for k in self.meta)
-        if self.kind in ("namedtuple", "dataclass"):
+        if self.kind in ("namedtuple", "dataclass", "node"):
             return self.meta[1]
         return tuple(str(i) for i in range(len(self.children)))
 
@@ -105,6 +123,17 @@ def _children(tree: Any) -> tuple[str, Hashable, list[Any]] | None:
     cls = type(tree)
     if cls in _LEAF_TYPES:
         return None
+    if cls in _NODE_TYPES:
+        kids, aux = _NODE_TYPES[cls][0](tree)
+        kids = list(kids)
+        try:
+            hash(aux)
+        except TypeError:
+            from fgrad.trace import user_site  # NOTE: here because trace.py builds on this module
+
+            raise InputError(f"pytree node {cls.__name__}: its flatten function's aux data must be hashable "
+                             f"(it is static, part of the structure), got a {type(aux).__name__}", user_site()) from None
+        return "node", (cls, tuple(str(i) for i in range(len(kids))), aux), kids
     if cls is dict:
         keys = tuple(sorted(tree, key=_sort_key))
         return "dict", keys, [tree[k] for k in keys]
@@ -160,6 +189,8 @@ def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
             return dict(zip(td.meta, kids))
         if td.kind == "namedtuple":
             return td.meta[0](*kids)
+        if td.kind == "node":
+            return _NODE_TYPES[td.meta[0]][1](td.meta[2], kids)
         return td.meta[0](**dict(zip(td.meta[1], kids)))
 
     return build(treedef)
