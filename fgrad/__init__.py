@@ -21,7 +21,7 @@ from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices
 from fgrad.jit import jit
-from fgrad.trace import Tensor, capture, trace
+from fgrad.trace import Tensor, capture, eval_shape, make_graph, trace
 
 f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
 
@@ -31,7 +31,7 @@ __all__ = [
     "Array", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
-    "devices", "dim", "eliminate_common_subexpressions", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "grad", "i32", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import inspect
 import os
@@ -385,6 +386,32 @@ def trace(fn: Callable[..., Any], *args: Any) -> Graph:
     `fn` closes over become constant nodes. Returns the immutable Graph.
     """
     return trace_function(fn, args)[0]
+
+
+def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> Callable[..., Graph]:
+    """`make_graph(f)(*args)` is the Graph of `f` on `args`, as `jax.make_jaxpr`: the arguments at
+    `static_argnums` are passed as they are (Python values, not traced)."""
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def graph_of(*args: Any) -> Graph:
+        fixed = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
+        traced = [a for i, a in enumerate(args) if i not in fixed]
+
+        def call(*values: Any) -> Any:
+            it = iter(values)
+            return fn(*(fixed[i] if i in fixed else next(it) for i in range(len(args))))
+
+        names = [name for i, name in enumerate(_arg_names(fn, len(args))) if i not in fixed]
+        return trace_function(call, traced, names)[0]
+
+    return graph_of
+
+
+def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes of `fn(*args, **kwargs)`, as a pytree of Specs, found by tracing
+    without computing anything (`jax.eval_shape`; arguments as for `trace`)."""
+    graph = trace_function(functools.partial(fn, **kwargs) if kwargs else fn, args)[0]
+    return unflatten(graph.out_tree, list(graph.out_specs))
 
 
 def trace_function(

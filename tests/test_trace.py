@@ -471,3 +471,16 @@ def test_unsupported_numpy_ufunc_is_a_trace_error() -> None:
     with pytest.raises(fg.TraceError, match=r"np\.spacing is not supported on fgrad Tensors f32\[3\]") as e:
         fg.trace(f, fg.spec(3))
     assert f"test_trace.py:{f.__code__.co_firstlineno + 1}" in str(e.value)
+
+
+def test_eval_shape_gives_the_result_specs_without_computing():
+    got = fg.eval_shape(lambda x, y: {"s": x @ y, "n": fg.sum(x, axis=1)}, fg.spec((3, 4)), np.ones((4, 2), np.float32))
+    assert got == {"s": fg.spec((3, 2)), "n": fg.spec(3)}
+    assert fg.eval_shape(lambda x, axis: fg.argmax(x, axis), fg.spec((2, 5)), axis=1) == fg.spec(2, "i32")
+
+
+def test_make_graph_traces_with_static_arguments_as_given():
+    graph = fg.make_graph(lambda x, n: x ** n, static_argnums=1)(np.ones(3, np.float32), 3)
+    assert isinstance(graph, fg.Graph) and [n.op for n in graph.nodes] == ["input", "integer_pow"]
+    assert graph == fg.trace(lambda x: x ** 3, np.ones(3, np.float32))
+    assert fg.make_graph(fg.exp)(fg.spec(2)) == fg.trace(fg.exp, fg.spec(2))
