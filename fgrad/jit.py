@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fgrad.errors import FgradError, InputError, TraceError
+from fgrad.ir import Graph
+from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
 from fgrad.runtime import Executable, compile
 from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
@@ -40,7 +42,9 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
         raise InputError(f"jit: arguments {both} are both static and donated; a static argument has no buffer", site)
     staged: Staged[Executable] = Staged()
 
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def split(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """The call's traced values, its key beside their signature, the static values, how to trace
+        it and how to name a refused argument: (values, key, fixed, graph, refused)."""
         static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
         positions = [i for i in range(len(args)) if i not in static_at]
         keywords = sorted(k for k in kwargs if k not in static[1])
@@ -48,7 +52,7 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
             (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
         values = tuple([args[i] for i in positions] + [kwargs[k] for k in keywords])
 
-        def build() -> Executable:
+        def graph() -> tuple[Graph, tuple[int, ...]]:
             arg_names = _arg_names(fn, len(args))
             names = [arg_names[i] for i in positions] + keywords
             donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
@@ -62,13 +66,28 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
 
             donated = [k for k, i in enumerate(positions) if i in donated_at]
             donated += [len(positions) + k for k, name in enumerate(keywords) if name in donate[1]]
-            return compile(trace_function(traced, values, names)[0], donate_argnums=tuple(donated))
+            return trace_function(traced, values, names)[0], tuple(donated)
 
-        exe = staged.product(values, (tuple(positions), tuple(keywords), fixed), build, also=fixed,
-                             refused=lambda e: _refused(fn, len(args), positions, keywords, fixed, values, user_site()))
+        refused = lambda e: _refused(fn, len(args), positions, keywords, fixed, values, user_site())  # noqa: E731
+        return values, (tuple(positions), tuple(keywords), fixed), fixed, graph, refused
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        values, key, fixed, graph, refused = split(args, kwargs)
+
+        def build() -> Executable:
+            traced, donated = graph()
+            return compile(traced, donate_argnums=donated)
+
+        exe = staged.product(values, key, build, also=fixed, refused=refused)
         return fn(*args, **kwargs) if exe is None else exe(*values)
 
+    def lower(*args: Any, **kwargs: Any) -> Lowered:
+        """The traced and lowered program for these arguments, as `jax.jit(f).lower(...)`."""
+        traced, donated = split(args, kwargs)[3]()
+        return Lowered(traced, donated)
+
     run.__wrapped__ = fn  # type: ignore[attr-defined]
+    run.lower = lower  # type: ignore[attr-defined]
     run.__name__ = _name(fn)
     run.__doc__ = fn.__doc__
     return run
@@ -135,3 +154,26 @@ def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] |
     elif argnums is None:
         nums = tuple(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
     return nums, names
+
+
+class Lowered:
+    """A jitted function's program for one signature: `.graph` (`.as_text()` prints it), `.kernels`
+    (each kernel's name and WGSL, lowered without a device), `.compile()` the Executable."""
+
+    def __init__(self, graph: Graph, donate_argnums: tuple[int, ...]):
+        self.graph, self.donate_argnums = graph, donate_argnums
+        self._program: Program | None = None
+
+    def as_text(self) -> str:
+        """The graph, one node a line, as `jax.jit(f).lower(...).as_text()` shows its module."""
+        return str(self.graph)
+
+    @property
+    def kernels(self) -> list[Any]:
+        if self._program is None:
+            self._program = lower_graph(self.graph)
+        return list(self._program.kernels)
+
+    def compile(self) -> Executable:
+        """The Executable on the default device (`.peak_bytes`, `.kernels`; `fg.profile` takes it)."""
+        return compile(self.graph, donate_argnums=self.donate_argnums)

@@ -149,3 +149,14 @@ def test_bad_argnums_and_argnames(options, message):
     with pytest.raises(fg.InputError, match=r"^jit: " + message) as e:
         make()
     assert _line(make, 1) in str(e.value)
+
+
+def test_lower_shows_the_graph_and_kernels_and_compiles():
+    f = fg.jit(lambda x, n: fg.sum(x ** n), static_argnums=1)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    lowered = f.lower(x, 3)
+    assert lowered.as_text() == str(fg.trace(lambda x: fg.sum(x ** 3), x))
+    assert [k.name for k in lowered.kernels] == ["integer_pow_sum"] and "fn main" in lowered.kernels[0].wgsl
+    exe = lowered.compile()
+    assert isinstance(exe, fg.Executable) and exe.peak_bytes > 0
+    assert float(exe(x)) == float(f(x, 3)) == 36.0
