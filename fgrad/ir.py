@@ -259,9 +259,10 @@ class Spec:
         object.__setattr__(self, "dtype", DType.named(self.dtype))
         if any(isinstance(d, Dim) for d in shape):
             symbols_of(shape)
-        if math.prod(at_max(self.shape)) > MAX_ELEMENTS:  # before NumPy tries to allocate it
-            raise ShapeError(f"invalid shape {shape}: {math.prod(at_max(self.shape))} elements; fgrad indexes "
-                             f"elements with 32-bit integers, at most {MAX_ELEMENTS}")
+        count = math.prod(at_max(self.shape))
+        if count > MAX_ELEMENTS:  # before NumPy tries to allocate it
+            raise ShapeError(f"invalid shape {shape}: {count} elements; fgrad indexes elements with 32-bit "
+                             f"integers, at most {MAX_ELEMENTS}")
 
     @property
     def ndim(self) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
-from fgrad.ir import I32, MAX_ELEMENTS, Const, Dim, DType, at_max, constant_p
+from fgrad.ir import I32, Const, Dim, DType, Spec, constant_p
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, current_trace, user_site
 from fgrad.numpy.promotion import (
@@ -46,9 +46,10 @@ def _new_shape(name: str, shape: Any) -> tuple[int | Dim, ...]:
                                  user_site())
         elif d < 0:
             raise ShapeError(f"{name}: negative dimensions are not allowed: {shape}", user_site())
-    if math.prod(at_max(shape)) > MAX_ELEMENTS:  # before NumPy tries to allocate it
-        raise ShapeError(f"{name}: {shape} holds {math.prod(at_max(shape))} elements; fgrad indexes elements "
-                         f"with 32-bit integers, at most {MAX_ELEMENTS}", user_site())
+    try:
+        Spec(shape, DType.f32)  # its checks (a count of elements kernels can index), before NumPy allocates
+    except ShapeError as e:
+        raise ShapeError(f"{name}: {e.message}", user_site()) from None
     return shape
 
 
