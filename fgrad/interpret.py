@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.ir import PRIMITIVES, DType, Graph, resolve
+from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, call_of, call_params, resolve
 from fgrad.trace import expose_captures, require_graph
 from fgrad.typecheck import check_args
 from fgrad.pytree import unflatten
@@ -44,10 +44,18 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
     leaves, values = check_args(graph, args, "interpret", site, float64)
     for i, leaf in zip(graph.inputs, leaves):
         env[i] = as_computed(leaf, graph.nodes[i].spec.dtype)
+    calls: dict[tuple, Any] = {}  # the results of each application of a multiple-results primitive
     for i, node in enumerate(graph.nodes):
         if env[i] is None:
-            attrs = node.attrs if not values else {k: resolve(v, values) for k, v in node.params}
-            out = PRIMITIVES[node.op].impl(*(env[j] for j in node.inputs), **attrs)
+            attrs = call_params(node) if not values else {k: resolve(v, values) for k, v in call_params(node).items()}
+            primitive = PRIMITIVES[node.op]
+            if primitive.multiple_results:
+                key = call_of(node)
+                if key not in calls:
+                    calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+                out = calls[key][node.attrs[RESULT]]
+            else:
+                out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
             env[i] = as_computed(out, node.spec.dtype)
             shape = resolve(node.spec.shape, values)
             assert env[i].shape == shape, f"{node.op}: impl gave {env[i].shape}, rule {shape}"

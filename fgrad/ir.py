@@ -384,29 +384,79 @@ class Node:
         return dict(self.params)
 
 
+RESULT = "result"  # the param that says which result of a multiple-results primitive a node is
+
+
 @dataclass(frozen=True, eq=False)
 class Primitive:
-    """A primitive op, declared once (fgrad/primitives.py): its name, its abstract evaluation
+    """A primitive op, declared once (fgrad/primitives/): its name, its abstract evaluation
     (input specs and static params -> output spec, raising ShapeError / DTypeError) and its
     NumPy implementation, the reference semantics that `interpret` runs. Everything else an
-    interpretation knows of it sits in that interpretation's `RuleTable`."""
+    interpretation knows of it sits in that interpretation's `RuleTable`.
+
+    A primitive with `multiple_results` (control flow, custom rules: calls of a graph) has
+    rules that give a tuple of specs and a tuple of arrays. Its application is one node per
+    result, each with the same inputs and params plus `result=k`, recorded one after another
+    (`call_of` finds a node's siblings); every interpretation takes the siblings together."""
 
     name: str
-    abstract_eval: Callable[..., Spec]
-    impl: Callable[..., np.ndarray]
+    abstract_eval: Callable[..., Any]
+    impl: Callable[..., Any]
+    multiple_results: bool = False
 
     def __str__(self) -> str:
         return self.name
+
+    def node_spec(self, *specs: Spec, **params: Any) -> Spec:
+        """The spec of a node of this primitive (of its result `params["result"]` where it has several)."""
+        if not self.multiple_results:
+            return self.abstract_eval(*specs, **params)
+        k = params.pop(RESULT)
+        return self.abstract_eval(*specs, **params)[k]
+
+    def node_value(self, *arrays: np.ndarray, **params: Any) -> np.ndarray:
+        """The value of a node of this primitive, as `node_spec` its spec."""
+        if not self.multiple_results:
+            return self.impl(*arrays, **params)
+        k = params.pop(RESULT)
+        return self.impl(*arrays, **params)[k]
 
 
 PRIMITIVES: dict[str, Primitive] = {}  # every declared primitive, by the name nodes carry
 
 
-def declare(name: str, abstract_eval: Callable[..., Spec], impl: Callable[..., np.ndarray]) -> Primitive:
+def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., Any],
+            multiple_results: bool = False) -> Primitive:
     """Declare a primitive; its name must be new."""
     assert name not in PRIMITIVES, f"primitive {name} declared twice"
-    PRIMITIVES[name] = Primitive(name, abstract_eval, impl)
+    PRIMITIVES[name] = Primitive(name, abstract_eval, impl, multiple_results)
     return PRIMITIVES[name]
+
+
+def call_of(node: Node) -> tuple[str, tuple[int, ...], tuple[tuple[str, Hashable], ...]]:
+    """What identifies the application a node is a result of: op, inputs and params without `result`
+    (a node of a single-result primitive is an application of its own)."""
+    return node.op, node.inputs, tuple(p for p in node.params if p[0] != RESULT)
+
+
+def results_of(graph: Graph) -> dict[tuple, list[int | None]]:
+    """For each application of a multiple-results primitive in `graph` (by `call_of`), the node of
+    each of its results, None for one no node holds (dropped as dead)."""
+    found: dict[tuple, list[int | None]] = {}
+    for i, node in enumerate(graph.nodes):
+        primitive = PRIMITIVES[node.op]
+        if primitive.multiple_results:
+            key = call_of(node)
+            if key not in found:
+                specs = primitive.abstract_eval(*(graph.nodes[j].spec for j in node.inputs), **call_params(node))
+                found[key] = [None] * len(specs)
+            found[key][node.attrs[RESULT]] = i
+    return found
+
+
+def call_params(node: Node) -> dict[str, Hashable]:
+    """A node's params without `result`: what the rules of its primitive take."""
+    return {k: v for k, v in node.params if k != RESULT}
 
 
 class RuleTable:
@@ -533,6 +583,12 @@ def check_symbols(graph: Graph) -> None:
 def _format_param(value: Any) -> str:
     if isinstance(value, (Spec, DType)):
         return str(value)
+    if isinstance(value, Graph):  # a body (control flow, custom rules): its signature, its listing apart
+        ins = ", ".join(str(s) for s in value.in_specs)
+        outs = ", ".join(str(s) for s in value.out_specs)
+        return f"{{({ins}) -> ({outs}): {len(value.nodes)} nodes}}"
+    if isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
+        return "(" + ", ".join(_format_param(v) for v in value) + ")"
     return repr(value)
 
 
@@ -547,6 +603,12 @@ def format_graph(graph: Graph) -> str:
         shown = "[" + ", ".join(f"{k}={_format_param(v)}" for k, v in node.params) + "]" if node.params else ""
         operands = " ".join(f"%{j}" for j in node.inputs)
         lines.append(f"  %{i}: {node.spec} = {node.op}{shown}{' ' if operands else ''}{operands}")
+        if node.attrs.get(RESULT, 0) == 0:  # a body is listed once, under the first result
+            for name, value in node.params:
+                for k, body in enumerate(value if isinstance(value, tuple) else (value,)):
+                    if isinstance(body, Graph):
+                        label = name if not isinstance(value, tuple) else f"{name}[{k}]"
+                        lines.extend(f"    {line}" for line in f"{label} = {format_graph(body)}".splitlines())
     lines.extend(f"  capture {name!r} = %{i}" for name, i in graph.captures)
     outs = ", ".join(f"%{i}" for i in graph.outputs)
     lines.append(f"  return {outs}  # {graph.out_tree}")

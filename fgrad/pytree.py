@@ -196,6 +196,29 @@ def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
     return build(treedef)
 
 
+def broadcast_prefix(prefix: Any, treedef: TreeDef, what: str) -> list[Any]:
+    """One value per leaf of `treedef`, from `prefix`, a pytree whose structure is a prefix of it
+    (as `jax.vmap`'s `in_axes`): a leaf of `prefix` (None counts as one) stands for every leaf
+    below its place. Raises ValueError naming `what` where the structures part."""
+    out: list[Any] = []
+
+    def walk(p: Any, td: TreeDef, path: str) -> None:
+        found = None if p is None else _children(p)
+        if found is None:
+            out.extend([p] * td.num_leaves)
+            return
+        kind, meta, kids = found
+        if td.kind == "leaf" or kind != td.kind or meta != td.meta or len(kids) != len(td.children):
+            raise ValueError(f"{what}{' at ' + path if path else ''} has structure "
+                             f"{TreeDef(kind, meta, tuple(LEAF for _ in kids))}, which is not a prefix of the "
+                             f"argument's {td}")
+        for key, k, c in zip(td.keys(), kids, td.children):
+            walk(k, c, join_path(path, key))
+
+    walk(prefix, treedef, "")
+    return out
+
+
 def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
     """Dotted path of every leaf, in flatten order: `layers.0.w`."""
 

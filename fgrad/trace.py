@@ -34,7 +34,7 @@ from fgrad.errors import (
     SymbolError,
     TraceError,
 )
-from fgrad.ir import Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, symbols_of, fits, input_p
+from fgrad.ir import Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, symbols_of, fits, input_p, RESULT
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -241,6 +241,8 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
         if trace is None:
             arrays = [np.asarray(a) for a in args]
             spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
+            if op.multiple_results:
+                return tuple(np.asarray(v, dtype=s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
             return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
         spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:
@@ -260,7 +262,11 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             raise ShapeError(f"{op.name}: the symbol {symbol} has a value only inside a traced function", site) from None
         shown = ", ".join(str(t.spec) for t in tensors)
         raise ShapeError(f"{op.name}: does not support the symbol {symbol} in {shown or params} ({e})", site) from None
-    return trace.add(Node(op.name, tuple(t.id for t in tensors), tuple(sorted(params.items())), spec, site))
+    inputs = tuple(t.id for t in tensors)
+    if op.multiple_results:  # one node per result, recorded together (see ir.Primitive)
+        return tuple(trace.add(Node(op.name, inputs, tuple(sorted({**params, RESULT: k}.items())), s, site))
+                     for k, s in enumerate(spec))
+    return trace.add(Node(op.name, inputs, tuple(sorted(params.items())), spec, site))
 
 
 def _arg_names(fn: Callable[..., Any], count: int) -> list[str]:

@@ -35,7 +35,7 @@ def typecheck(graph: Graph) -> Graph:
         if any(not 0 <= j < i for j in node.inputs):
             raise fail(i, f"reads {node.inputs}, which are not earlier nodes")
         try:
-            want = PRIMITIVES[node.op].abstract_eval(*(graph.nodes[j].spec for j in node.inputs), **node.attrs)
+            want = PRIMITIVES[node.op].node_spec(*(graph.nodes[j].spec for j in node.inputs), **node.attrs)
         except Exception as e:  # noqa: BLE001 - any failure of the rule means a malformed node
             raise fail(i, f"breaks its op's rule: {type(e).__name__}: {e}") from None
         if want != node.spec:

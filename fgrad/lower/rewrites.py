@@ -38,14 +38,32 @@ def rewrite(graph: Graph, limits: Limits) -> Graph:
         if rule is None:
             return None
 
-        def add(op: str, inputs: Sequence[int], site: str | None, **params: Any) -> int:
-            spec = PRIMITIVES[op].abstract_eval(*(nodes[j].spec for j in inputs), **params)
-            nodes.append(Node(op, tuple(inputs), tuple(sorted(params.items())), spec, site))
+        def add(op: str, inputs: Sequence[int], site: str | None, *, rewritten: bool = False, **params: Any) -> int:
+            """Append a node; `rewritten`: after its own rewrite (a node of an inlined body)."""
+            spec = PRIMITIVES[op].node_spec(*(nodes[j].spec for j in inputs), **params)
+            new = Node(op, tuple(inputs), tuple(sorted(params.items())), spec, site)
+            result = expand(new, nodes) if rewritten else None
+            while isinstance(result, Node):
+                new, result = result, expand(result, nodes)
+            if isinstance(result, int):
+                return result
+            nodes.append(new)
             return len(nodes) - 1
 
         return rule(node, nodes, add, limits)
 
     return rebuild(graph, expand)
+
+
+def inline_body(body: Graph, operands: Sequence[int], add: Callable[..., int]) -> list[int]:
+    """Add the nodes of `body` (a graph param: a branch, a custom rule's function) reading the node
+    ids `operands` for its inputs; the ids of its outputs. Every result of a call is inlined
+    whole, so its siblings' copies merge when the graph is simplified."""
+    ids: dict[int, int] = dict(zip(body.inputs, operands))
+    for i, node in enumerate(body.nodes):
+        if i not in ids:
+            ids[i] = add(node.op, [ids[j] for j in node.inputs], node.site, rewritten=True, **node.attrs)
+    return [ids[i] for i in body.outputs]
 
 
 def split_wide_concatenate(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:

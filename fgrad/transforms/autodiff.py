@@ -24,7 +24,7 @@ import numpy as np
 
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.interpret import interpret
-from fgrad.ir import PRIMITIVES, DType, Graph, RuleTable, Spec, symbols_of
+from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, RuleTable, Spec, call_of, call_params, results_of, symbols_of
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import Staged, Tensor, bind, constant, recapture, sites_from, spec_of, trace_function, user_site
@@ -53,10 +53,19 @@ def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray]) -> list[Tensor |
     env: list[Any] = [None] * len(graph.nodes)
     for i, leaf in zip(graph.inputs, leaves):
         env[i] = leaf if isinstance(leaf, Tensor) else constant(leaf, graph.nodes[i].spec.dtype)
+    calls: dict[tuple, Any] = {}
     for i, node in enumerate(graph.nodes):
         if env[i] is None:
-            with sites_from(node.site):
-                env[i] = bind(PRIMITIVES[node.op], *(env[j] for j in node.inputs), **node.attrs)
+            primitive = PRIMITIVES[node.op]
+            if not primitive.multiple_results:
+                with sites_from(node.site):
+                    env[i] = bind(primitive, *(env[j] for j in node.inputs), **node.attrs)
+                continue
+            key = call_of(node)
+            if key not in calls:
+                with sites_from(node.site):
+                    calls[key] = bind(primitive, *(env[j] for j in node.inputs), **call_params(node))
+            env[i] = calls[key][node.attrs[RESULT]]
     for name, i in graph.captures:
         recapture(name, env[i])
     return env
@@ -81,14 +90,27 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
         if node.inputs and node.spec.dtype.is_float and any(active[j] for j in node.inputs):
             active[i] = True
     cts = {i: ct for i, ct in cotangents.items() if active[i]}
+    siblings = results_of(graph)
     for i in reversed(range(len(graph.nodes))):
         node = graph.nodes[i]
-        if i not in cts or not node.inputs:
+        if not node.inputs:
             continue
         rule = vjp_rules[node.op]
+        if PRIMITIVES[node.op].multiple_results:
+            # The siblings are recorded together, so at the last of them every cotangent is complete:
+            # the rule takes them all at once (None for a result none reached), with every result.
+            group = siblings[call_of(node)]
+            if i != max(r for r in group if r is not None) or not any(r in cts for r in group):
+                continue
+            g = tuple(cts.pop(r, None) for r in group)
+            ans = tuple(None if r is None else env[r] for r in group)
+        elif i in cts:
+            g, ans = cts.pop(i), env[i]
+        else:
+            continue
         with sites_from(node.site):
             try:
-                in_cts = rule(cts.pop(i), env[i], *(env[j] for j in node.inputs), **node.attrs)
+                in_cts = rule(g, ans, *(env[j] for j in node.inputs), **call_params(node))
             except TypeError as e:  # a rule doing arithmetic on a size it takes for an int
                 symbols = symbols_of(graph.nodes[j].spec for j in (i, *node.inputs))
                 if not symbols:

@@ -75,7 +75,7 @@ def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
     if node.op in uniform_through:
         inner = _constant_value(nodes, node.inputs[0])
         if inner is not None:
-            return PRIMITIVES[node.op].impl(inner[0], **node.attrs), inner[1]
+            return PRIMITIVES[node.op].node_value(inner[0], **node.attrs), inner[1]
     return None
 
 
@@ -84,7 +84,7 @@ def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     # Fold only what does not grow: a broadcast of a scalar stays a broadcast.
     if values and None not in values and not node.spec.symbols and \
             node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)):
-        value = PRIMITIVES[node.op].impl(*(v for v, _ in values), **node.attrs)
+        value = PRIMITIVES[node.op].node_value(*(v for v, _ in values), **node.attrs)
         return Node(constant_p.name, (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
     rule = simplify_rules.get(node.op)
     return rule(node, nodes) if rule is not None else None

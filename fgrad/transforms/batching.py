@@ -1,0 +1,228 @@
+"""Batching: vmap.
+
+`vmap(f)` traces `f` on one example's shapes, then replays the graph on the
+batched arguments, binding for each node its primitive's rule in
+`batch_rules`:
+
+    rule(args, batched, **params) -> the result, batched along axis 0
+
+`args` are the node's inputs, `batched` says which of them carry the batch
+axis (always axis 0: arguments are moved there on the way in, results moved to
+`out_axes` on the way out); a rule is called only when some input is batched.
+A multiple-results primitive's rule returns a tuple of results, each batched.
+A node whose inputs are all unbatched is bound as it is, so what does not
+depend on the mapped arguments is computed once. The rules are written with
+fgrad's functions: the batched program is a graph like any other, so
+`vmap(grad(loss))` lowers to the batched products a hand-written batch would
+(no per-example loop). Generic rules serve families: `elementwise_batching`
+(every elementwise primitive) and `axis_batching` (primitives of one operand
+whose params are axes, moved past the batch axis).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+from fgrad.errors import InputError, ShapeError, TraceError
+from fgrad.ir import PRIMITIVES, RESULT, Graph, Primitive, RuleTable, Spec, call_of, call_params, input_p
+from fgrad.pytree import broadcast_prefix, flatten, leaf_paths, unflatten
+from fgrad.trace import Tensor, bind, constant, sites_from, spec_of, trace_function, user_site
+
+# primitive -> batch(args, batched, **params) -> the result with the batch along axis 0.
+batch_rules = RuleTable("batching", "batching rule")
+
+
+def batch_size(args: Sequence[Any], batched: Sequence[bool]) -> int:
+    """The batch size: the leading axis of a batched operand."""
+    return next(spec_of(x).shape[0] for x, b in zip(args, batched) if b)
+
+
+def with_batch(x: Any, batched: bool, size: int) -> Any:
+    """`x` batched along axis 0: as it is, or broadcast to `size` copies (a view, no copy in a kernel)."""
+    if batched:
+        return x
+    return bind(PRIMITIVES["broadcast_to"], x, shape=(size, *spec_of(x).shape))
+
+
+def no_operands(args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+    """The rule of a primitive without operands (input, constant, iota): nothing of it is ever
+    batched, so the replay binds it as it is and never calls this."""
+    raise AssertionError("a primitive without operands has nothing to batch")
+
+
+def elementwise_batching(primitive: Primitive) -> Callable[..., Any]:
+    """The rule of an elementwise primitive: operands of one shape, so the unbatched ones are
+    broadcast along the batch axis."""
+
+    def rule(args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+        size = batch_size(args, batched)
+        return bind(primitive, *(with_batch(x, b, size) for x, b in zip(args, batched)), **params)
+
+    return rule
+
+
+def shift_axes(value: Any) -> Any:
+    """An axis param (an int, or a tuple of them) for the operand with the batch axis in front.
+    Negative axes count from the end, which the batch axis does not move."""
+    if isinstance(value, tuple):
+        return tuple(shift_axes(a) for a in value)
+    return value + 1 if value >= 0 else value
+
+
+def axis_batching(primitive: Primitive, *names: str) -> Callable[..., Any]:
+    """The rule of a primitive of one operand whose params `names` are axes of it (reductions,
+    scans, sorts): the same primitive with the axes moved past the batch axis."""
+
+    def rule(args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
+        moved = {k: shift_axes(v) if k in names else v for k, v in params.items()}
+        return bind(primitive, *args, **moved)
+
+    return rule
+
+
+# ---------------------------------------------------------------------------
+# The batched replay
+# ---------------------------------------------------------------------------
+
+
+def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -> tuple[list[Any], list[bool]]:
+    """Bind `graph` again on the input `leaves`, the `batched` ones carrying a batch axis in front.
+
+    Returns the value of every node, and whether it carries the batch axis.
+    """
+    env: list[Any] = [None] * len(graph.nodes)
+    flags = [False] * len(graph.nodes)
+    for i, x, b in zip(graph.inputs, leaves, batched):
+        env[i] = x if isinstance(x, Tensor) else constant(x, graph.nodes[i].spec.dtype)
+        flags[i] = b
+    calls: dict[tuple, tuple[Any, bool]] = {}
+    for i, node in enumerate(graph.nodes):
+        if node.op == input_p.name:
+            continue
+        primitive = PRIMITIVES[node.op]
+        xs, bs = [env[j] for j in node.inputs], [flags[j] for j in node.inputs]
+        params = call_params(node)
+        with sites_from(node.site):
+            if primitive.multiple_results:
+                key = call_of(node)
+                if key not in calls:
+                    calls[key] = (batch_rules[node.op](xs, bs, **params), True) if any(bs) else \
+                        (bind(primitive, *xs, **params), False)
+                outs, b = calls[key]
+                env[i], flags[i] = outs[node.attrs[RESULT]], b
+            elif any(bs):
+                env[i], flags[i] = batch_rules[node.op](xs, bs, **params), True
+            else:
+                env[i] = bind(primitive, *xs, **params)
+        if flags[i]:
+            got, want = spec_of(env[i]), node.spec
+            assert got.dtype is want.dtype and got.shape[1:] == want.shape, \
+                f"{node.op}: batching gave {got} for {want}"
+    return env, flags
+
+
+# ---------------------------------------------------------------------------
+# vmap
+# ---------------------------------------------------------------------------
+
+
+def _axes_type_ok(value: Any) -> bool:
+    return all(a is None or type(a) is int for a in flatten(value)[0]) if value is not None else True
+
+
+def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None) -> Callable[..., Any]:
+    """Vectorize `fun` over an axis of its arguments, as `jax.vmap`.
+
+    Args:
+        fun: the function of one example.
+        in_axes: an int, None, or a tuple with one entry per positional argument, each a pytree
+            prefix of that argument of ints and Nones: the axis each leaf is mapped over (None: not
+            mapped, every example sees the same value). Keyword arguments are mapped over axis 0.
+        out_axes: as `in_axes`, for the result (None: an output that does not depend on a mapped
+            argument, returned once).
+        axis_size: the batch size, needed only when no argument is mapped.
+    Returns:
+        The batched function. It nests in every transform (`vmap(grad(loss))` gives per-example
+        gradients as one batched program) and in itself.
+    """
+    site = user_site()
+    if not callable(fun):
+        raise TraceError(f"vmap: expected a function, got a {type(fun).__name__}", site)
+    if not _axes_type_ok(in_axes):
+        raise InputError(f"vmap: in_axes must be an int, None, or a tuple of them (pytrees for pytree arguments), "
+                         f"got {in_axes!r}", site)
+    if isinstance(in_axes, list):  # JAX reads a list as a tuple here
+        in_axes = tuple(in_axes)
+    if not _axes_type_ok(out_axes):
+        raise InputError(f"vmap: out_axes must be ints and Nones, got {out_axes!r}", site)
+    if axis_size is not None and (type(axis_size) is not int or axis_size < 0):
+        raise InputError(f"vmap: axis_size must be a non-negative int, got {axis_size!r}", site)
+
+    @functools.wraps(fun)
+    def batched_fun(*args: Any, **kwargs: Any) -> Any:
+        call_site = user_site()
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise InputError(f"vmap: in_axes has {len(in_axes)} entries for a call of {len(args)} positional "
+                             f"arguments; give one per argument, or an int for all", call_site)
+        all_args = (*args, kwargs) if kwargs else args
+        prefix = (*(in_axes if isinstance(in_axes, tuple) else [in_axes] * len(args)), *([0] if kwargs else []))
+        leaves, tree = flatten(all_args)
+        try:
+            axes = broadcast_prefix(tuple(prefix), tree, "vmap: in_axes")
+        except ValueError as e:
+            raise InputError(str(e), call_site) from None
+        paths = leaf_paths(tree, prefix="args")
+        moved, flags, sizes = [], [], {}
+        from fgrad import numpy as fnp
+        for path, x, axis in zip(paths, leaves, axes):
+            if axis is None:
+                moved.append(x)
+                flags.append(False)
+                continue
+            spec = spec_of(x, path)
+            if not -spec.ndim <= axis < spec.ndim:
+                raise ShapeError(f"vmap: in_axes {axis} for {path} of shape {spec.shape}, which has "
+                                 f"{spec.ndim} axes", call_site)
+            size = spec.shape[axis]
+            sizes.setdefault(size, path)
+            moved.append(fnp.moveaxis(x, axis, 0) if axis % spec.ndim else x)
+            flags.append(True)
+        if len(sizes) > 1:
+            shown = ", ".join(f"{p} has {n}" for n, p in sizes.items())
+            raise ShapeError(f"vmap: the mapped axes have different sizes: {shown}", call_site)
+        size = next(iter(sizes), None)
+        if size is None:
+            if axis_size is None:
+                raise InputError("vmap: no argument is mapped (every in_axes is None): give axis_size", call_site)
+            size = axis_size
+        elif axis_size is not None and axis_size != size:
+            raise ShapeError(f"vmap: axis_size={axis_size} but the mapped axes have size {size}", call_site)
+        example = [Spec(spec_of(x).shape[1:], spec_of(x).dtype) if b else x for x, b in zip(moved, flags)]
+        example_args = unflatten(tree, example)
+        fn = (lambda *a: fun(*a[:-1], **a[-1])) if kwargs else fun
+        graph, closed_over = trace_function(fn, example_args, closures=True)
+        env, out_flags = batch_replay(graph, [*moved, *closed_over], [*flags, *(False for _ in closed_over)])
+        try:
+            out_axes_leaves = broadcast_prefix(out_axes, graph.out_tree, "vmap: out_axes")
+        except ValueError as e:
+            raise InputError(str(e), call_site) from None
+        outs = []
+        for path, i, axis in zip(leaf_paths(graph.out_tree, prefix="output"), graph.outputs, out_axes_leaves):
+            x, b = env[i], out_flags[i]
+            if axis is None:
+                if b:
+                    raise InputError(f"vmap: out_axes is None for {path}, which depends on a mapped argument",
+                                     call_site)
+                outs.append(x)
+                continue
+            x = with_batch(x, b, size)
+            ndim = spec_of(x).ndim
+            if not -ndim <= axis < ndim:
+                raise ShapeError(f"vmap: out_axes {axis} for {path} of {ndim} axes with the batch", call_site)
+            outs.append(fnp.moveaxis(x, 0, axis) if axis % ndim else x)
+        return unflatten(graph.out_tree, outs)
+
+    return batched_fun
