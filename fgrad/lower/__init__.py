@@ -14,12 +14,14 @@ from fgrad.errors import CompileError
 from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
-from fgrad.lower.kinds import Normalization, kind_of
+from fgrad.lower.loops import loop_kernels
+from fgrad.lower.kinds import Loop, Normalization, Window, kind_of
 from fgrad.lower.rewrites import rewrite
 from fgrad.lower.program import Buffer, Kernel, Limits, Program
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import (
     Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, scan_kernel, sort_kernel,
+    window_kernel,
 )
 from fgrad.transforms.passes import simplify
 
@@ -50,6 +52,9 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     for group in groups:
         node = graph.nodes[group[0]]
         if node.spec.max_size == 0:  # an empty result (of a symbolic shape): nothing to compute, no kernel
+            continue
+        if isinstance(kind_of(node), Loop):
+            kernels.extend(loop_kernels(graph, group, where, buffers, specs, limits))
             continue
         inside = group_inlined(graph, group, roots)
         name = _kernel_name(graph, inside)
@@ -94,6 +99,10 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
     kind = skeleton(graph, group, inside)
     most = limits.max_compute_workgroups_per_dimension
+    node = graph.nodes[group[0]]
+    if len(group) == 1 and isinstance(kind_of(node), Window) and node.inputs[0] in updated and \
+            not node.spec.symbols:  # an update in place: the window alone is written
+        return window_kernel(name, graph, group[0], reads, sources, most)
     if kind == "matmul":
         core = next(i for i in inside if tiles(graph, i))
         return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)

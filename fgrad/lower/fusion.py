@@ -19,8 +19,9 @@ from collections.abc import Sequence
 
 from fgrad.ir import Graph
 from fgrad.lower.matmul import tiles
+from fgrad.ir import call_of
 from fgrad.lower.kinds import (
-    Contraction, Elementwise, Kind, Normalization, Reduction, Scan, Sort, Source, View, folds, kind_of,
+    Contraction, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds, kind_of,
 )
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import COOPERATE_FROM
@@ -48,6 +49,9 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
             consumers[j].append(i)
     roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
     roots |= {i for i, k in enumerate(kind) if k.materialized}
+    # A loop reads its operands from buffers: what it reads is computed by kernels before it.
+    roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
+              if not is_buffer_source(graph, j)}
     _materialize_shared(roots, consumers, kind)
     _fuse_row_reductions(graph, roots, consumers)
     # Decide again which elementwise values are shared, now that some reductions are inlined.
@@ -57,7 +61,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
-    pending = sorted(roots)
+    pending = sorted(r for r in roots if not isinstance(kind[r], Loop))  # a loop binds no buffers itself
     while pending:
         root = pending.pop()
         while len(found := _reads(graph, root, roots)) + 1 > max_bindings:
@@ -77,6 +81,8 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     root = group[0]
     node = graph.nodes[root]
     kind = kind_of(node)
+    if isinstance(kind, Loop):
+        return "loop"
     if any(tiles(graph, i) for i in inside):
         return "matmul"
     if isinstance(kind, Sort):
@@ -108,6 +114,9 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             g = groups[-back]
             # Moving g's kernel from its last root to r: nothing due in between may read g's roots.
             between = (x for x in needs if max(g) < x < r and x not in g)
+            if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
+                g.append(r)  # the results of one loop: one run of its body
+                break
             fits = (kind == kinds[-back] and kind in ("elementwise", "cooperative")
                     and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
                     and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r])

@@ -144,6 +144,21 @@ class Sort(Kind):
 
 
 @dataclass(frozen=True)
+class Window(Elementwise):
+    """The operand with a window replaced (dynamic_update_slice). Updating a donated operand in
+    place, its kernel writes the window alone, an invocation per element of the update."""
+
+
+@dataclass(frozen=True)
+class Loop(Kind):
+    """Runs a body graph a static number of times (scan). Its operands are read from buffers
+    and its results written to buffers of their own; lowering gives it no kernel but the
+    body's kernels, once per iteration (fgrad/lower/loops.py)."""
+
+    materialized = True
+
+
+@dataclass(frozen=True)
 class Contraction(Kind):
     """Sums products or updates into each result; `count(node, *inputs)` of them."""
 
@@ -157,6 +172,7 @@ class Contraction(Kind):
 
 SOURCE, ELEMENTWISE, VIEW = Source(), Elementwise(), View()
 REDUCTION, NORMALIZATION, SCAN = Reduction(), Normalization(), Scan()
+WINDOW, LOOP = Window(), Loop()
 
 
 @dataclass(frozen=True)

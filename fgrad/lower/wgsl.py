@@ -464,6 +464,25 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, groups, w.sized)
 
 
+def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+                  max_groups: int) -> Written:
+    """A window update written in place (its operand's buffer is its output): one invocation per
+    element of the update, stored at the window's clamped starts; the rest of the buffer is left
+    as it is. The starts are clamped so that the window fits, as dynamic_update_slice's are."""
+    node = graph.nodes[root]
+    _, update, *starts = node.inputs
+    w = KernelWriter(graph, sources)
+    shape = graph.nodes[update].spec.shape
+    g = grid(math.ceil(max(math.prod(shape), 1) / WORKGROUP), max_groups)
+    coords = w.unravel("i", shape) if shape else []
+    at = [w.let(f"clamp({w.value(j, [])}, 0i, {n - k}i)") for j, n, k in zip(starts, node.spec.shape, shape)]
+    value = w.value(update, coords)
+    index = w.ravel([w.let(f"{a} + {c}") for a, c in zip(at, coords)], node.spec.shape) if shape else "0i"
+    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
+               f"if (i >= {math.prod(shape)}i) {{", "    return;", "}"]
+    return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, index, value)]), g)
+
+
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                        max_groups: int, axis: int | None = None) -> Written:
     """A workgroup per output element (for several roots of one shape, each folded in turn),

@@ -1,0 +1,147 @@
+"""Loops on the device: a scan's body lowered once, its kernels dispatched once per iteration.
+
+A `Loop` node (scan; fori_loop with static bounds is one) gets no kernel of its
+own. Its body becomes a step program over the loop's state:
+
+    step(counter, consts, carry, xs, ys) -> (new carry, ys with this iteration's slice written)
+
+where the iteration's slices of `xs` are windows at the counter (views, read in
+place) and its `y`s are written into the stacked results in place (the step
+donates its state, so a window update writes the window alone). The step is
+lowered like any graph, once. The loop's kernels are then, in order: set the
+counter to 0, copy the initial carry into the loop's state buffers, and per
+iteration the step's kernels on those buffers, a copy of each new carry the
+step could not write in place, and a one-invocation kernel that advances the
+counter. Every iteration runs the same pipelines on the same bind groups; all of
+it is recorded into the program's command buffers, so no iteration waits on
+the host. The state buffers are the loop's result buffers in the outer plan;
+the step's own scratch and constants get buffers of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fgrad.errors import CompileError
+from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Spec, call_params
+from fgrad.lower.program import Buffer, Kernel, Limits, words
+from fgrad.lower.wgsl import WORKGROUP
+
+
+def step_graph(body: Graph, length: int, reverse: bool, num_consts: int, num_carry: int,
+               operand_specs: Sequence[Spec], result_specs: Sequence[Spec]) -> tuple[Graph, frozenset[int]]:
+    """The step program of a scan over `body`, and the positions of its inputs it donates (the state)."""
+    from fgrad.primitives import dynamic_slice_p, dynamic_update_slice_p, reshape_p  # NOTE: at call time
+    from fgrad.trace import bind, constant, trace_function
+    from fgrad.transforms.autodiff import replay
+    from fgrad.transforms.passes import simplify
+
+    consts = tuple(operand_specs[:num_consts])
+    carry = tuple(operand_specs[num_consts:num_consts + num_carry])
+    xs = tuple(operand_specs[num_consts + num_carry:])
+    ys = tuple(result_specs[num_carry:])
+
+    def step(counter: Any, consts: Any, carry: Any, xs: Any, ys: Any) -> Any:
+        # The counter is in range: the windows' starts need no wrapping of negative values.
+        index = constant(length - 1, DType.i32) - counter if reverse else counter
+        zero = constant(0, DType.i32)
+        slices = [bind(reshape_p, bind(dynamic_slice_p, x, index, *[zero] * (x.ndim - 1), slice_sizes=(1, *x.shape[1:])),
+                       shape=x.shape[1:]) for x in xs]
+        env = replay(body, [*consts, *carry, *slices])
+        outs = [env[i] for i in body.outputs]
+        stacked = [bind(dynamic_update_slice_p, y_all, bind(reshape_p, y, shape=(1, *y.spec.shape)), index,
+                        *[zero] * y.ndim) for y_all, y in zip(ys, outs[num_carry:])]
+        return (*outs[:num_carry], *stacked)
+
+    graph = simplify(trace_function(step, [Spec((), DType.i32), consts, carry, xs, ys],
+                                    ["counter", "consts", "carry", "xs", "ys"])[0])
+    first = 1 + len(consts)
+    state = [*range(first, first + len(carry)), *range(first + len(carry) + len(xs), len(graph.inputs))]
+    return graph, frozenset(state)
+
+
+def _copy(name: str, source: int, target: int, nbytes: int, nodes: tuple[int, ...], limits: Limits) -> Kernel:
+    """A kernel copying the words of buffer `source` into `target`."""
+    n = words(nbytes) // 4
+    x = min(-(-n // WORKGROUP), limits.max_compute_workgroups_per_dimension)
+    y = -(-n // (x * WORKGROUP))
+    wgsl = "\n".join([
+        f"// fgrad: {name} {n} words",
+        "@group(0) @binding(0) var<storage, read> b0: array<u32>;",
+        "@group(0) @binding(1) var<storage, read_write> out: array<u32>;",
+        "",
+        f"@compute @workgroup_size({WORKGROUP})",
+        "fn main(@builtin(global_invocation_id) gid: vec3<u32>) {",
+        f"    let i = gid.x + gid.y * {x * WORKGROUP}u;",
+        f"    if (i < {n}u) {{",
+        "        out[i] = b0[i];",
+        "    }",
+        "}",
+        "",
+    ])
+    return Kernel(name, wgsl, (source,), (target,), (x, y, 1), nodes, (), ())
+
+
+def _counter(name: str, statement: str, counter: int, nodes: tuple[int, ...]) -> Kernel:
+    """A one-invocation kernel on the loop's counter (an i32 buffer of one element)."""
+    wgsl = "\n".join([
+        f"// fgrad: {name} i32[]",
+        "@group(0) @binding(0) var<storage, read_write> out: array<i32>;",
+        "",
+        "@compute @workgroup_size(1)",
+        "fn main() {",
+        f"    {statement}",
+        "}",
+        "",
+    ])
+    return Kernel(name, wgsl, (), (counter,), (1, 1, 1), nodes, (), ())
+
+
+def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
+                 specs: list[Spec], limits: Limits) -> list[Kernel]:
+    """The kernels of the loop whose result nodes are `group`, on the outer plan's buffers (`where`);
+    the buffers the loop needs of its own are appended to `buffers` and `specs`."""
+    from fgrad.lower import lower  # NOTE: the step is a program of its own
+
+    node = graph.nodes[group[0]]
+    params = call_params(node)
+    operand_specs = [graph.nodes[j].spec for j in node.inputs]
+    result_specs = PRIMITIVES[node.op].abstract_eval(*operand_specs, **params)
+    if any(s.symbols for s in (*operand_specs, *result_specs)):
+        raise CompileError(f"lower: {node.op} over symbolic shapes ({', '.join(map(str, operand_specs))}) does not "
+                           "lower to the device yet; give its operands static shapes", node.site)
+    num_consts, num_carry, length = params["num_consts"], params["num_carry"], params["length"]
+
+    def new(kind: str, spec: Spec, data: bytes = b"") -> int:
+        buffers.append(Buffer(kind, spec.max_nbytes, sum(b.kind == kind for b in buffers), data))
+        specs.append(spec)
+        return len(buffers) - 1
+
+    held = {graph.nodes[r].attrs[RESULT]: where[r] for r in group}
+    state = [held[k] if k in held else new("scratch", s) for k, s in enumerate(result_specs)]
+    counter = new("scratch", Spec((), DType.i32))
+    kernels = [_counter(f"{node.op}_start", "out[0] = 0i;", counter, group)]
+    for k, j in enumerate(node.inputs[num_consts:num_consts + num_carry]):
+        kernels.append(_copy(f"{node.op}_init", where[j], state[k], result_specs[k].max_nbytes, group, limits))
+    if length == 0:
+        return kernels
+    step, donated = step_graph(params["body"], length, params["reverse"], num_consts, num_carry, operand_specs,
+                               result_specs)
+    program = lower(step, limits, donated)
+    outer = [counter, *(where[j] for j in node.inputs[:num_consts]), *state[:num_carry],
+             *(where[j] for j in node.inputs[num_consts + num_carry:]), *state[num_carry:]]
+    mapped: dict[int, int] = dict(zip(program.inputs, outer))
+    for b, buf in enumerate(program.buffers):
+        if b not in mapped:  # the step's scratch, constants and results: buffers of the loop's own
+            mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data)
+    body = [Kernel(f"{node.op}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
+                   k.grid, group, (), k.sites, k.groups, k.sized) for k in program.kernels]
+    body += [_copy(f"{node.op}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, group, limits)
+             for s, t in program.copies]
+    body += [_copy(f"{node.op}_state", mapped[b], state[k], result_specs[k].max_nbytes, group, limits)
+             for k, b in enumerate(program.outputs) if mapped[b] != state[k]]
+    body.append(_counter(f"{node.op}_next", "out[0] = out[0] + 1i;", counter, group))
+    for _ in range(length):
+        kernels.extend(body)
+    return kernels
