@@ -645,9 +645,7 @@ class Executable:
                 self.capturing[names] = Executable(program, self.device, graph)
             return self.capturing[names](*args)
         buffers, leaves = self.bind(args, site)
-        # The GPU starts while the rest is recorded; a program of copies alone still records them.
-        for start in range(0, len(self.program.kernels), CHUNK) or [0]:
-            self.device.device.queue.submit([self.record(buffers, start, start + CHUNK)])
+        self.run(buffers)
         for k in self.program.donated:
             if isinstance(leaves[k], Array):
                 leaves[k].donated = f"to a compiled call at {site}"
@@ -709,6 +707,26 @@ class Executable:
         if not self.values:
             return self.program.buffers[b].size
         return words(self.program.specs[b].resolve(self.values).nbytes)
+
+    def run(self, buffers: dict[int, Any]) -> None:
+        """Submit the program's dispatches on `buffers` (from `bind`). A while loop's test is
+        submitted and its predicate read back before each run of its body (Program.repeats)."""
+        start = 0
+        for loop in self.program.repeats:
+            self.submit(buffers, start, loop.test)
+            while True:
+                self.submit(buffers, loop.test, loop.body)
+                if not int.from_bytes(self.device.read(buffers[loop.flag], 4), "little"):
+                    break
+                self.submit(buffers, loop.body, loop.end)
+            start = loop.end
+        self.submit(buffers, start, len(self.program.kernels))
+
+    def submit(self, buffers: dict[int, Any], start: int, stop: int) -> None:
+        """Submit the dispatches start..stop in command buffers of CHUNK dispatches: the GPU starts
+        while the rest is recorded. The last one, even if empty, brings the plan's copies."""
+        for first in range(start, stop, CHUNK) or [start]:
+            self.device.device.queue.submit([self.record(buffers, first, min(first + CHUNK, stop))])
 
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
         """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)

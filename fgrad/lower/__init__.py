@@ -14,10 +14,10 @@ from fgrad.errors import CompileError
 from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
-from fgrad.lower.loops import loop_kernels
+from fgrad.lower.loops import loop_kernels, while_kernels
 from fgrad.lower.kinds import Loop, Normalization, Window, kind_of
 from fgrad.lower.rewrites import rewrite
-from fgrad.lower.program import Buffer, Kernel, Limits, Program
+from fgrad.lower.program import Buffer, Kernel, Limits, Program, Repeat
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.wgsl import (
     Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, scan_kernel, sort_kernel,
@@ -47,14 +47,21 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
                 f"lower: tensor {node.spec} ({what}, {node.spec.max_nbytes} bytes) is larger than the adapter's "
                 f"maximum storage buffer binding size of {limits.max_storage_buffer_binding_size} bytes",
                 node.site)
-    kernels = []
+    kernels: list[Kernel] = []
+    repeats: list[Repeat] = []
     roots = {r for g in groups for r in g}
     for group in groups:
         node = graph.nodes[group[0]]
         if node.spec.max_size == 0:  # an empty result (of a symbolic shape): nothing to compute, no kernel
             continue
-        if isinstance(kind_of(node), Loop):
+        loop = kind_of(node)
+        if isinstance(loop, Loop) and loop.counted:
             kernels.extend(loop_kernels(graph, group, where, buffers, specs, limits))
+            continue
+        if isinstance(loop, Loop):
+            found, (test, body, end), flag = while_kernels(graph, group, where, buffers, specs, limits)
+            repeats.append(Repeat(len(kernels) + test, len(kernels) + body, len(kernels) + end, flag))
+            kernels.extend(found)
             continue
         inside = group_inlined(graph, group, roots)
         name = _kernel_name(graph, inside)
@@ -84,7 +91,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             sized=written.sized,
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs), tuple(outputs),
-                   tuple(specs), tuple(sorted(donated)), tuple(copies))
+                   tuple(specs), tuple(sorted(donated)), tuple(copies), tuple(repeats))
 
 
 def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],

@@ -151,10 +151,12 @@ class Window(Elementwise):
 
 @dataclass(frozen=True)
 class Loop(Kind):
-    """Runs a body graph a static number of times (scan). Its operands are read from buffers
-    and its results written to buffers of their own; lowering gives it no kernel but the
-    body's kernels, once per iteration (fgrad/lower/loops.py)."""
+    """Runs a body graph a static number of times (scan), or, not `counted`, while a predicate
+    graph holds (while). Its operands are read from buffers and its results written to buffers
+    of their own; lowering gives it no kernel but the body's kernels, once per iteration
+    (fgrad/lower/loops.py)."""
 
+    counted: bool = True
     materialized = True
 
 
@@ -172,7 +174,7 @@ class Contraction(Kind):
 
 SOURCE, ELEMENTWISE, VIEW = Source(), Elementwise(), View()
 REDUCTION, NORMALIZATION, SCAN = Reduction(), Normalization(), Scan()
-WINDOW, LOOP = Window(), Loop()
+WINDOW, LOOP, WHILE = Window(), Loop(), Loop(counted=False)
 
 
 @dataclass(frozen=True)

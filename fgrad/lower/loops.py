@@ -16,16 +16,21 @@ counter. Every iteration runs the same pipelines on the same bind groups; all of
 it is recorded into the program's command buffers, so no iteration waits on
 the host. The state buffers are the loop's result buffers in the outer plan;
 the step's own scratch and constants get buffers of their own.
+
+A while loop (not `counted`) has no trip count to record ahead: its
+predicate's program writes one bool, which the host reads back before each
+run of the body (`Program.repeats`, run by the Executable): one round trip
+per iteration, the price of a data-dependent loop on WebGPU.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fgrad.errors import CompileError
-from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Spec, call_params
-from fgrad.lower.program import Buffer, Kernel, Limits, words
+from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Node, Spec, call_params
+from fgrad.lower.program import Buffer, Kernel, Limits, Program, words
 from fgrad.lower.wgsl import WORKGROUP
 
 
@@ -98,28 +103,65 @@ def _counter(name: str, statement: str, counter: int, nodes: tuple[int, ...]) ->
     return Kernel(name, wgsl, (), (counter,), (1, 1, 1), nodes, (), ())
 
 
+def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[..., int], nodes: tuple[int, ...],
+            limits: Limits, site: str | None) -> tuple[list[Kernel], dict[int, int]]:
+    """A sub-program's kernels (and its closing copies) on the outer plan: its inputs are the outer
+    buffers `outer`, its other buffers get buffers of their own (`new`). Returns the kernels and
+    where each of its buffers went."""
+    if program.repeats:
+        raise CompileError(f"lower: a while loop inside the body of a {name} does not lower to the device yet; "
+                           "write the inner loop as a scan or fori_loop with static bounds", site)
+    mapped: dict[int, int] = dict(zip(program.inputs, outer))
+    for b, buf in enumerate(program.buffers):
+        if b not in mapped:
+            mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data)
+    kernels = [Kernel(f"{name}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
+                      k.grid, nodes, (), k.sites, k.groups, k.sized) for k in program.kernels]
+    kernels += [_copy(f"{name}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, nodes, limits)
+                for s, t in program.copies]
+    return kernels, mapped
+
+
+class _Plan:
+    """The outer plan's buffers, to which a loop adds its own."""
+
+    def __init__(self, buffers: list[Buffer], specs: list[Spec]):
+        self.buffers, self.specs = buffers, specs
+
+    def __call__(self, kind: str, spec: Spec, data: bytes = b"") -> int:
+        self.buffers.append(Buffer(kind, spec.max_nbytes, sum(b.kind == kind for b in self.buffers), data))
+        self.specs.append(spec)
+        return len(self.buffers) - 1
+
+
+def _state(graph: Graph, group: tuple[int, ...], where: dict[int, int], result_specs: Sequence[Spec],
+           new: _Plan) -> list[int]:
+    """The buffer of each result of a loop: its result node's, or one of its own for a result no node holds."""
+    held = {graph.nodes[r].attrs[RESULT]: where[r] for r in group}
+    return [held[k] if k in held else new("scratch", s) for k, s in enumerate(result_specs)]
+
+
+def _specs(graph: Graph, node: Node) -> tuple[list[Spec], tuple[Spec, ...]]:
+    operand_specs = [graph.nodes[j].spec for j in node.inputs]
+    result_specs = PRIMITIVES[node.op].abstract_eval(*operand_specs, **call_params(node))
+    if any(s.symbols for s in (*operand_specs, *result_specs)):
+        raise CompileError(f"lower: {node.op} over symbolic shapes ({', '.join(map(str, operand_specs))}) does not "
+                           "lower to the device yet; give its operands static shapes", node.site)
+    return operand_specs, result_specs
+
+
 def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
                  specs: list[Spec], limits: Limits) -> list[Kernel]:
-    """The kernels of the loop whose result nodes are `group`, on the outer plan's buffers (`where`);
+    """The kernels of the scan whose result nodes are `group`, on the outer plan's buffers (`where`);
     the buffers the loop needs of its own are appended to `buffers` and `specs`."""
     from fgrad.lower import lower  # NOTE: the step is a program of its own
 
     node = graph.nodes[group[0]]
     params = call_params(node)
-    operand_specs = [graph.nodes[j].spec for j in node.inputs]
-    result_specs = PRIMITIVES[node.op].abstract_eval(*operand_specs, **params)
-    if any(s.symbols for s in (*operand_specs, *result_specs)):
-        raise CompileError(f"lower: {node.op} over symbolic shapes ({', '.join(map(str, operand_specs))}) does not "
-                           "lower to the device yet; give its operands static shapes", node.site)
+    operand_specs, result_specs = _specs(graph, node)
     num_consts, num_carry, length = params["num_consts"], params["num_carry"], params["length"]
-
-    def new(kind: str, spec: Spec, data: bytes = b"") -> int:
-        buffers.append(Buffer(kind, spec.max_nbytes, sum(b.kind == kind for b in buffers), data))
-        specs.append(spec)
-        return len(buffers) - 1
-
-    held = {graph.nodes[r].attrs[RESULT]: where[r] for r in group}
-    state = [held[k] if k in held else new("scratch", s) for k, s in enumerate(result_specs)]
+    new = _Plan(buffers, specs)
+    state = _state(graph, group, where, result_specs, new)
     counter = new("scratch", Spec((), DType.i32))
     kernels = [_counter(f"{node.op}_start", "out[0] = 0i;", counter, group)]
     for k, j in enumerate(node.inputs[num_consts:num_consts + num_carry]):
@@ -131,17 +173,43 @@ def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], bu
     program = lower(step, limits, donated)
     outer = [counter, *(where[j] for j in node.inputs[:num_consts]), *state[:num_carry],
              *(where[j] for j in node.inputs[num_consts + num_carry:]), *state[num_carry:]]
-    mapped: dict[int, int] = dict(zip(program.inputs, outer))
-    for b, buf in enumerate(program.buffers):
-        if b not in mapped:  # the step's scratch, constants and results: buffers of the loop's own
-            mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data)
-    body = [Kernel(f"{node.op}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
-                   k.grid, group, (), k.sites, k.groups, k.sized) for k in program.kernels]
-    body += [_copy(f"{node.op}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, group, limits)
-             for s, t in program.copies]
+    body, mapped = _splice(node.op, program, outer, new, group, limits, node.site)
     body += [_copy(f"{node.op}_state", mapped[b], state[k], result_specs[k].max_nbytes, group, limits)
              for k, b in enumerate(program.outputs) if mapped[b] != state[k]]
     body.append(_counter(f"{node.op}_next", "out[0] = out[0] + 1i;", counter, group))
     for _ in range(length):
         kernels.extend(body)
     return kernels
+
+
+def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
+                  specs: list[Spec], limits: Limits) -> tuple[list[Kernel], tuple[int, int, int], int]:
+    """The kernels of the while loop whose result nodes are `group`: the initial copy of the carry,
+    the predicate's program, then the body's (and the copies of the new carry it could not write
+    in place); with where the predicate and the body start and end among them, and the buffer of
+    the predicate, which the host reads after each test (Program.repeats)."""
+    from fgrad.lower import lower  # NOTE: the predicate and the body are programs of their own
+
+    node = graph.nodes[group[0]]
+    params = call_params(node)
+    _, result_specs = _specs(graph, node)
+    n_cond, n_body = params["num_cond_consts"], params["num_body_consts"]
+    cond_consts, body_consts = node.inputs[:n_cond], node.inputs[n_cond:n_cond + n_body]
+    new = _Plan(buffers, specs)
+    state = _state(graph, group, where, result_specs, new)
+    kernels = [_copy(f"{node.op}_init", where[j], state[k], result_specs[k].max_nbytes, group, limits)
+               for k, j in enumerate(node.inputs[n_cond + n_body:])]
+    test = len(kernels)
+    predicate = lower(params["cond"], limits)
+    found, mapped = _splice(node.op, predicate, [*(where[j] for j in cond_consts), *state], new, group, limits,
+                            node.site)
+    kernels += found
+    flag = mapped[predicate.outputs[0]]
+    start = len(kernels)
+    carried = frozenset(range(n_body, n_body + len(state)))
+    program = lower(params["body"], limits, carried)
+    found, mapped = _splice(node.op, program, [*(where[j] for j in body_consts), *state], new, group, limits, node.site)
+    kernels += found
+    kernels += [_copy(f"{node.op}_state", mapped[b], state[k], result_specs[k].max_nbytes, group, limits)
+                for k, b in enumerate(program.outputs) if mapped[b] != state[k]]
+    return kernels, (test, start, len(kernels)), flag

@@ -125,6 +125,17 @@ class Kernel:
 
 
 @dataclass(frozen=True, slots=True)
+class Repeat:
+    """A while loop of a program: kernels `test`..`body` compute its predicate into the bool
+    buffer `flag`; while the host reads it true, kernels `body`..`end` run and the test again."""
+
+    test: int
+    body: int
+    end: int
+    flag: int
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     """A graph lowered to kernels run in order over planned buffers."""
 
@@ -138,6 +149,7 @@ class Program:
     # (source, destination) buffers copied after the last kernel: an output that repeats
     # another, or is a constant or an input that is not donated, gets a buffer of its own.
     copies: tuple[tuple[int, int], ...] = ()
+    repeats: tuple[Repeat, ...] = ()  # while loops, in kernel order (none nested)
 
     @property
     def symbols(self) -> tuple[Dim, ...]:
