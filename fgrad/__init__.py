@@ -4,6 +4,10 @@ from fgrad import lax, nn, tree_util
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
+from fgrad.transforms.forward import hessian, jacfwd, jacrev, jvp, linearize
+from fgrad.transforms.batching import vmap
+from fgrad.transforms.custom import custom_jvp, custom_vjp
+from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
 from fgrad.io import CheckpointError, load, save
 from fgrad.errors import (
     CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
@@ -32,7 +36,8 @@ __all__ = [
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
     "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "grad", "i32", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
+    "grad", "hessian", "i32", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
+    "checkpoint", "checkpoint_policies", "remat", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,

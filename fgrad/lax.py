@@ -13,6 +13,8 @@ from fgrad.numpy import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
 from fgrad.numpy.bitwise import (
     bitcast_convert_type, clz, population_count, shift_left, shift_right_arithmetic, shift_right_logical,
 )
+from fgrad.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
+from fgrad.transforms.remat import optimization_barrier
 from fgrad.numpy.reductions import (
     lax_cumlogsumexp as cumlogsumexp, lax_cummax as cummax, lax_cummin as cummin, lax_cumprod as cumprod,
     lax_cumsum as cumsum, lax_sort as sort, top_k,
@@ -23,6 +25,7 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "
            "conv_with_general_padding", "max", "min", "reduce_window",
            "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "population_count",
            "shift_left", "shift_right_arithmetic", "shift_right_logical",
-           "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "sort", "top_k"]
+           "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "sort", "top_k",
+           "cond", "fori_loop", "scan", "switch", "while_loop", "optimization_barrier"]
 
 name_errors_after(globals(), __all__)

@@ -22,7 +22,7 @@ def check_grads(f: Graph | Callable[..., Any], args: Sequence[Any], order: int =
                 rtol: float = 1e-5, atol: float = 1e-6, samples: int = 64, seed: int = 0) -> None:
     """Check reverse-mode derivatives of `f` against central finite differences, in float64.
 
-    The outputs are projected on a random cotangent; every element of every
+    The outputs are projected on a random cotangent (zero where an output is not finite); every element of every
     float argument leaf (or `samples` random elements of a larger leaf) is
     perturbed by +-eps through `interpret(..., float64=True)`. With `order=2`
     the check is repeated on the VJP itself (projected on a random direction),
@@ -41,8 +41,11 @@ def check_grads(f: Graph | Callable[..., Any], args: Sequence[Any], order: int =
     graph = f if isinstance(f, Graph) else trace_function(f, args)[0]
     check_args(graph, args, "check_grads", site)
     rng = np.random.default_rng(seed)
-    ct = unflatten(graph.out_tree, [rng.normal(size=s.shape) if s.dtype.is_float else np.zeros(s.shape, s.dtype.np)
-                                    for s in graph.out_specs])
+    # An output that is not finite at `args` (a gather's NaN fill, an empty logsumexp's -inf) has
+    # no derivative to check: its cotangent is zero. Any other NaN is a mismatch.
+    base = flatten(interpret(graph, *args, float64=True))[0]
+    ct = unflatten(graph.out_tree, [np.where(np.isfinite(b), rng.normal(size=s.shape), 0.0) if s.dtype.is_float
+                                    else np.zeros(s.shape, s.dtype.np) for b, s in zip(base, graph.out_specs)])
     _compare(graph, args, ct, order, eps, rtol, atol, samples, rng)
     if order == 2:
         directions = [rng.normal(size=np.shape(x)) if spec_of(x).dtype.is_float else None for x in flatten(args)[0]]
@@ -66,7 +69,9 @@ def _compare(graph: Graph, args: tuple[Any, ...], ct: Any, order: int, eps: floa
 
     def projected(values: list[np.ndarray]) -> float:
         outs = flatten(interpret(graph, *unflatten(tree, values), float64=True))[0]
-        return float(np.sum([np.vdot(o, c) for o, c, s in zip(outs, ct_leaves, graph.out_specs) if s.dtype.is_float]))
+        # A zero of the cotangent masks its output, NaN or not (see check_grads).
+        return float(np.sum([np.vdot(np.where(c == 0, 0.0, o), c) for o, c, s in zip(outs, ct_leaves, graph.out_specs)
+                             if s.dtype.is_float]))
 
     grads = flatten(interpret(vjp(graph), *unflatten(tree, leaves), ct, float64=True)[1])[0]
     float_ids = [k for k, x in enumerate(leaves) if x.dtype == np.float64]
@@ -84,6 +89,8 @@ def _compare(graph: Graph, args: tuple[Any, ...], ct: Any, order: int, eps: floa
                 moved.append(projected(leaves[:k] + [x] + leaves[k + 1:]))
             numeric = (moved[0] - moved[1]) / (2 * eps)
             excess = abs(analytic[idx] - numeric) - (atol + rtol * abs(numeric))
+            if np.isnan(excess):  # a NaN on one side only is a mismatch; on both, agreement
+                excess = 0.0 if np.isnan(analytic[idx]) and np.isnan(numeric) else np.inf
             if worst is None or excess > worst[0]:
                 worst = (excess, idx, analytic[idx], numeric)
         if worst is not None and worst[0] > 0:  # None: an empty leaf, nothing to check

@@ -124,6 +124,7 @@ class Trace:
         self.closed_over: list[Tensor] = []
         self._lifted: dict[tuple[int, int], Tensor] = {}
         self.captures: dict[str, int] = {}
+        self.calls: dict[tuple, tuple[Tensor, ...]] = {}  # applications of multiple-results primitives
 
     def add(self, node: Node) -> Tensor:
         self.nodes.append(node)
@@ -264,8 +265,13 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
         raise ShapeError(f"{op.name}: does not support the symbol {symbol} in {shown or params} ({e})", site) from None
     inputs = tuple(t.id for t in tensors)
     if op.multiple_results:  # one node per result, recorded together (see ir.Primitive)
-        return tuple(trace.add(Node(op.name, inputs, tuple(sorted({**params, RESULT: k}.items())), s, site))
-                     for k, s in enumerate(spec))
+        # An application repeated in one trace is the first (it is pure), so `ir.call_of` names one
+        # application of a traced graph and transforms take its results together.
+        key = (op.name, inputs, tuple(sorted(params.items())))
+        if key not in trace.calls:
+            trace.calls[key] = tuple(trace.add(Node(op.name, inputs, tuple(sorted({**params, RESULT: k}.items())), s,
+                                                    site)) for k, s in enumerate(spec))
+        return trace.calls[key]
     return trace.add(Node(op.name, inputs, tuple(sorted(params.items())), spec, site))
 
 

@@ -94,7 +94,8 @@ class Case:
     """One row: `fn` must bind primitive `prim`; `ref` is its NumPy meaning.
 
     eager: `fn` uses only fg.* functions, so it also runs eagerly on NumPy arrays
-    (with operators it would run NumPy's own). rtol/atol: f32 tolerance. specs: where given,
+    (with operators it would run NumPy's own). smooth: False leaves the row out of the
+    derivative columns (its inputs sit on a jump, or it has no finite value). rtol/atol: f32 tolerance. specs: where given,
     the row is traced over them (symbolic dimensions) and run on the inputs.
     """
 
@@ -107,6 +108,7 @@ class Case:
     rtol: float = 1e-5
     atol: float = 1e-6
     specs: tuple[fg.Spec, ...] | None = None
+    smooth: bool = True  # False: the inputs sit where there is no derivative (a jump, no finite value)
 
     @property
     def id(self) -> str:

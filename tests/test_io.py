@@ -404,10 +404,9 @@ def test_a_save_killed_mid_write_leaves_the_old_file_and_the_next_save_cleans_up
     assert [p.name for p in tmp_path.iterdir()] == ["model.ckpt"]
 
 
-def test_checkpoint_name_is_free_for_a_transform():
-    assert not hasattr(fg, "checkpoint")
+def test_checkpoint_name_is_the_remat_transform():
+    assert fg.checkpoint is fg.remat  # jax.checkpoint's name; saving to disk is fg.save
     assert importlib.util.find_spec("fgrad.checkpoint") is None
     import fgrad.io
 
     assert fg.save is fgrad.io.save and fg.load is fgrad.io.load and fg.CheckpointError is fgrad.io.CheckpointError
-    assert not hasattr(fg, "checkpoint")

@@ -3,10 +3,13 @@ scratch slots for intermediates, reused by liveness. Buffers of symbolic values 
 planned at the symbols' maxima, so one plan serves every value.
 
 Kernels run in order; an intermediate is live from the kernel that writes it
-to the last kernel that reads it. A slot whose value is dead is given to the
-next value that needs one (the closest in size, grown if it is smaller), so
-memory follows the widest point of the program rather than its length. A
-kernel never writes a slot it reads: a value dies only after its last reader.
+to the last kernel that reads it. Slots are shared by values whose lives do not
+overlap: the largest values are placed first, each in the smallest slot free for
+its whole life, else in a new slot of its size (greedy by size, as TFLite's arena
+planner), so memory follows the widest point of the program rather than its
+length, and a long-lived small value (a checkpoint's input kept for the backward
+pass) never holds a slot grown for a large one. A kernel never writes a slot it
+reads: a value dies only after its last reader.
 
 Donated inputs give their buffers to outputs of the same spec: an output
 takes a donated buffer once nothing later reads the input, writing it in
@@ -22,6 +25,8 @@ the last kernel, into an output buffer of their own.
 """
 
 from __future__ import annotations
+
+import bisect
 
 from fgrad.ir import Graph, Spec
 from fgrad.lower.fusion import Group, is_buffer_source, reads_in_place
@@ -62,7 +67,10 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
             preferred[r] = match
             unpaired.remove(match)
     in_place: dict[int, int] = {}
-    free: list[int] = []  # scratch buffers whose value is dead
+    lives = {r: (step, max(step, last_read.get(r, step))) for step, group in enumerate(groups) for r in group
+             if r not in where and r not in graph.outputs}
+    slot_of, slot_sizes = _share_slots(lives, {r: graph.nodes[r].spec.max_nbytes for r in lives})
+    slot_buffer: dict[int, int] = {}
     for step, group in enumerate(groups):
         others = roots - set(group)
         for r in group:
@@ -84,20 +92,12 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
                 if last_read.get(donor) == step:
                     in_place[r] = donor
                 continue
-            fits = [b for b in free if buffers[b].size >= spec.max_nbytes]
-            pick = min(fits, key=lambda b: buffers[b].size) if fits else max(free, key=lambda b: buffers[b].size, default=None)
-            if pick is None:
-                where[r] = new(r, "scratch", sum(b.kind == "scratch" for b in buffers))
-            else:
-                free.remove(pick)
-                buffers[pick] = Buffer("scratch", max(buffers[pick].size, spec.max_nbytes), buffers[pick].index)
-                where[r] = pick
-        for j in reads[group]:
-            if last_read[j] == step and buffers[where[j]].kind == "scratch":
-                free.append(where[j])
-        for r in group:
-            if r not in last_read and buffers[where[r]].kind == "scratch":
-                free.append(where[r])  # written but never read: nothing keeps it
+            slot = slot_of[r]
+            if slot not in slot_buffer:  # created when first written, so buffers keep the kernels' order
+                slot_buffer[slot] = len(buffers)
+                buffers.append(Buffer("scratch", slot_sizes[slot], sum(b.kind == "scratch" for b in buffers)))
+                specs.append(spec)
+            where[r] = slot_buffer[slot]
     outputs: list[int] = []
     copies: list[tuple[int, int]] = []
     for i in graph.outputs:
@@ -108,3 +108,31 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
             b = copies[-1][1]
         outputs.append(b)
     return buffers, specs, where, in_place, outputs, copies
+
+
+def _share_slots(lives: dict[int, tuple[int, int]], sizes: dict[int, int]) -> tuple[dict[int, int], list[int]]:
+    """Slots for values live over the kernel steps `lives[r] = (first, last)` (inclusive), of
+    `sizes[r]` bytes: largest first, each into the smallest slot free over its whole life, else
+    into a new one; a slot's size is its first value's. Returns each value's slot and the sizes."""
+    slot_of: dict[int, int] = {}
+    sizes_of: list[int] = []
+    held: list[tuple[list[int], list[int]]] = []  # per slot, the lives it holds: firsts and lasts, in order
+    for r in sorted(lives, key=lambda r: (-sizes[r], lives[r], r)):
+        first, last = lives[r]
+        free = []
+        for k, (firsts, lasts) in enumerate(held):
+            at = bisect.bisect_left(firsts, first)
+            if (at == 0 or lasts[at - 1] < first) and (at == len(firsts) or firsts[at] > last):
+                free.append(k)
+        if free:
+            slot = min(free, key=lambda k: (sizes_of[k], k))
+        else:
+            slot = len(sizes_of)
+            sizes_of.append(sizes[r])
+            held.append(([], []))
+        firsts, lasts = held[slot]
+        at = bisect.bisect_left(firsts, first)
+        firsts.insert(at, first)
+        lasts.insert(at, last)
+        slot_of[r] = slot
+    return slot_of, sizes_of

@@ -49,14 +49,14 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
             consumers[j].append(i)
     roots = {i for i in graph.outputs if not is_buffer_source(graph, i)}
     roots |= {i for i, k in enumerate(kind) if k.materialized}
-    # A loop reads its operands from buffers: what it reads is computed by kernels before it.
-    roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
-              if not is_buffer_source(graph, j)}
     _materialize_shared(roots, consumers, kind)
     _fuse_row_reductions(graph, roots, consumers)
     # Decide again which elementwise values are shared, now that some reductions are inlined.
     roots -= {i for i in roots if isinstance(kind[i], Elementwise) and i not in graph.outputs}
     _materialize_shared(roots, consumers, kind)
+    # A loop reads its operands from buffers: what it reads is computed by kernels before it.
+    roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
+              if not is_buffer_source(graph, j)}
     _materialize_selected(graph, roots)
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;

@@ -114,7 +114,7 @@ def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[...
     mapped: dict[int, int] = dict(zip(program.inputs, outer))
     for b, buf in enumerate(program.buffers):
         if b not in mapped:
-            mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data)
+            mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data, buf.size)
     kernels = [Kernel(f"{name}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
                       k.grid, nodes, (), k.sites, k.groups, k.sized) for k in program.kernels]
     kernels += [_copy(f"{name}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, nodes, limits)
@@ -128,8 +128,10 @@ class _Plan:
     def __init__(self, buffers: list[Buffer], specs: list[Spec]):
         self.buffers, self.specs = buffers, specs
 
-    def __call__(self, kind: str, spec: Spec, data: bytes = b"") -> int:
-        self.buffers.append(Buffer(kind, spec.max_nbytes, sum(b.kind == kind for b in self.buffers), data))
+    def __call__(self, kind: str, spec: Spec, data: bytes = b"", size: int = 0) -> int:
+        """A new buffer for `spec` (`size` bytes where more: a scratch slot grown for later values)."""
+        size = max(size, spec.max_nbytes)
+        self.buffers.append(Buffer(kind, size, sum(b.kind == kind for b in self.buffers), data))
         self.specs.append(spec)
         return len(self.buffers) - 1
 

@@ -20,6 +20,7 @@ from fgrad.numpy import (
 )
 from fgrad.numpy.promotion import ArrayLike, _dtype, _float_dtype, _one_axis, _shape
 from fgrad.trace import Tensor, user_site
+from fgrad.transforms.custom import custom_jvp
 
 __all__ = [  # re-exported by fgrad.nn
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
@@ -131,11 +132,16 @@ def soft_sign(x: ArrayLike) -> Array:
     return divide(x, add(abs(x), 1))
 
 
+@custom_jvp
 def log1mexp(x: ArrayLike) -> Array:
     """log(1 - e^-x) for x >= 0 (Maechler's two branches: log(-expm1(-x)) below log 2,
-    log1p(-e^-x) above, each where the other loses digits)."""
+    log1p(-e^-x) above, each where the other loses digits). Its derivative is a custom rule, as
+    JAX's: 1 / (e^x - 1), one expm1, and +inf at 0, where the branches' derivatives give NaN."""
     x = asarray(x)
     return where(less(x, math.log(2)), log(neg(expm1(neg(x)))), log1p(neg(exp(neg(x)))))
+
+
+log1mexp.defjvps(lambda t, ans, x: divide(t, expm1(x)))
 
 
 def glu(x: ArrayLike, axis: int = -1) -> Array:

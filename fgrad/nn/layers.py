@@ -38,6 +38,7 @@ from fgrad.numpy import (
     where,
 )
 from fgrad.trace import Tensor, user_site
+from fgrad.transforms.remat import checkpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 Params = dict[str, Any]
@@ -225,14 +226,23 @@ def init_gpt(rng: np.random.Generator, config: GPTConfig) -> Params:
 
 
 @shape_checked
-def gpt(p: Params, tokens: Int[Tensor, "batch seq"], config: GPTConfig) -> Float[Tensor, "batch seq vocab"]:
-    """Logits for the next token at every position (seq <= config.context)."""
+def gpt(p: Params, tokens: Int[Tensor, "batch seq"], config: GPTConfig,
+        remat: bool | Callable[..., bool] = False) -> Float[Tensor, "batch seq vocab"]:
+    """Logits for the next token at every position (seq <= config.context).
+
+    `remat`: True wraps each block in `fg.checkpoint`, so training keeps only the blocks' inputs
+    between the forward and backward passes and computes the rest again; a checkpoint policy
+    (`fg.checkpoint_policies.dots_saveable`) keeps what it names too. Values and gradients are
+    unchanged."""
     seq = tokens.shape[1]
     if seq > config.context:
         raise ShapeError(f"gpt: {seq} tokens exceed the context of {config.context}", user_site())
+    block_fn = transformer_block
+    if remat is not False:
+        block_fn = checkpoint(transformer_block, policy=None if remat is True else remat, static_argnums=(2,))
     x = take(p["wte"], tokens, axis=0) + p["wpe"][:seq]
     for block in p["blocks"]:
-        x = transformer_block(block, x, config.heads)
+        x = block_fn(block, x, config.heads)
     return layer_norm(p["ln_f"], x) @ p["head"]
 
 

@@ -16,6 +16,8 @@ from fgrad.errors import DTypeError
 from fgrad.ir import DType, Spec, declare
 from fgrad.lower.kinds import ELEMENTWISE, register_lowering
 from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.batching import batch_rules, elementwise_batching
+from fgrad.transforms.forward import jvp_rules, nondiff_jvp
 from fgrad.transforms.passes import uniform_constant
 
 from fgrad.primitives.abstract_eval import INTEGER, binary, unary
@@ -36,17 +38,25 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
 # bitwise_and, bitwise_or, bitwise_xor: on the bits of two integers of one dtype.
 bitwise_and_p = declare("bitwise_and", binary("bitwise_and", INTEGER), np.bitwise_and)
 vjp_rules.register(bitwise_and_p, nondiff)
+jvp_rules.register(bitwise_and_p, nondiff_jvp)
+batch_rules.register(bitwise_and_p, elementwise_batching(bitwise_and_p))
 register_lowering(bitwise_and_p, ELEMENTWISE, "({0} & {1})")
 bitwise_or_p = declare("bitwise_or", binary("bitwise_or", INTEGER), np.bitwise_or)
 vjp_rules.register(bitwise_or_p, nondiff)
+jvp_rules.register(bitwise_or_p, nondiff_jvp)
+batch_rules.register(bitwise_or_p, elementwise_batching(bitwise_or_p))
 register_lowering(bitwise_or_p, ELEMENTWISE, "({0} | {1})")
 bitwise_xor_p = declare("bitwise_xor", binary("bitwise_xor", INTEGER), np.bitwise_xor)
 vjp_rules.register(bitwise_xor_p, nondiff)
+jvp_rules.register(bitwise_xor_p, nondiff_jvp)
+batch_rules.register(bitwise_xor_p, elementwise_batching(bitwise_xor_p))
 register_lowering(bitwise_xor_p, ELEMENTWISE, "({0} ^ {1})")
 
 # bitwise_not: every bit flipped (-x - 1 on i32).
 bitwise_not_p = declare("bitwise_not", unary("bitwise_not", INTEGER), np.invert)
 vjp_rules.register(bitwise_not_p, nondiff)
+jvp_rules.register(bitwise_not_p, nondiff_jvp)
+batch_rules.register(bitwise_not_p, elementwise_batching(bitwise_not_p))
 register_lowering(bitwise_not_p, ELEMENTWISE, "(~{0})")
 
 
@@ -95,20 +105,28 @@ def _shift_wgsl(op: str, on: DType | None, past: str) -> Callable[..., str]:
 shift_left_p = declare("shift_left", binary("shift_left", INTEGER),
                        _shift_impl(np.left_shift, np.dtype(np.uint32), "zero"))
 vjp_rules.register(shift_left_p, nondiff)
+jvp_rules.register(shift_left_p, nondiff_jvp)
+batch_rules.register(shift_left_p, elementwise_batching(shift_left_p))
 register_lowering(shift_left_p, ELEMENTWISE, _shift_wgsl("<<", None, "zero"))
 shift_right_logical_p = declare("shift_right_logical", binary("shift_right_logical", INTEGER),
                                 _shift_impl(np.right_shift, np.dtype(np.uint32), "zero"))
 vjp_rules.register(shift_right_logical_p, nondiff)
+jvp_rules.register(shift_right_logical_p, nondiff_jvp)
+batch_rules.register(shift_right_logical_p, elementwise_batching(shift_right_logical_p))
 register_lowering(shift_right_logical_p, ELEMENTWISE, _shift_wgsl(">>", DType.u32, "zero"))
 shift_right_arithmetic_p = declare("shift_right_arithmetic", binary("shift_right_arithmetic", INTEGER),
                                    _shift_impl(np.right_shift, np.dtype(np.int32), "sign"))
 vjp_rules.register(shift_right_arithmetic_p, nondiff)
+jvp_rules.register(shift_right_arithmetic_p, nondiff_jvp)
+batch_rules.register(shift_right_arithmetic_p, elementwise_batching(shift_right_arithmetic_p))
 register_lowering(shift_right_arithmetic_p, ELEMENTWISE, _shift_wgsl(">>", DType.i32, "sign"))
 
 # population_count: the number of bits set (of the two's complement bits for i32, as lax's).
 population_count_p = declare("population_count", unary("population_count", INTEGER),
                              lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype))
 vjp_rules.register(population_count_p, nondiff)
+jvp_rules.register(population_count_p, nondiff_jvp)
+batch_rules.register(population_count_p, elementwise_batching(population_count_p))
 register_lowering(population_count_p, ELEMENTWISE, "countOneBits({0})")
 
 
@@ -119,6 +137,8 @@ def _clz_impl(x: np.ndarray) -> np.ndarray:
 
 clz_p = declare("clz", unary("clz", INTEGER), _clz_impl)
 vjp_rules.register(clz_p, nondiff)
+jvp_rules.register(clz_p, nondiff_jvp)
+batch_rules.register(clz_p, elementwise_batching(clz_p))
 register_lowering(clz_p, ELEMENTWISE, "countLeadingZeros({0})")
 
 
@@ -141,5 +161,7 @@ def _bitcast_impl(x: np.ndarray, *, new_dtype: DType) -> np.ndarray:
 
 bitcast_convert_type_p = declare("bitcast_convert_type", _bitcast_rule, _bitcast_impl)
 vjp_rules.register(bitcast_convert_type_p, nondiff)
+jvp_rules.register(bitcast_convert_type_p, nondiff_jvp)
+batch_rules.register(bitcast_convert_type_p, elementwise_batching(bitcast_convert_type_p))
 register_lowering(bitcast_convert_type_p, ELEMENTWISE,
                   lambda w, i, c: f"bitcast<{w.spec(i).dtype.row.compute}>({w.operand(i, 0, c)})")

@@ -22,6 +22,8 @@ from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import rewrite_rules, split_long_matmul
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import vjp_rules
+from fgrad.transforms.batching import batch_rules, batch_size
+from fgrad.transforms.forward import jvp_rules, linear_jvp, multilinear_jvp
 
 from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes, wide
 
@@ -109,6 +111,23 @@ def _patches_vjp(g: Tensor, ans: Tensor, x: Tensor, *, value: Hashable, **window
     return (bind(patches_transpose_p, g, shape=x.shape, **window),)
 
 
+# A window of one along the batch axis (moved in front of the operand's axes), no stride,
+# padding or dilation: what the window params of a batched operand start with.
+_BATCH_WINDOW = dict(window_dimensions=1, window_strides=1, padding=(0, 0), base_dilation=1, window_dilation=1)
+
+
+def _batch_window(window: dict[str, tuple[Any, ...]]) -> dict[str, tuple[Any, ...]]:
+    return {key: (_BATCH_WINDOW[key], *value) for key, value in window.items()}
+
+
+def _patches_batch(args: Sequence[Tensor], batched: Sequence[bool], *, value: Hashable, **window: Any) -> Tensor:
+    """The batched operand's patches with a window of one along the batch axis, that window axis
+    (the first window axis, of size 1) dropped."""
+    (x,) = args
+    out = bind(patches_p, x, value=value, **_batch_window(window))
+    return fnp.squeeze(out, x.ndim)
+
+
 def _patches_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     """The operand's value at each window's position, or the fill value in holes and padding
     (loads stay in range)."""
@@ -143,6 +162,10 @@ def _patches_last_axis(node: Node, x: Spec) -> str | None:
 
 patches_p = declare("patches", _patches_rule, _patches_impl)
 vjp_rules.register(patches_p, _patches_vjp)
+# Linear in x but for the fill value: the tangent's patches hold 0 in holes and padding.
+jvp_rules.register(patches_p, lambda primals, tangents, ans, *, value, **window: bind(
+    patches_p, tangents[0], value=0, **window))
+batch_rules.register(patches_p, _patches_batch)
 register_lowering(patches_p, View(last_axis=_patches_last_axis), _patches_wgsl)
 
 
@@ -177,6 +200,15 @@ def _patches_transpose_impl(g: np.ndarray, *, shape, window_dimensions, window_s
     return out
 
 
+def _patches_transpose_batch(args: Sequence[Tensor], batched: Sequence[bool], *, shape: tuple[int, ...],
+                             **window: Any) -> Tensor:
+    """The batched patches given the batch axis's window axis (of size 1) back, then transposed
+    into the operand with the batch axis."""
+    (g,) = args
+    return bind(patches_transpose_p, fnp.expand_dims(g, 1 + len(shape)), shape=(g.shape[0], *shape),
+                **_batch_window(window))
+
+
 def _patches_transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     node = w.nodes[i]
     a = node.attrs
@@ -209,6 +241,8 @@ def _patches_transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 patches_transpose_p = declare("patches_transpose", _patches_transpose_rule, _patches_transpose_impl)
 vjp_rules.register(patches_transpose_p, lambda g, ans, x, *, shape, **window: (
     bind(patches_p, g, value=0, **window),))
+jvp_rules.register(patches_transpose_p, linear_jvp(patches_transpose_p))
+batch_rules.register(patches_transpose_p, _patches_transpose_batch)
 register_lowering(patches_transpose_p, Contraction(lambda node, g: math.prod(node.attrs["window_dimensions"])),
                   _patches_transpose_wgsl)
 
@@ -331,6 +365,41 @@ def _conv_vjp(g: Tensor, ans: Tensor, lhs: Tensor, rhs: Tensor, *, window_stride
     return dlhs, drhs
 
 
+# Batched (as jax's _conv_general_dilated_batch_rule), one convolution: a batched lhs alone has
+# the batch folded into its batch axis (into each batch group, where there are groups); a
+# batched rhs alone into its output features (into each feature or batch group's); both
+# batched, B examples are B feature groups (B times as many batch groups, where there are
+# some): lhs's batch folded into its features (batch), rhs's into its output features.
+def _conv_batch(args: Sequence[Tensor], batched: Sequence[bool], **params: Any) -> Tensor:
+    lhs, rhs = args
+    ls, rs, os_ = params["dimension_numbers"]
+    F, B = params["feature_group_count"], params["batch_group_count"]
+    size = batch_size(args, batched)
+
+    def conv(lhs: Tensor, rhs: Tensor, **groups: int) -> Tensor:
+        return bind(conv_general_dilated_p, lhs, rhs, **{**params, **groups})
+
+    if all(batched):
+        if B > 1:
+            out = conv(_merge_axis(lhs, 0, ls[0]), _merge_axis(rhs, 0, rs[0]), batch_group_count=B * size)
+        else:
+            out = conv(_merge_axis(lhs, 0, ls[1]), _merge_axis(rhs, 0, rs[0]), feature_group_count=F * size)
+        return fnp.moveaxis(_split_axis(out, os_[1], size), os_[1], 0)
+    if batched[0]:
+        if B == 1:
+            lhs = _merge_axis(lhs, 0, ls[0])
+        else:  # (examples, N) -> (B, examples x N / B): each batch group gets its part of every example
+            lhs = _merge_axis(_merge_axis(_split_axis(lhs, ls[0] + 1, B), 0, ls[0] + 1), ls[0], ls[0])
+        return fnp.moveaxis(_split_axis(conv(lhs, rhs), os_[0], size), os_[0], 0)
+    groups = max(F, B)
+    if groups == 1:
+        return fnp.moveaxis(_split_axis(conv(lhs, _merge_axis(rhs, 0, rs[0])), os_[1], size), os_[1], 0)
+    # (examples, O) -> (G, examples x O / G), so that each group's output features hold every example's
+    rhs = _merge_axis(_merge_axis(_split_axis(rhs, rs[0] + 1, groups), 0, rs[0] + 1), rs[0], rs[0])
+    out = _split_axis(_split_axis(conv(lhs, rhs), os_[1], groups), os_[1] + 1, size)  # (G, examples, O / G)
+    return fnp.moveaxis(_merge_axis(out, os_[1], os_[1] + 1), os_[1], 0)
+
+
 def _conv_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     """One result: its dot product over the input features of its group and the window, the
     products at holes and padding left out (loads stay in range)."""
@@ -438,5 +507,7 @@ def _as_matmul(node: Node, nodes: list[Node], add: Callable[..., int], limits: L
 
 conv_general_dilated_p = declare("conv_general_dilated", _conv_rule, _conv_impl)
 vjp_rules.register(conv_general_dilated_p, _conv_vjp)
+jvp_rules.register(conv_general_dilated_p, multilinear_jvp(conv_general_dilated_p))
+batch_rules.register(conv_general_dilated_p, _conv_batch)
 register_lowering(conv_general_dilated_p, Contraction(_conv_count), _conv_wgsl)
 rewrite_rules.register(conv_general_dilated_p, _as_matmul)

@@ -23,6 +23,8 @@ from fgrad.lower.library import (
 )
 from fgrad.trace import Tensor
 from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.batching import batch_rules, elementwise_batching, no_operands
+from fgrad.transforms.forward import diagonal_jvp, jvp_rules, linear_jvp, multilinear_jvp, nondiff_jvp
 from fgrad.transforms.passes import simplify_rules, uniform_constant
 
 from fgrad.primitives.abstract_eval import (
@@ -69,7 +71,11 @@ def _wide(template: str, *calls: str) -> Callable[..., str]:
 # baked into the graph (numbers and arrays closed over). Both are declared with the IR;
 # in WGSL a constant whose elements are all equal is a literal, others are buffers.
 vjp_rules.register(input_p, nondiff)
+jvp_rules.register(input_p, nondiff_jvp)
+batch_rules.register(input_p, no_operands)
 vjp_rules.register(constant_p, nondiff)
+jvp_rules.register(constant_p, nondiff_jvp)
+batch_rules.register(constant_p, no_operands)
 register_lowering(input_p, SOURCE, None)
 register_lowering(constant_p, SOURCE, lambda w, i, c: w.literal(uniform_constant(w.nodes, i), w.spec(i).dtype))
 
@@ -89,6 +95,8 @@ def _iota_impl(*, shape: tuple[int, ...], axis: int, dtype: DType) -> np.ndarray
 
 iota_p = declare("iota", _iota_rule, _iota_impl)
 vjp_rules.register(iota_p, nondiff)
+jvp_rules.register(iota_p, nondiff_jvp)
+batch_rules.register(iota_p, no_operands)
 register_lowering(iota_p, VIEW, lambda w, i, c: cast(w, c[w.nodes[i].attrs["axis"]], DType.i32, w.spec(i).dtype))
 
 # neg: d(-x) = -dx; -(-x) is x. WGSL negates no unsigned integer: 0 - x wraps as -x does.
@@ -99,6 +107,8 @@ def _neg_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 neg_p = declare("neg", unary("neg", NUMERIC), np.negative)
 vjp_rules.register(neg_p, lambda g, ans, x: (fnp.neg(g),))
+jvp_rules.register(neg_p, linear_jvp(neg_p))
+batch_rules.register(neg_p, elementwise_batching(neg_p))
 simplify_rules.register(neg_p, lambda node, nodes: nodes[node.inputs[0]].inputs[0] if nodes[node.inputs[0]].op == "neg" else None)
 register_lowering(neg_p, ELEMENTWISE, _neg_wgsl)
 
@@ -110,52 +120,114 @@ def _abs_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return x if w.spec(i).dtype.np.kind == "u" else f"abs({x})"
 
 
+def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (fnp.where(x >= 0, g, fnp.neg(g)),)
+
+
 abs_p = declare("abs", unary("abs", NUMERIC), np.abs)
-vjp_rules.register(abs_p, lambda g, ans, x: (fnp.where(x >= 0, g, fnp.neg(g)),))
+vjp_rules.register(abs_p, _abs_vjp)
+jvp_rules.register(abs_p, diagonal_jvp(_abs_vjp))
+batch_rules.register(abs_p, elementwise_batching(abs_p))
 register_lowering(abs_p, ELEMENTWISE, _abs_wgsl)
 
+
 # exp: d exp(x) = exp(x) dx, reusing the output.
+def _exp_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * ans,)
+
+
 exp_p = declare("exp", unary("exp", FLOAT), computed_wide(np.exp))
-vjp_rules.register(exp_p, lambda g, ans, x: (g * ans,))
+vjp_rules.register(exp_p, _exp_vjp)
+jvp_rules.register(exp_p, diagonal_jvp(_exp_vjp))
+batch_rules.register(exp_p, elementwise_batching(exp_p))
 register_lowering(exp_p, ELEMENTWISE, _wide("exp({0})"))
 
+
 # log: d log(x) = dx / x.
+def _log_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / x,)
+
+
 log_p = declare("log", unary("log", FLOAT), computed_wide(np.log))
-vjp_rules.register(log_p, lambda g, ans, x: (g / x,))
+vjp_rules.register(log_p, _log_vjp)
+jvp_rules.register(log_p, diagonal_jvp(_log_vjp))
+batch_rules.register(log_p, elementwise_batching(log_p))
 register_lowering(log_p, ELEMENTWISE, _wide("log({0})"))
+
 
 # log2: d log2(x) = dx / (x log(2)). Exact at powers of two, as NumPy's (jax.numpy's log(x) /
 # log(2) is 1 ulp off at 2^13), from the exponent and a log1p of the significand
 # (fgrad/lower/library.py), not WGSL's log2, which is neither exact there nor relatively accurate
 # near 1.
+def _log2_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / (x * math.log(2)),)
+
+
 log2_p = declare("log2", unary("log2", FLOAT), computed_wide(np.log2))
-vjp_rules.register(log2_p, lambda g, ans, x: (g / (x * math.log(2)),))
+vjp_rules.register(log2_p, _log2_vjp)
+jvp_rules.register(log2_p, diagonal_jvp(_log2_vjp))
+batch_rules.register(log2_p, elementwise_batching(log2_p))
 register_lowering(log2_p, ELEMENTWISE, _wide("log2_f32({0})", "log2_f32"))
 
+
 # log1p: log(1 + x), to full precision for small x; d log1p(x) = dx / (1 + x).
+def _log1p_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / (x + 1.0),)
+
+
 log1p_p = declare("log1p", unary("log1p", FLOAT), computed_wide(np.log1p))
-vjp_rules.register(log1p_p, lambda g, ans, x: (g / (x + 1.0),))
+vjp_rules.register(log1p_p, _log1p_vjp)
+jvp_rules.register(log1p_p, diagonal_jvp(_log1p_vjp))
+batch_rules.register(log1p_p, elementwise_batching(log1p_p))
 register_lowering(log1p_p, ELEMENTWISE, _wide("log1p_f32({0})", "log1p_f32"))
 
+
 # expm1: e^x - 1, to full precision for small x; d expm1(x) = e^x dx = (expm1(x) + 1) dx.
+def _expm1_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * (ans + 1.0),)
+
+
 expm1_p = declare("expm1", unary("expm1", FLOAT), computed_wide(np.expm1))
-vjp_rules.register(expm1_p, lambda g, ans, x: (g * (ans + 1.0),))
+vjp_rules.register(expm1_p, _expm1_vjp)
+jvp_rules.register(expm1_p, diagonal_jvp(_expm1_vjp))
+batch_rules.register(expm1_p, elementwise_batching(expm1_p))
 register_lowering(expm1_p, ELEMENTWISE, _wide("expm1_f32({0})", "expm1_f32"))
+
 
 # exp2: 2^x (WGSL's exp2, within 3 ulp on llvmpipe; e^(x log 2) would add x's rounding times
 # x log 2); d 2^x = 2^x log(2) dx, reusing the output.
+def _exp2_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * ans * math.log(2),)
+
+
 exp2_p = declare("exp2", unary("exp2", FLOAT), computed_wide(np.exp2))
-vjp_rules.register(exp2_p, lambda g, ans, x: (g * ans * math.log(2),))
+vjp_rules.register(exp2_p, _exp2_vjp)
+jvp_rules.register(exp2_p, diagonal_jvp(_exp2_vjp))
+batch_rules.register(exp2_p, elementwise_batching(exp2_p))
 register_lowering(exp2_p, ELEMENTWISE, _wide("exp2({0})"))
 
+
 # sqrt: d sqrt(x) = dx / (2 sqrt(x)).
+def _sqrt_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / (ans * 2.0),)
+
+
 sqrt_p = declare("sqrt", unary("sqrt", FLOAT), computed_wide(np.sqrt))
-vjp_rules.register(sqrt_p, lambda g, ans, x: (g / (ans * 2.0),))
+vjp_rules.register(sqrt_p, _sqrt_vjp)
+jvp_rules.register(sqrt_p, diagonal_jvp(_sqrt_vjp))
+batch_rules.register(sqrt_p, elementwise_batching(sqrt_p))
 register_lowering(sqrt_p, ELEMENTWISE, _wide("sqrt({0})"))
 
+
 # rsqrt: d x^(-1/2) = -1/2 x^(-3/2) dx = -1/2 rsqrt(x) / x dx.
+def _rsqrt_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * ans / x * -0.5,)
+
+
 rsqrt_p = declare("rsqrt", unary("rsqrt", FLOAT), computed_wide(lambda x: 1 / np.sqrt(x)))
-vjp_rules.register(rsqrt_p, lambda g, ans, x: (g * ans / x * -0.5,))
+vjp_rules.register(rsqrt_p, _rsqrt_vjp)
+jvp_rules.register(rsqrt_p, diagonal_jvp(_rsqrt_vjp))
+batch_rules.register(rsqrt_p, elementwise_batching(rsqrt_p))
 register_lowering(rsqrt_p, ELEMENTWISE, _wide("inverseSqrt({0})"))
 
 
@@ -174,24 +246,53 @@ def _cbrt_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, cbrt, w.operand(i, 0, coords))
 
 
+def _cbrt_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / (ans * ans * 3.0),)
+
+
 cbrt_p = declare("cbrt", unary("cbrt", FLOAT), computed_wide(np.cbrt))
-vjp_rules.register(cbrt_p, lambda g, ans, x: (g / (ans * ans * 3.0),))
+vjp_rules.register(cbrt_p, _cbrt_vjp)
+jvp_rules.register(cbrt_p, diagonal_jvp(_cbrt_vjp))
+batch_rules.register(cbrt_p, elementwise_batching(cbrt_p))
 register_lowering(cbrt_p, ELEMENTWISE, _cbrt_wgsl)
 
+
 # sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
+def _sin_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.cos(x),)
+
+
 sin_p = declare("sin", unary("sin", FLOAT), computed_wide(np.sin))
-vjp_rules.register(sin_p, lambda g, ans, x: (g * fnp.cos(x),))
+vjp_rules.register(sin_p, _sin_vjp)
+jvp_rules.register(sin_p, diagonal_jvp(_sin_vjp))
+batch_rules.register(sin_p, elementwise_batching(sin_p))
 register_lowering(sin_p, ELEMENTWISE, _wide("sin({0})"))
+
+
+def _cos_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (fnp.neg(g * fnp.sin(x)),)
+
+
 cos_p = declare("cos", unary("cos", FLOAT), computed_wide(np.cos))
-vjp_rules.register(cos_p, lambda g, ans, x: (fnp.neg(g * fnp.sin(x)),))
+vjp_rules.register(cos_p, _cos_vjp)
+jvp_rules.register(cos_p, diagonal_jvp(_cos_vjp))
+batch_rules.register(cos_p, elementwise_batching(cos_p))
 register_lowering(cos_p, ELEMENTWISE, _wide("cos({0})"))
+
 
 # tan: d tan(x) = (1 + tan(x)^2) dx, reusing the output. Not sin / cos: GPUs' cos is only
 # absolutely accurate near its zeros (2% off near pi/2 on an H100), so fgrad/lower/library.py
 # reduces x by pi/2 in three exact parts and takes a fit of tan on [-pi/4, pi/4].
+def _tan_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * (1.0 + ans * ans),)
+
+
 tan_p = declare("tan", unary("tan", FLOAT), computed_wide(np.tan))
-vjp_rules.register(tan_p, lambda g, ans, x: (g * (1.0 + ans * ans),))
+vjp_rules.register(tan_p, _tan_vjp)
+jvp_rules.register(tan_p, diagonal_jvp(_tan_vjp))
+batch_rules.register(tan_p, elementwise_batching(tan_p))
 register_lowering(tan_p, ELEMENTWISE, _wide("tan_f32({0})", "tan_f32"))
+
 
 # atan2(x, y): the angle of the point (y, x) in (-pi, pi], C's atan2 (lax.atan2; jnp.arctan2
 # takes the same order); d atan2 = (y dx - x dy) / (x^2 + y^2). WGSL's atan2 is thousands of ulp
@@ -204,6 +305,8 @@ def _atan2_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Te
 
 atan2_p = declare("atan2", binary("atan2", FLOAT), computed_wide(np.arctan2))
 vjp_rules.register(atan2_p, _atan2_vjp)
+jvp_rules.register(atan2_p, diagonal_jvp(_atan2_vjp))
+batch_rules.register(atan2_p, elementwise_batching(atan2_p))
 register_lowering(atan2_p, ELEMENTWISE, _wide("atan2_f32({0}, {1})", "atan2_f32"))
 
 # sinh and cosh: d sinh(x) = cosh(x) dx, d cosh(x) = sinh(x) dx. Beyond |x| = 1 both are
@@ -239,11 +342,25 @@ def _cosh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, cosh, w.operand(i, 0, coords))
 
 
+def _sinh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.cosh(x),)
+
+
 sinh_p = declare("sinh", unary("sinh", FLOAT), computed_wide(np.sinh))
-vjp_rules.register(sinh_p, lambda g, ans, x: (g * fnp.cosh(x),))
+vjp_rules.register(sinh_p, _sinh_vjp)
+jvp_rules.register(sinh_p, diagonal_jvp(_sinh_vjp))
+batch_rules.register(sinh_p, elementwise_batching(sinh_p))
 register_lowering(sinh_p, ELEMENTWISE, _sinh_wgsl)
+
+
+def _cosh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.sinh(x),)
+
+
 cosh_p = declare("cosh", unary("cosh", FLOAT), computed_wide(np.cosh))
-vjp_rules.register(cosh_p, lambda g, ans, x: (g * fnp.sinh(x),))
+vjp_rules.register(cosh_p, _cosh_vjp)
+jvp_rules.register(cosh_p, diagonal_jvp(_cosh_vjp))
+batch_rules.register(cosh_p, elementwise_batching(cosh_p))
 register_lowering(cosh_p, ELEMENTWISE, _cosh_wgsl)
 
 
@@ -286,14 +403,36 @@ def _atanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, atanh, w.operand(i, 0, coords))
 
 
+def _asinh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.rsqrt(x * x + 1.0),)
+
+
 asinh_p = declare("asinh", unary("asinh", FLOAT), computed_wide(np.arcsinh))
-vjp_rules.register(asinh_p, lambda g, ans, x: (g * fnp.rsqrt(x * x + 1.0),))
+vjp_rules.register(asinh_p, _asinh_vjp)
+jvp_rules.register(asinh_p, diagonal_jvp(_asinh_vjp))
+batch_rules.register(asinh_p, elementwise_batching(asinh_p))
 register_lowering(asinh_p, ELEMENTWISE, _asinh_wgsl)
+
+
+def _acosh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.rsqrt((x - 1.0) * (x + 1.0)),)
+
+
 acosh_p = declare("acosh", unary("acosh", FLOAT), computed_wide(np.arccosh))
-vjp_rules.register(acosh_p, lambda g, ans, x: (g * fnp.rsqrt((x - 1.0) * (x + 1.0)),))
+vjp_rules.register(acosh_p, _acosh_vjp)
+jvp_rules.register(acosh_p, diagonal_jvp(_acosh_vjp))
+batch_rules.register(acosh_p, elementwise_batching(acosh_p))
 register_lowering(acosh_p, ELEMENTWISE, _acosh_wgsl)
+
+
+def _atanh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g / ((1.0 - x) * (1.0 + x)),)
+
+
 atanh_p = declare("atanh", unary("atanh", FLOAT), computed_wide(np.arctanh))
-vjp_rules.register(atanh_p, lambda g, ans, x: (g / ((1.0 - x) * (1.0 + x)),))
+vjp_rules.register(atanh_p, _atanh_vjp)
+jvp_rules.register(atanh_p, diagonal_jvp(_atanh_vjp))
+batch_rules.register(atanh_p, elementwise_batching(atanh_p))
 register_lowering(atanh_p, ELEMENTWISE, _atanh_wgsl)
 
 # tanh: d tanh(x) = (1 - tanh(x)^2) dx.
@@ -306,8 +445,14 @@ def _tanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, tanh, w.operand(i, 0, coords))
 
 
+def _tanh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * (1.0 - ans * ans),)
+
+
 tanh_p = declare("tanh", unary("tanh", FLOAT), computed_wide(np.tanh))
-vjp_rules.register(tanh_p, lambda g, ans, x: (g * (1.0 - ans * ans),))
+vjp_rules.register(tanh_p, _tanh_vjp)
+jvp_rules.register(tanh_p, diagonal_jvp(_tanh_vjp))
+batch_rules.register(tanh_p, elementwise_batching(tanh_p))
 register_lowering(tanh_p, ELEMENTWISE, _tanh_wgsl)
 
 # sigmoid: s(x) = 1 / (1 + e^-x), as e^x / (1 + e^x) below 0 (no overflow, and no 1 + tanh(x/2)
@@ -317,25 +462,44 @@ def _sigmoid_impl(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _sigmoid_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * ans * (1.0 - ans),)
+
+
 sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), computed_wide(_sigmoid_impl))
-vjp_rules.register(sigmoid_p, lambda g, ans, x: (g * ans * (1.0 - ans),))
+vjp_rules.register(sigmoid_p, _sigmoid_vjp)
+jvp_rules.register(sigmoid_p, diagonal_jvp(_sigmoid_vjp))
+batch_rules.register(sigmoid_p, elementwise_batching(sigmoid_p))
 register_lowering(sigmoid_p, ELEMENTWISE, _wide("(1.0f / (1.0f + exp(-{0})))"))
 
+
 # relu: max(x, 0) (NaN stays NaN); derivative 1 where x > 0, else 0.
+def _relu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (fnp.where(x > 0, g, 0.0),)
+
+
 relu_p = declare("relu", unary("relu", NUMERIC), lambda x: np.maximum(x, 0))
-vjp_rules.register(relu_p, lambda g, ans, x: (fnp.where(x > 0, g, 0.0),))
+vjp_rules.register(relu_p, _relu_vjp)
+jvp_rules.register(relu_p, diagonal_jvp(_relu_vjp))
+batch_rules.register(relu_p, elementwise_batching(relu_p))
 register_lowering(relu_p, ELEMENTWISE, lambda w, i, c: pick(w, "max", w.spec(i).dtype)(w.operand(i, 0, c), w.literal(0, w.spec(i).dtype)))
 
 # floor, ceil and round (half to even, as NumPy's and jnp.round's; WGSL's round is too): float
 # -> float, exact in every float dtype; their derivative is zero, as in JAX.
 floor_p = declare("floor", unary("floor", FLOAT), np.floor)
 vjp_rules.register(floor_p, nondiff)
+jvp_rules.register(floor_p, nondiff_jvp)
+batch_rules.register(floor_p, elementwise_batching(floor_p))
 register_lowering(floor_p, ELEMENTWISE, "floor({0})")
 ceil_p = declare("ceil", unary("ceil", FLOAT), np.ceil)
 vjp_rules.register(ceil_p, nondiff)
+jvp_rules.register(ceil_p, nondiff_jvp)
+batch_rules.register(ceil_p, elementwise_batching(ceil_p))
 register_lowering(ceil_p, ELEMENTWISE, "ceil({0})")
 round_p = declare("round", unary("round", FLOAT), np.round)
 vjp_rules.register(round_p, nondiff)
+jvp_rules.register(round_p, nondiff_jvp)
+batch_rules.register(round_p, elementwise_batching(round_p))
 register_lowering(round_p, ELEMENTWISE, "round({0})")
 
 
@@ -356,7 +520,10 @@ def _sign_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 sign_p = declare("sign", unary("sign", NUMERIC), _sign_impl)
 vjp_rules.register(sign_p, nondiff)
+jvp_rules.register(sign_p, nondiff_jvp)
+batch_rules.register(sign_p, elementwise_batching(sign_p))
 register_lowering(sign_p, ELEMENTWISE, _sign_wgsl)
+
 
 # silu: x s(x); d = s (1 + x (1 - s)) dx.
 def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -366,6 +533,8 @@ def _silu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
 
 silu_p = declare("silu", unary("silu", FLOAT), computed_wide(lambda x: x * _sigmoid_impl(x)))
 vjp_rules.register(silu_p, _silu_vjp)
+jvp_rules.register(silu_p, diagonal_jvp(_silu_vjp))
+batch_rules.register(silu_p, elementwise_batching(silu_p))
 register_lowering(silu_p, ELEMENTWISE, _wide("({0} / (1.0f + exp(-{0})))"))
 
 # gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
@@ -381,6 +550,8 @@ def _gelu_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
 
 gelu_p = declare("gelu", unary("gelu", FLOAT), computed_wide(lambda x: 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3)))))
 vjp_rules.register(gelu_p, _gelu_vjp)
+jvp_rules.register(gelu_p, diagonal_jvp(_gelu_vjp))
+batch_rules.register(gelu_p, elementwise_batching(gelu_p))
 register_lowering(gelu_p, ELEMENTWISE, _wide(f"(0.5f * {{0}} * (1.0f + tanh(clamp({GELU_C!r}f * ({{0}} + {GELU_A!r}f * {{0}} * {{0}} * {{0}}), -15.0f, 15.0f))))"))
 
 # erf: (2/sqrt(pi)) times the integral of exp(-t^2) over [0, x]; d erf = 2/sqrt(pi) exp(-x^2) dx.
@@ -418,8 +589,14 @@ def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, erf, w.let(w.operand(i, 0, coords)))
 
 
+def _erf_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.exp(fnp.neg(x * x)) * (2 / math.sqrt(math.pi)),)
+
+
 erf_p = declare("erf", unary("erf", FLOAT), _erf_impl)
-vjp_rules.register(erf_p, lambda g, ans, x: (g * fnp.exp(fnp.neg(x * x)) * (2 / math.sqrt(math.pi)),))
+vjp_rules.register(erf_p, _erf_vjp)
+jvp_rules.register(erf_p, diagonal_jvp(_erf_vjp))
+batch_rules.register(erf_p, elementwise_batching(erf_p))
 register_lowering(erf_p, ELEMENTWISE, _erf_wgsl)
 
 
@@ -449,8 +626,14 @@ def _erfc_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return widened(w, w.spec(i).dtype, erfc, w.operand(i, 0, coords))
 
 
+def _erfc_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.exp(fnp.neg(x * x)) * (-2 / math.sqrt(math.pi)),)
+
+
 erfc_p = declare("erfc", unary("erfc", FLOAT), _erfc_impl)
-vjp_rules.register(erfc_p, lambda g, ans, x: (g * fnp.exp(fnp.neg(x * x)) * (-2 / math.sqrt(math.pi)),))
+vjp_rules.register(erfc_p, _erfc_vjp)
+jvp_rules.register(erfc_p, diagonal_jvp(_erfc_vjp))
+batch_rules.register(erfc_p, elementwise_batching(erfc_p))
 register_lowering(erfc_p, ELEMENTWISE, _erfc_wgsl)
 
 
@@ -474,13 +657,21 @@ def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
     return np.copysign(y, x).astype(x.dtype)
 
 
+def _erf_inv_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * fnp.exp(ans * ans) * (math.sqrt(math.pi) / 2),)
+
+
 erf_inv_p = declare("erf_inv", unary("erf_inv", FLOAT), _erf_inv_impl)
-vjp_rules.register(erf_inv_p, lambda g, ans, x: (g * fnp.exp(ans * ans) * (math.sqrt(math.pi) / 2),))
+vjp_rules.register(erf_inv_p, _erf_inv_vjp)
+jvp_rules.register(erf_inv_p, diagonal_jvp(_erf_inv_vjp))
+batch_rules.register(erf_inv_p, elementwise_batching(erf_inv_p))
 register_lowering(erf_inv_p, ELEMENTWISE, _wide("erf_inv_f32({0})", "erf_inv_f32"))
 
 # logical_not: bool -> bool, no derivative.
 logical_not_p = declare("logical_not", unary("logical_not", BOOL), np.logical_not)
 vjp_rules.register(logical_not_p, nondiff)
+jvp_rules.register(logical_not_p, nondiff_jvp)
+batch_rules.register(logical_not_p, elementwise_batching(logical_not_p))
 register_lowering(logical_not_p, ELEMENTWISE, "(!{0})")
 
 
@@ -496,9 +687,13 @@ def _float_test(name: str) -> Callable[..., Spec]:
 
 isnan_p = declare("isnan", _float_test("isnan"), np.isnan)
 vjp_rules.register(isnan_p, nondiff)
+jvp_rules.register(isnan_p, nondiff_jvp)
+batch_rules.register(isnan_p, elementwise_batching(isnan_p))
 register_lowering(isnan_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_nan', w.spec(w.nodes[i].inputs[0]).dtype)}({w.operand(i, 0, c)})")
 isinf_p = declare("isinf", _float_test("isinf"), np.isinf)
 vjp_rules.register(isinf_p, nondiff)
+jvp_rules.register(isinf_p, nondiff_jvp)
+batch_rules.register(isinf_p, elementwise_batching(isinf_p))
 register_lowering(isinf_p, ELEMENTWISE, lambda w, i, c: f"{float_test(w, 'is_inf', w.spec(w.nodes[i].inputs[0]).dtype)}({w.operand(i, 0, c)})")
 
 
@@ -511,6 +706,8 @@ def _signbit_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 signbit_p = declare("signbit", _float_test("signbit"), np.signbit)
 vjp_rules.register(signbit_p, nondiff)
+jvp_rules.register(signbit_p, nondiff_jvp)
+batch_rules.register(signbit_p, elementwise_batching(signbit_p))
 register_lowering(signbit_p, ELEMENTWISE, _signbit_wgsl)
 
 
@@ -543,24 +740,32 @@ def _integer_pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 integer_pow_p = declare("integer_pow", _integer_pow_rule, lambda x, *, n: np.power(x, n))
 vjp_rules.register(integer_pow_p, _integer_pow_vjp)
+jvp_rules.register(integer_pow_p, diagonal_jvp(_integer_pow_vjp))
+batch_rules.register(integer_pow_p, elementwise_batching(integer_pow_p))
 simplify_rules.register(integer_pow_p, lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None)
 register_lowering(integer_pow_p, ELEMENTWISE, _integer_pow_wgsl)
 
 # add: d(x + y) = dx + dy; x + 0 is x.
 add_p = declare("add", binary("add", NUMERIC), np.add)
 vjp_rules.register(add_p, lambda g, ans, x, y: (g, g))
+jvp_rules.register(add_p, linear_jvp(add_p))
+batch_rules.register(add_p, elementwise_batching(add_p))
 simplify_rules.register(add_p, _identity_if(-1, 0))
 register_lowering(add_p, ELEMENTWISE, "({0} + {1})")
 
 # sub: d(x - y) = dx - dy; x - 0 is x.
 sub_p = declare("sub", binary("sub", NUMERIC), np.subtract)
 vjp_rules.register(sub_p, lambda g, ans, x, y: (g, fnp.neg(g)))
+jvp_rules.register(sub_p, linear_jvp(sub_p))
+batch_rules.register(sub_p, elementwise_batching(sub_p))
 simplify_rules.register(sub_p, _identity_if(1, 0))
 register_lowering(sub_p, ELEMENTWISE, "({0} - {1})")
 
 # mul: d(x y) = y dx + x dy; x * 1 is x.
 mul_p = declare("mul", binary("mul", NUMERIC), np.multiply)
 vjp_rules.register(mul_p, lambda g, ans, x, y: (g * y, g * x))
+jvp_rules.register(mul_p, multilinear_jvp(mul_p))
+batch_rules.register(mul_p, elementwise_batching(mul_p))
 simplify_rules.register(mul_p, _identity_if(-1, 1))
 register_lowering(mul_p, ELEMENTWISE, "({0} * {1})")
 
@@ -603,8 +808,14 @@ def _div_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return f"select({q}, {w.literal(-1 if dtype.np.kind == 'i' else 2**32 - 1, dtype)}, {y} == {w.literal(0, dtype)})"
 
 
+def _div_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    return g / y, fnp.neg(g * ans / y)
+
+
 div_p = declare("div", binary("div", NUMERIC), _div_impl)
-vjp_rules.register(div_p, lambda g, ans, x, y: (g / y, fnp.neg(g * ans / y)))
+vjp_rules.register(div_p, _div_vjp)
+jvp_rules.register(div_p, diagonal_jvp(_div_vjp))
+batch_rules.register(div_p, elementwise_batching(div_p))
 simplify_rules.register(div_p, _identity_if(1, 1))
 register_lowering(div_p, ELEMENTWISE, _div_wgsl)
 
@@ -638,6 +849,8 @@ def _rem_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 rem_p = declare("rem", binary("rem", NUMERIC), _rem_impl)
 vjp_rules.register(rem_p, _rem_vjp)
+jvp_rules.register(rem_p, diagonal_jvp(_rem_vjp))
+batch_rules.register(rem_p, elementwise_batching(rem_p))
 register_lowering(rem_p, ELEMENTWISE, _rem_wgsl)
 
 
@@ -667,6 +880,8 @@ def _c_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 pow_p = declare("pow", binary("pow", FLOAT), computed_wide(_c_pow))
 vjp_rules.register(pow_p, _pow_vjp)
+jvp_rules.register(pow_p, diagonal_jvp(_pow_vjp))
+batch_rules.register(pow_p, elementwise_batching(pow_p))
 register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
 
 
@@ -693,6 +908,8 @@ def _logaddexp_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 logaddexp_p = declare("logaddexp", binary("logaddexp", FLOAT), computed_wide(np.logaddexp))
 vjp_rules.register(logaddexp_p, _logaddexp_vjp)
+jvp_rules.register(logaddexp_p, diagonal_jvp(_logaddexp_vjp))
+batch_rules.register(logaddexp_p, elementwise_batching(logaddexp_p))
 register_lowering(logaddexp_p, ELEMENTWISE, _logaddexp_wgsl)
 
 
@@ -715,15 +932,21 @@ def _pick_wgsl(which: str) -> Callable[..., str]:
 
 maximum_p = declare("maximum", binary("maximum", ANY), np.maximum)
 vjp_rules.register(maximum_p, _choose_vjp)
+jvp_rules.register(maximum_p, diagonal_jvp(_choose_vjp))
+batch_rules.register(maximum_p, elementwise_batching(maximum_p))
 register_lowering(maximum_p, ELEMENTWISE, _pick_wgsl("max"))
 minimum_p = declare("minimum", binary("minimum", ANY), np.minimum)
 vjp_rules.register(minimum_p, _choose_vjp)
+jvp_rules.register(minimum_p, diagonal_jvp(_choose_vjp))
+batch_rules.register(minimum_p, elementwise_batching(minimum_p))
 register_lowering(minimum_p, ELEMENTWISE, _pick_wgsl("min"))
 
 # Comparisons and logic: bool results, no derivative.
 def _comparison(name: str, allowed: tuple[DType, ...], impl: Callable[..., np.ndarray], wgsl: str) -> Primitive:
     primitive = declare(name, binary(name, allowed, DType.bool), impl)
     vjp_rules.register(primitive, nondiff)
+    jvp_rules.register(primitive, nondiff_jvp)
+    batch_rules.register(primitive, elementwise_batching(primitive))
     register_lowering(primitive, ELEMENTWISE, wgsl)
     return primitive
 
@@ -749,7 +972,8 @@ logical_and_p = _comparison("logical_and", BOOL, np.logical_and, "({0} && {1})")
 logical_or_p = _comparison("logical_or", BOOL, np.logical_or, "({0} || {1})")
 
 
-# where: x where cond holds, else y; the cotangent is routed the same way.
+# where: x where cond holds, else y; the cotangent is routed the same way, and the tangent is where
+# of the tangents (linear in x and y; the bool cond passes as it is).
 def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
     check_dtypes("where", BOOL, cond)
     return elementwise("where", 3, ANY)(Spec(cond.shape, x.dtype), x, y)
@@ -757,13 +981,16 @@ def _where_rule(cond: Spec, x: Spec, y: Spec) -> Spec:
 
 where_p = declare("where", _where_rule, np.where)
 vjp_rules.register(where_p, lambda g, ans, c, x, y: (None, fnp.where(c, g, 0.0), fnp.where(c, 0.0, g)))
+jvp_rules.register(where_p, linear_jvp(where_p))
+batch_rules.register(where_p, elementwise_batching(where_p))
 register_lowering(where_p, ELEMENTWISE, "select({2}, {1}, {0})")
 
 # astype: convert dtype. float -> int truncates toward zero and saturates, NaN giving 0
 # (XLA's convert, so jnp's astype; NumPy's cast leaves NaN and out-of-range values
 # undefined, and a shader compiler may fold the round trip f32(i32(x)) into trunc(x));
 # int -> int wraps; -> bool is x != 0. Only float -> float carries a derivative: the
-# cotangent converted back.
+# cotangent converted back, the tangent converted forward (linear: jvp never asks for an
+# integer operand's tangent or an integer result's).
 def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
     """`x` as `dtype` by astype's rules (constants convert here too)."""
     x = np.asarray(x)
@@ -786,9 +1013,13 @@ def _astype_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 astype_p = declare("astype", lambda x, *, dtype: Spec(x.shape, dtype), lambda x, *, dtype: convert(x, dtype))
 vjp_rules.register(astype_p, _astype_vjp)
+jvp_rules.register(astype_p, linear_jvp(astype_p))
+batch_rules.register(astype_p, elementwise_batching(astype_p))
 register_lowering(astype_p, ELEMENTWISE, _astype_wgsl)
 
 # stop_gradient: identity whose derivative is zero.
 stop_gradient_p = declare("stop_gradient", lambda x: x, lambda x: x)
 vjp_rules.register(stop_gradient_p, nondiff)
+jvp_rules.register(stop_gradient_p, nondiff_jvp)
+batch_rules.register(stop_gradient_p, elementwise_batching(stop_gradient_p))
 register_lowering(stop_gradient_p, ELEMENTWISE, "{0}")

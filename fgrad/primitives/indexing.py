@@ -7,6 +7,7 @@ table (see fgrad/primitives/__init__.py)."""
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,10 +18,12 @@ import numpy as np
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError, ShapeError
 from fgrad.ir import Const, Dim, DType, Spec, declare
-from fgrad.lower.kinds import ELEMENTWISE, VIEW, Contraction, View, register_lowering
+from fgrad.lower.kinds import ELEMENTWISE, VIEW, WINDOW, Contraction, View, register_lowering
 from fgrad.lower.library import cast, pick
-from fgrad.trace import Tensor, bind
+from fgrad.trace import Tensor, bind, spec_of
 from fgrad.transforms.autodiff import vjp_rules
+from fgrad.transforms.batching import batch_rules, batch_size, with_batch
+from fgrad.transforms.forward import jvp_rules, linear_jvp
 from fgrad.transforms.passes import simplify_rules
 
 from fgrad.primitives.abstract_eval import ANY, INTEGER, NUMERIC, check_axes, check_dtypes, same_last_axis
@@ -92,8 +95,8 @@ ONE_HOT_GRADIENT_LIMIT = 1 << 24  # elements of the one-hot matrix
 
 def _take_vjp(g: Tensor, ans: Tensor, x: Tensor, idx: Tensor, *, axis: int, mode: str,
               fill_value: Const | None) -> tuple[Tensor, None]:
-    n, count = x.shape[axis], idx.spec.max_size
-    if isinstance(n, Dim) or x.spec.max_shape[axis] * count > ONE_HOT_GRADIENT_LIMIT:  # one_hot takes a fixed n
+    n, count = x.shape[axis], spec_of(idx).max_size
+    if isinstance(n, Dim) or spec_of(x).max_shape[axis] * count > ONE_HOT_GRADIENT_LIMIT:  # one_hot takes a fixed n
         return bind(scatter_add_p, g, idx, axis=axis, size=n, mode="clip" if mode == "clip" else "drop"), None
     if mode == "clip":
         idx = fnp.clip(idx, 0, n - 1)
@@ -108,8 +111,67 @@ def _take_vjp(g: Tensor, ans: Tensor, x: Tensor, idx: Tensor, *, axis: int, mode
     return (fnp.transpose(grad, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, grad.ndim))) if axis else grad), None
 
 
+def _take_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, *, axis: int, mode: str,
+              fill_value: Const | None) -> Any:
+    # Linear in x; a filled entry is a constant, whose tangent is zero.
+    zero = None if fill_value is None else Const.of(0, fill_value.dtype)
+    return bind(take_p, tangents[0], primals[1], axis=axis, mode=mode, fill_value=zero)
+
+
+def _iota(shape: tuple[int, ...], axis: int) -> Any:
+    return bind(iota_p, shape=shape, axis=axis, dtype=DType.i32)
+
+
+def _folded(idx: Any, n: int, clip: bool) -> Any:
+    """Per-example indices `idx` (batch first) into an axis of `n` entries, made indices into the axis
+    that folds the batch into it (`_fold`): example k's index i becomes k * n + i. An index outside
+    [0, n) is clamped first where `clip`, else made -1, outside the folded axis too, so that it is
+    filled or dropped as before rather than reaching another example's entries."""
+    offset = fnp.multiply(_iota(tuple(idx.shape), 0), n)
+    if clip:
+        return fnp.add(offset, fnp.astype(fnp.clip(idx, 0, n - 1), DType.i32))
+    inside = fnp.logical_and(fnp.greater_equal(idx, 0), fnp.less(idx, n))
+    return fnp.where(inside, fnp.add(offset, fnp.astype(idx, DType.i32)), -1)
+
+
+def _fold(x: Any, axis: int) -> Any:
+    """`x` (batch first) with the batch folded into its axis `axis` (counted without the batch): moved
+    next to it, then the two merged into one axis of batch * n entries, example k's at k * n."""
+    moved = fnp.moveaxis(x, 0, axis)
+    shape = tuple(moved.shape)
+    return fnp.reshape(moved, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2:]))
+
+
+def _unfold(x: Any, axis: int, size: int) -> Any:
+    """The inverse of `_fold`: the batch of `size` split out of axis `axis` and moved back to the front."""
+    shape = tuple(x.shape)
+    return fnp.moveaxis(fnp.reshape(x, (*shape[:axis], size, shape[axis] // size, *shape[axis + 1:])), axis, 0)
+
+
+def _take_batch(args: Sequence[Any], batched: Sequence[bool], *, axis: int, mode: str,
+                fill_value: Const | None) -> Any:
+    """One take: along the axis past the batch for shared indices; of the shared operand, the batch
+    moved to the front, for per-example ones; for both batched, from the operand with the batch
+    folded into the indexed axis, at indices offset into each example's part."""
+    x, idx = args
+    if not batched[1]:
+        return bind(take_p, x, idx, axis=axis + 1, mode=mode, fill_value=fill_value)
+    if not batched[0]:
+        return fnp.moveaxis(bind(take_p, x, idx, axis=axis, mode=mode, fill_value=fill_value), axis, 0)
+    size, n = x.shape[0], x.shape[axis + 1]
+    if isinstance(n, Dim):
+        # A symbolic axis is not folded: every example's indices read every example's operand,
+        # (b, ..., b, *idx, ...), and each example keeps its own, the diagonal: b times the reads.
+        every = fnp.moveaxis(bind(take_p, x, idx, axis=axis + 1, mode=mode, fill_value=fill_value), axis + 1, 1)
+        return fnp.reshape(every, (size * size, *every.shape[2:]))[::size + 1]
+    out = bind(take_p, _fold(x, axis), _folded(idx, n, mode == "clip"), axis=axis, mode=mode, fill_value=fill_value)
+    return fnp.moveaxis(out, axis, 0)
+
+
 take_p = declare("take", _take_rule, _take_impl)
 vjp_rules.register(take_p, _take_vjp)
+jvp_rules.register(take_p, _take_jvp)
+batch_rules.register(take_p, _take_batch)
 register_lowering(take_p, VIEW, _take_wgsl)
 
 
@@ -190,11 +252,33 @@ def _gathered(g: Tensor, idx: Tensor, axis: int, mode: str) -> Tensor:
     dropped one."""
     if mode == "clip":
         return bind(take_p, g, idx, axis=axis, mode="clip", fill_value=None)
-    return bind(take_p, g, idx, axis=axis, mode="fill", fill_value=Const.of(0, g.dtype))
+    return bind(take_p, g, idx, axis=axis, mode="fill", fill_value=Const.of(0, DType.of(g.dtype)))
+
+
+def _scatter_add_batch(args: Sequence[Any], batched: Sequence[bool], *, axis: int, size: int | Dim,
+                       mode: str) -> Any:
+    """One scatter_add: along the axis past the batch for shared indices; for per-example ones, into
+    the result with the batch folded into the scattered axis (`_fold`), then unfolded."""
+    u, idx = args
+    if not batched[1]:
+        return bind(scatter_add_p, u, idx, axis=axis + 1, size=size, mode=mode)
+    count = idx.shape[0]
+    u = with_batch(u, batched[0], count)
+    if isinstance(size, Dim):
+        # A symbolic axis is not folded: every example's updates go to every example's result,
+        # (b, ..., b, *idx, ...), those of the other examples zeroed: b times the updates.
+        own = (count, *(1,) * axis, count, *(1,) * (u.ndim - axis - 1))
+        every = fnp.where(fnp.equal(_iota(own, 0), _iota(own, axis + 1)), fnp.moveaxis(u, 0, axis), 0)
+        return bind(scatter_add_p, every, idx, axis=axis + 1, size=size, mode=mode)
+    out = bind(scatter_add_p, fnp.moveaxis(u, 0, axis), _folded(idx, size, mode == "clip"), axis=axis,
+               size=count * size, mode=mode)
+    return _unfold(out, axis, count)
 
 
 scatter_add_p = declare("scatter_add", _scatter_add_rule, _scatter_add_impl)
 vjp_rules.register(scatter_add_p, _scatter_add_vjp)
+jvp_rules.register(scatter_add_p, linear_jvp(scatter_add_p))
+batch_rules.register(scatter_add_p, _scatter_add_batch)
 register_lowering(scatter_add_p, Contraction(lambda node, u, idx: idx.size), _scatter_add_wgsl)
 
 
@@ -316,8 +400,48 @@ def _full(value: int, dtype: DType, shape: tuple[int | Dim, ...]) -> Tensor:
     return fnp.broadcast_to(fnp.asarray(value, dtype), shape)
 
 
+def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, *, axis: int, mode: str,
+                 combine: str) -> Any:
+    """"add" and "set" are linear in operand and updates together: the tangents scatter as the values
+    do. For "mul", "min" and "max" each operand entry reaches its own result and each update its
+    row's only, so the vjp rule given a cotangent of ones holds every Jacobian entry (min/max ties
+    share the derivative as they share the cotangent there): the tangent is the operand's tangent
+    times its entries plus the updates' tangents times theirs, added into their rows."""
+    if combine in ("add", "set"):
+        return linear_jvp(scatter_p)(primals, tangents, ans, axis=axis, mode=mode, combine=combine)
+    (x, u, idx), (tx, tu, _) = primals, tangents
+    dx, du, _ = _scatter_vjp(_full(1, x.dtype, x.shape), ans, x, u, idx, axis=axis, mode=mode, combine=combine)
+    out = None if tx is None else tx * dx
+    if tu is not None:
+        term = bind(scatter_add_p, tu * du, idx, axis=axis, size=x.shape[axis], mode=mode)
+        out = term if out is None else out + term
+    return out
+
+
+def _scatter_batch(args: Sequence[Any], batched: Sequence[bool], *, axis: int, mode: str, combine: str) -> Any:
+    """One scatter: along the axis past the batch for shared indices; for per-example ones, into the
+    operand with the batch folded into the scattered axis (`_fold`), then unfolded. Folding keeps
+    each row's updates in their order, so "set" keeps its last one."""
+    size = batch_size(args, batched)
+    x, u, idx = with_batch(args[0], batched[0], size), with_batch(args[1], batched[1], size), args[2]
+    if not batched[2]:
+        return bind(scatter_p, x, u, idx, axis=axis + 1, mode=mode, combine=combine)
+    n = x.shape[axis + 1]
+    if isinstance(n, Dim):  # a symbolic axis is not folded: "add" is the operand plus a scatter_add
+        if combine != "add":
+            raise ShapeError(f"vmap of scatter ({combine}): per-example indices into the symbolic axis {n} of "
+                             f"{x.shape[1:]}: the batch is folded into the scattered axis, which a symbolic one "
+                             "cannot be; only 'add' is batched there")
+        return fnp.add(x, _scatter_add_batch([u, idx], [True, True], axis=axis, size=n, mode=mode))
+    out = bind(scatter_p, _fold(x, axis), fnp.moveaxis(u, 0, axis), _folded(idx, n, mode == "clip"), axis=axis,
+               mode=mode, combine=combine)
+    return _unfold(out, axis, size)
+
+
 scatter_p = declare("scatter", _scatter_rule, _scatter_impl)
 vjp_rules.register(scatter_p, _scatter_vjp)
+jvp_rules.register(scatter_p, _scatter_jvp)
+batch_rules.register(scatter_p, _scatter_batch)
 register_lowering(scatter_p, Contraction(lambda node, x, u, idx: idx.size), _scatter_wgsl)
 
 
@@ -367,9 +491,38 @@ def _dynamic_slice_vjp(g: Tensor, ans: Tensor, x: Tensor, *starts: Tensor,
     return (bind(dynamic_update_slice_p, zeros, g, *starts),) + (None,) * len(starts)
 
 
+def _batched_start(start: Any, batched: bool, n: int, k: int, ndim: int) -> Any:
+    """A start clamped as the primitive clamps it for a window of `k` in `n`; a per-example one
+    shaped (batch, 1, ...) to broadcast against coordinates of `ndim` axes past the batch."""
+    start = fnp.clip(start, 0, n - k)
+    return fnp.reshape(start, (start.shape[0], *(1,) * ndim)) if batched else start
+
+
+def _dynamic_slice_batch(args: Sequence[Any], batched: Sequence[bool], *, slice_sizes: tuple[int, ...]) -> Any:
+    """Shared starts: the window spans the batch axis. Per-example starts: one take from the flattened
+    operand, of each window element's position in its example."""
+    (x, *starts), (x_batched, *starts_batched) = args, batched
+    if not any(starts_batched):
+        zero = fnp.asarray(0, DType.i32)
+        return bind(dynamic_slice_p, x, zero, *starts, slice_sizes=(x.shape[0], *slice_sizes))
+    shape = tuple(x.shape[1:] if x_batched else x.shape)
+    window = (batch_size(args, batched), *slice_sizes)
+    terms, stride = [], 1  # the position's terms: the example's offset where x is batched, one per axis
+    for k in reversed(range(len(shape))):
+        start = _batched_start(starts[k], starts_batched[k], shape[k], slice_sizes[k], len(shape))
+        terms.append(fnp.multiply(fnp.add(_iota(window, k + 1), start), stride))
+        stride *= shape[k]
+    if x_batched:
+        terms.append(fnp.multiply(_iota(window, 0), stride))
+    return bind(take_p, fnp.reshape(x, (-1,)), functools.reduce(fnp.add, terms), axis=0, mode="clip",
+                fill_value=None)
+
+
 dynamic_slice_p = declare("dynamic_slice", _dynamic_slice_rule,
                           lambda x, *starts, slice_sizes: x[_clamped(starts, x.shape, slice_sizes)])
 vjp_rules.register(dynamic_slice_p, _dynamic_slice_vjp)
+jvp_rules.register(dynamic_slice_p, linear_jvp(dynamic_slice_p))
+batch_rules.register(dynamic_slice_p, _dynamic_slice_batch)
 simplify_rules.register(dynamic_slice_p,
                         lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None)
 register_lowering(dynamic_slice_p, View(last_axis=same_last_axis), _dynamic_slice_wgsl)
@@ -414,8 +567,34 @@ def _dynamic_update_slice_vjp(g: Tensor, ans: Tensor, x: Tensor, update: Tensor,
             bind(dynamic_slice_p, g, *starts, slice_sizes=update.shape)) + (None,) * len(starts)
 
 
+def _dynamic_update_slice_batch(args: Sequence[Any], batched: Sequence[bool]) -> Any:
+    """Shared starts: the window spans the batch axis. Per-example starts: each result entry is the
+    operand's, or inside its example's window the update's, read by one take from the flattened
+    update (a gather: every entry reads one value, where a scatter would search every update)."""
+    size = batch_size(args, batched)
+    x, u, *starts = with_batch(args[0], batched[0], size), with_batch(args[1], batched[1], size), *args[2:]
+    if not any(batched[2:]):
+        return bind(dynamic_update_slice_p, x, u, fnp.asarray(0, DType.i32), *starts)
+    shape, sizes = tuple(x.shape[1:]), tuple(u.shape[1:])
+    if 0 in sizes:  # an empty window replaces nothing
+        return x
+    inside, terms, stride = [], [], 1  # per axis: in the window, and the term of the position in the update
+    for k in reversed(range(len(shape))):
+        start = _batched_start(starts[k], batched[2 + k], shape[k], sizes[k], len(shape))
+        at = fnp.subtract(_iota(x.shape, k + 1), start)  # the coordinate in the window
+        inside.append(fnp.logical_and(fnp.greater_equal(at, 0), fnp.less(at, sizes[k])))
+        terms.append(fnp.multiply(fnp.clip(at, 0, sizes[k] - 1), stride))
+        stride *= sizes[k]
+    terms.append(fnp.multiply(_iota(x.shape, 0), stride))
+    value = bind(take_p, fnp.reshape(u, (-1,)), functools.reduce(fnp.add, terms), axis=0, mode="clip",
+                 fill_value=None)
+    return fnp.where(functools.reduce(fnp.logical_and, inside), value, x)
+
+
 dynamic_update_slice_p = declare("dynamic_update_slice", _dynamic_update_slice_rule, _dynamic_update_slice_impl)
 vjp_rules.register(dynamic_update_slice_p, _dynamic_update_slice_vjp)
+jvp_rules.register(dynamic_update_slice_p, linear_jvp(dynamic_update_slice_p))
+batch_rules.register(dynamic_update_slice_p, _dynamic_update_slice_batch)
 simplify_rules.register(dynamic_update_slice_p,
                         lambda node, nodes: node.inputs[1] if nodes[node.inputs[1]].spec == node.spec else None)
-register_lowering(dynamic_update_slice_p, ELEMENTWISE, _dynamic_update_slice_wgsl)
+register_lowering(dynamic_update_slice_p, WINDOW, _dynamic_update_slice_wgsl)

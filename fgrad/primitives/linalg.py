@@ -5,6 +5,7 @@ table (see fgrad/primitives/__init__.py)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,12 +13,14 @@ import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError, ShapeError
-from fgrad.ir import Spec, declare
+from fgrad.ir import Dim, Spec, declare
 from fgrad.lower.kinds import Contraction, register_lowering
 from fgrad.lower.library import cast
 from fgrad.lower.rewrites import rewrite_rules, split_long_matmul
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import vjp_rules
+from fgrad.transforms.batching import batch_rules
+from fgrad.transforms.forward import jvp_rules, multilinear_jvp
 
 from fgrad.primitives.abstract_eval import NUMERIC, check_dtypes, wide
 
@@ -64,6 +67,22 @@ def _matmul_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor) -> tuple[Tensor, T
     return _sum_to(bind(matmul_p, g, _matrix_transpose(b)), a.shape), db
 
 
+# Batched: one matmul. An operand batched against an unbatched one whose batch dims are all 1
+# (a weight) has the batch folded into its rows (b's through a @ b = (b^T a^T)^T): one 2-D
+# product, as a hand-batched program's (B, k) @ (k, n). Otherwise the batch axis is one more
+# batch dim, 1 on an unbatched operand (broadcast without a copy). Rows holding a symbol are not
+# folded: fgrad forms no product with one.
+def _matmul_batch(args: Sequence[Tensor], batched: Sequence[bool]) -> Tensor:
+    a, b = args
+    if batched[0] != batched[1]:
+        x, w = (a, b) if batched[0] else (_matrix_transpose(b), _matrix_transpose(a))
+        if all(d == 1 for d in w.shape[:-2]) and not any(isinstance(d, Dim) for d in x.shape[:-1]):
+            rows = bind(matmul_p, fnp.reshape(x, (math.prod(x.shape[:-1]), x.shape[-1])), fnp.reshape(w, w.shape[-2:]))
+            out = fnp.reshape(rows, (*x.shape[:-1], w.shape[-1]))
+            return out if batched[0] else _matrix_transpose(out)
+    return bind(matmul_p, *(x if f else fnp.reshape(x, (1, *x.shape)) for x, f in zip(args, batched)))
+
+
 def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     """One output element: a dot product over k (an operand's size-1 batch dims read index 0)."""
     a, b = w.nodes[i].inputs
@@ -80,5 +99,7 @@ def _matmul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 # NOTE: products accumulate in the dtype's `wide` one (f16 in f32), as JAX's on GPUs.
 matmul_p = declare("matmul", _matmul_rule, lambda a, b: np.matmul(a.astype(wide(a)), b.astype(wide(b))).astype(a.dtype))
 vjp_rules.register(matmul_p, _matmul_vjp)
+jvp_rules.register(matmul_p, multilinear_jvp(matmul_p))
+batch_rules.register(matmul_p, _matmul_batch)
 register_lowering(matmul_p, Contraction(lambda node, a, b: a.shape[-1], tiled=True), _matmul_wgsl)
 rewrite_rules.register(matmul_p, split_long_matmul)

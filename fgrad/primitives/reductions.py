@@ -22,6 +22,8 @@ from fgrad.lower.library import IS_INF, IS_NAN, cast, pick
 from fgrad.lower.wgsl import SORT_BLOCK, Folded
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.batching import axis_batching, batch_rules, batch_size, elementwise_batching, with_batch
+from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
 
 from fgrad.primitives.abstract_eval import (
     ANY, FLOAT, NUMERIC, along_axis, check_axes, check_dtypes, elementwise, reduction, stable_log_softmax,
@@ -68,6 +70,8 @@ def _reduce_wgsl(combine: Callable[[Any, DType], Callable[[str, str], str]],
 # NOTE: a sum accumulates in its dtype's `wide` one (f16 in f32), as jax.numpy's sum does.
 sum_p = declare("sum", reduction("sum", NUMERIC), lambda x, *, axes: wide_sum(x, axes))
 vjp_rules.register(sum_p, lambda g, ans, x, *, axes: (_unreduce(g, x.shape, axes),))
+jvp_rules.register(sum_p, linear_jvp(sum_p))
+batch_rules.register(sum_p, axis_batching(sum_p, "axes"))
 register_lowering(sum_p, REDUCTION, _reduce_wgsl(lambda w, dtype: lambda acc, v: f"{acc} + {v}", lambda dtype: 0,
                                                  wide=True))
 rewrite_rules.register(sum_p, split_long_reduction)
@@ -76,8 +80,9 @@ rewrite_rules.register(sum_p, split_long_reduction)
 # prod over sorted, unique axes, accumulated as sum is (f16 in f32). The cotangent of an entry
 # is g times the product of the others: the products before it times those after it along the
 # reduced axes (flattened), no division, so zeros in x are exact, at every order (cumprod's
-# VJP is exact too), as JAX's.
-def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
+# VJP is exact too), as JAX's. The tangent is the sum of t times the same products.
+def _others(x: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """Each entry's product of the other entries it is reduced with."""
     kept = [d for d in range(x.ndim) if d not in axes]
     order = kept + list(axes)
     moved = fnp.transpose(x, order)
@@ -85,13 +90,23 @@ def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tu
     last = rows.ndim - 1
     before = _previous(bind(cumprod_p, rows, axis=last, reverse=False), last, False, 1.0)
     after = _previous(bind(cumprod_p, rows, axis=last, reverse=True), last, True, 1.0)
-    others = fnp.transpose(fnp.reshape(before * after, moved.shape), [order.index(d) for d in range(x.ndim)])
-    return (_unreduce(g, x.shape, axes) * others,)
+    return fnp.transpose(fnp.reshape(before * after, moved.shape), [order.index(d) for d in range(x.ndim)])
+
+
+def _prod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
+    return (_unreduce(g, x.shape, axes) * _others(x, axes),)
+
+
+def _prod_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, axes: tuple[int, ...]) -> Tensor:
+    (x,), (t,) = primals, tangents
+    return bind(sum_p, t * _others(x, axes), axes=axes)
 
 
 prod_p = declare("prod", reduction("prod", NUMERIC),
                  lambda x, *, axes: np.prod(x, axis=axes, dtype=wide(x)).astype(x.dtype))
 vjp_rules.register(prod_p, _prod_vjp)
+jvp_rules.register(prod_p, _prod_jvp)
+batch_rules.register(prod_p, axis_batching(prod_p, "axes"))
 register_lowering(prod_p, REDUCTION, _reduce_wgsl(lambda w, dtype: lambda acc, v: f"{acc} * {v}", lambda dtype: 1,
                                                   wide=True))
 rewrite_rules.register(prod_p, split_long_reduction)
@@ -100,10 +115,27 @@ rewrite_rules.register(prod_p, split_long_reduction)
 # max / min over axes: NaN wins, as in NumPy; on bools they are any / all. The cotangent
 # goes to the elements equal to the result; ties share it evenly. That equality needs the
 # very values the reduction folded (`selects`: fgrad/lower/fusion.py keeps one computation).
+# The tangent is the mean of t over those elements, sum(hit t) / sum(hit), so jvp and vjp agree.
+def _hits(x: Tensor, ans: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """1 where x equals its reduction's result, else 0 (in x's dtype)."""
+    return fnp.astype(fnp.equal(x, _unreduce(ans, x.shape, axes)), x.dtype)
+
+
+def _count(hit: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """How many entries hit, at least 1: with none (an empty axis, a NaN result) the derivative is
+    0, not 0 / 0, which would reach the derivatives of the derivative too."""
+    return fnp.maximum(bind(sum_p, hit, axes=axes), 1.0)
+
+
 def _pick_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axes: tuple[int, ...]) -> tuple[Tensor]:
-    hit = fnp.astype(fnp.equal(x, _unreduce(ans, x.shape, axes)), x.dtype)
-    count = fnp.sum(hit, axes)
-    return (hit * _unreduce(g / count, x.shape, axes),)
+    hit = _hits(x, ans, axes)
+    return (hit * _unreduce(g / _count(hit, axes), x.shape, axes),)
+
+
+def _pick_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, axes: tuple[int, ...]) -> Tensor:
+    (x,), (t,) = primals, tangents
+    hit = _hits(x, ans, axes)
+    return bind(sum_p, hit * t, axes=axes) / _count(hit, axes)
 
 
 def _pick_reduce_wgsl(which: str) -> Callable[..., str]:
@@ -130,10 +162,14 @@ def _pick_impl(which: str) -> Callable[..., np.ndarray]:
 
 max_p = declare("max", reduction("max", ANY), _pick_impl("max"))
 vjp_rules.register(max_p, _pick_vjp)
+jvp_rules.register(max_p, _pick_jvp)
+batch_rules.register(max_p, axis_batching(max_p, "axes"))
 register_lowering(max_p, Reduction(selects=True), _pick_reduce_wgsl("max"))
 rewrite_rules.register(max_p, split_long_reduction)
 min_p = declare("min", reduction("min", ANY), _pick_impl("min"))
 vjp_rules.register(min_p, _pick_vjp)
+jvp_rules.register(min_p, _pick_jvp)
+batch_rules.register(min_p, axis_batching(min_p, "axes"))
 register_lowering(min_p, Reduction(selects=True), _pick_reduce_wgsl("min"))
 rewrite_rules.register(min_p, split_long_reduction)
 
@@ -185,13 +221,18 @@ def _arg_reduce_wgsl(which: str) -> Callable[..., str]:
 
 argmax_p = declare("argmax", _arg_rule("argmax"), lambda x, *, axes: np.argmax(x, axis=axes[0]))
 vjp_rules.register(argmax_p, nondiff)
+jvp_rules.register(argmax_p, nondiff_jvp)
+batch_rules.register(argmax_p, axis_batching(argmax_p, "axes"))
 register_lowering(argmax_p, REDUCTION, _arg_reduce_wgsl("max"))
 argmin_p = declare("argmin", _arg_rule("argmin"), lambda x, *, axes: np.argmin(x, axis=axes[0]))
 vjp_rules.register(argmin_p, nondiff)
+jvp_rules.register(argmin_p, nondiff_jvp)
+batch_rules.register(argmin_p, axis_batching(argmin_p, "axes"))
 register_lowering(argmin_p, REDUCTION, _arg_reduce_wgsl("min"))
 
-# softmax along one axis, computed stably; d = s (g - sum(g s)). As jax.nn.softmax: the
-# exponentials are of x's dtype, their sum accumulates in its `wide` one, rounded back once.
+# softmax along one axis, computed stably; d = s (g - sum(g s)), and the tangent s (t - sum(s t))
+# (the Jacobian diag(s) - s s^T is symmetric). As jax.nn.softmax: the exponentials are of x's
+# dtype, their sum accumulates in its `wide` one, rounded back once.
 def _softmax_wgsl(log: bool) -> Callable[..., str]:
     """Max and sum of exponentials along the axis (once per row), then this element's share."""
 
@@ -220,11 +261,18 @@ def _softmax_wgsl(log: bool) -> Callable[..., str]:
 
 softmax_p = declare("softmax", along_axis("softmax"), stable_softmax)
 vjp_rules.register(softmax_p, lambda g, ans, x, *, axis: (ans * (g - fnp.sum(g * ans, axis, keepdims=True)),))
+jvp_rules.register(softmax_p, lambda primals, tangents, ans, *, axis: ans * (
+    tangents[0] - fnp.sum(ans * tangents[0], axis, keepdims=True)))
+batch_rules.register(softmax_p, axis_batching(softmax_p, "axis"))
 register_lowering(softmax_p, NORMALIZATION, _softmax_wgsl(log=False))
 
-# log_softmax along one axis; d = g - softmax(x) sum(g) = g - exp(ans) sum(g).
+# log_softmax along one axis; d = g - softmax(x) sum(g) = g - exp(ans) sum(g); the tangent
+# t - sum(softmax(x) t) = t - sum(exp(ans) t).
 log_softmax_p = declare("log_softmax", along_axis("log_softmax"), stable_log_softmax)
 vjp_rules.register(log_softmax_p, lambda g, ans, x, *, axis: (g - fnp.exp(ans) * fnp.sum(g, axis, keepdims=True),))
+jvp_rules.register(log_softmax_p, lambda primals, tangents, ans, *, axis: tangents[0] - fnp.sum(
+    fnp.exp(ans) * tangents[0], axis, keepdims=True))
+batch_rules.register(log_softmax_p, axis_batching(log_softmax_p, "axis"))
 register_lowering(log_softmax_p, NORMALIZATION, _softmax_wgsl(log=True))
 
 
@@ -291,34 +339,59 @@ def _recurrence(a: Tensor, b: Tensor, axis: int, reverse: bool) -> Tensor:
 # cumsum: d out[j] / d x[i] = 1 for j >= i, so the cotangent is g's cumsum the other way.
 cumsum_p = declare("cumsum", _scan_rule("cumsum", NUMERIC), _scan_impl(np.add, widens=True))
 vjp_rules.register(cumsum_p, lambda g, ans, x, *, axis, reverse: (fnp.cumsum(g, axis, reverse=not reverse),))
+jvp_rules.register(cumsum_p, linear_jvp(cumsum_p))
+batch_rules.register(cumsum_p, axis_batching(cumsum_p, "axis"))
 register_lowering(cumsum_p, SCAN, _scan_wgsl(lambda w, dtype: lambda a, v: f"{a} + {v}",
                                              lambda dtype: -0.0 if dtype.is_float else 0, widens=True))  # -0 + x is x
 
 
 # cumprod: d out[j] / d x[i] = prod of x[k], k <= j, k != i, so the cotangent of x[i] is
 # (x[0] ... x[i-1]) * S[i], with S[i] = g[i] + x[i+1] S[i+1] (the other way where reversed):
-# a linear recurrence, no division, so zeros in x are exact at every order (as JAX's).
+# a linear recurrence, no division, so zeros in x are exact at every order (as JAX's). So is
+# the tangent: d out[j] = x[j] d out[j-1] + out[j-1] t[j].
 def _cumprod_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
     later = _recurrence(_previous(x, axis, not reverse, 0.0), g, axis, not reverse)
     return (_previous(ans, axis, reverse, 1.0) * later,)
 
 
+def _cumprod_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, axis: int, reverse: bool
+                 ) -> Tensor:
+    (x,), (t,) = primals, tangents
+    return _recurrence(x, _previous(ans, axis, reverse, 1.0) * t, axis, reverse)
+
+
 cumprod_p = declare("cumprod", _scan_rule("cumprod", NUMERIC), _scan_impl(np.multiply, widens=True))
 vjp_rules.register(cumprod_p, _cumprod_vjp)
+jvp_rules.register(cumprod_p, _cumprod_jvp)
+batch_rules.register(cumprod_p, axis_batching(cumprod_p, "axis"))
 register_lowering(cumprod_p, SCAN, _scan_wgsl(lambda w, dtype: lambda a, v: f"{a} * {v}", lambda dtype: 1, widens=True))
 
 
 # cummax / cummin (jax.lax's): NaN wins, as in max. The cotangent of out[j] goes to the
 # entries of the prefix equal to it, ties sharing it evenly (JAX splits a two-way tie so). Runs
 # of equal results are counted and summed by linear recurrences: count[j] = eq[j] + (same run)
-# count[j-1], and entry i takes the sum of g / count over the rest of its run.
+# count[j-1], and entry i takes the sum of g / count over the rest of its run. The tangent of
+# out[j] is the mean of t over the same entries: (eq t summed along the run) / count.
+def _runs(x: Tensor, ans: Tensor, axis: int, reverse: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """eq (x equals the result), run (the result equals the one before) and count (the entries
+    equal to the result so far), in x's dtype."""
+    eq = fnp.astype(fnp.equal(x, ans), x.dtype)
+    run = fnp.astype(fnp.equal(ans, _previous(ans, axis, reverse, 0.0)), x.dtype)  # the first entry's is unused
+    count = fnp.maximum(_recurrence(run, eq, axis, reverse), 1.0)  # no entry equals a NaN result: its count is 0
+    return eq, run, count
+
+
 def _pick_scan_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
-    eq = fnp.astype(fnp.equal(x, ans), g.dtype)
-    run = fnp.astype(fnp.equal(ans, _previous(ans, axis, reverse, 0.0)), g.dtype)  # the first entry's is unused
-    count = _recurrence(run, eq, axis, reverse)
-    share = g / fnp.maximum(count, 1.0)  # no entry equals a NaN result: its count is 0
+    eq, _, count = _runs(x, ans, axis, reverse)
     rest = fnp.astype(fnp.equal(ans, _previous(ans, axis, not reverse, 0.0)), g.dtype)
-    return (eq * _recurrence(rest, share, axis, not reverse),)
+    return (eq * _recurrence(rest, g / count, axis, not reverse),)
+
+
+def _pick_scan_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, axis: int, reverse: bool
+                   ) -> Tensor:
+    (x,), (t,) = primals, tangents
+    eq, run, count = _runs(x, ans, axis, reverse)
+    return _recurrence(run, eq * t, axis, reverse) / count
 
 
 def _pick_scan_wgsl(which: str) -> Callable[..., str]:
@@ -328,9 +401,13 @@ def _pick_scan_wgsl(which: str) -> Callable[..., str]:
 
 cummax_p = declare("cummax", _scan_rule("cummax", NUMERIC), _scan_impl(np.maximum, widens=False))
 vjp_rules.register(cummax_p, _pick_scan_vjp)
+jvp_rules.register(cummax_p, _pick_scan_jvp)
+batch_rules.register(cummax_p, axis_batching(cummax_p, "axis"))
 register_lowering(cummax_p, SCAN, _pick_scan_wgsl("max"))
 cummin_p = declare("cummin", _scan_rule("cummin", NUMERIC), _scan_impl(np.minimum, widens=False))
 vjp_rules.register(cummin_p, _pick_scan_vjp)
+jvp_rules.register(cummin_p, _pick_scan_jvp)
+batch_rules.register(cummin_p, axis_batching(cummin_p, "axis"))
 register_lowering(cummin_p, SCAN, _pick_scan_wgsl("min"))
 
 
@@ -338,7 +415,8 @@ register_lowering(cummin_p, SCAN, _pick_scan_wgsl("min"))
 # log(exp(a) + exp(b)) = max + log1p(exp(min - max)), -inf with -inf -inf and inf with inf
 # inf. d out[j] / d x[i] = exp(x[i] - out[j]), so the cotangent of x[i] is
 # exp(x[i] - out[i]) T[i], T[i] = g[i] + exp(out[i] - out[i+1]) T[i+1]: factors at most 1,
-# stable for any range of values.
+# stable for any range of values. The tangent runs the same recurrence forward:
+# d out[j] = exp(out[j-1] - out[j]) d out[j-1] + exp(x[j] - out[j]) t[j].
 LOG_ADD_EXP = """fn log_add_exp(a: f32, b: f32) -> f32 {
     let m = max(a, b);
     let u = exp(min(a, b) - m);
@@ -355,21 +433,37 @@ def _log_add_exp(w: Any, dtype: DType) -> Callable[[str, str], str]:
     return lambda a, v: f"{name}({a}, {v})"
 
 
+def _ratio(a: Tensor, b: Tensor) -> Tensor:
+    """exp(a - b), at most 1 (a is a term of b's log-sum-exp); 1 where a and b are the same
+    infinity (a -inf entry of a -inf prefix, an inf one of an inf prefix), not exp(NaN). The
+    difference is replaced before the exp, so no NaN reaches a derivative of it either."""
+    return fnp.exp(fnp.where(fnp.equal(a, b), 0.0, a - b))
+
+
 def _cumlogsumexp_vjp(g: Tensor, ans: Tensor, x: Tensor, *, axis: int, reverse: bool) -> tuple[Tensor]:
     later = _previous(ans, axis, not reverse, math.inf)  # past the end: a factor exp(-inf) = 0
-    factor = fnp.where(fnp.equal(ans, later), 1.0, fnp.exp(ans - later))  # equal infinities: 1, not exp(NaN)
-    return (fnp.exp(x - ans) * _recurrence(factor, g, axis, not reverse),)
+    return (_ratio(x, ans) * _recurrence(_ratio(ans, later), g, axis, not reverse),)
+
+
+def _cumlogsumexp_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, axis: int,
+                      reverse: bool) -> Tensor:
+    (x,), (t,) = primals, tangents
+    earlier = _previous(ans, axis, reverse, -math.inf)  # before the start: a factor exp(-inf) = 0
+    return _recurrence(_ratio(earlier, ans), _ratio(x, ans) * t, axis, reverse)
 
 
 cumlogsumexp_p = declare("cumlogsumexp", _scan_rule("cumlogsumexp", FLOAT), _scan_impl(np.logaddexp, widens=True))
 vjp_rules.register(cumlogsumexp_p, _cumlogsumexp_vjp)
+jvp_rules.register(cumlogsumexp_p, _cumlogsumexp_jvp)
+batch_rules.register(cumlogsumexp_p, axis_batching(cumlogsumexp_p, "axis"))
 register_lowering(cumlogsumexp_p, SCAN, _scan_wgsl(_log_add_exp, lambda dtype: -math.inf, widens=True))
 
 
 # linear_recurrence: out[i] = a[i] out[i-1] + b[i] from out[-1] = 0 (out[i] = a[i] out[i+1]
 # + b[i] from the end where `reverse`), the scan of (a, b) pairs under (A, B)(a, b) = (A a,
 # B a + b). The VJPs of the scans above are made of it, and so is its own: the cotangent
-# l[i] = g[i] + a[i+1] l[i+1] runs the other way; b's is l and a's is l[i] out[i-1].
+# l[i] = g[i] + a[i+1] l[i+1] runs the other way; b's is l and a's is l[i] out[i-1]. The
+# tangent is the same recurrence: d out[i] = a[i] d out[i-1] + (da[i] out[i-1] + db[i]).
 def _linear_recurrence_rule(a: Spec, b: Spec, *, axis: int, reverse: bool) -> Spec:
     elementwise("linear_recurrence", 2, NUMERIC)(a, b)
     check_axes("linear_recurrence", a, (axis,))
@@ -388,6 +482,23 @@ def _linear_recurrence_vjp(g: Tensor, ans: Tensor, a: Tensor, b: Tensor, *, axis
                            ) -> tuple[Tensor, Tensor]:
     later = _recurrence(_previous(a, axis, not reverse, 0.0), g, axis, not reverse)
     return later * _previous(ans, axis, reverse, 0.0), later
+
+
+def _linear_recurrence_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor | None], ans: Tensor, *, axis: int,
+                           reverse: bool) -> Tensor:
+    (a, _), (ta, tb) = primals, tangents
+    pushed = tb
+    if ta is not None:
+        carried = ta * _previous(ans, axis, reverse, 0.0)
+        pushed = carried if tb is None else carried + tb
+    return _recurrence(a, pushed, axis, reverse)
+
+
+def _linear_recurrence_batch(args: Sequence[Tensor], batched: Sequence[bool], *, axis: int, reverse: bool) -> Tensor:
+    """Both operands batched (one broadcast where it was not), the recurrence past the batch axis."""
+    size = batch_size(args, batched)
+    a, b = (with_batch(x, f, size) for x, f in zip(args, batched))
+    return _recurrence(a, b, axis + 1, reverse)
 
 
 def _linear_recurrence_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
@@ -409,6 +520,8 @@ def _linear_recurrence_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 linear_recurrence_p = declare("linear_recurrence", _linear_recurrence_rule, _linear_recurrence_impl)
 vjp_rules.register(linear_recurrence_p, _linear_recurrence_vjp)
+jvp_rules.register(linear_recurrence_p, _linear_recurrence_jvp)
+batch_rules.register(linear_recurrence_p, _linear_recurrence_batch)
 register_lowering(linear_recurrence_p, SCAN, _linear_recurrence_wgsl)
 
 
@@ -485,7 +598,9 @@ def _check_rows(name: str, x: Spec) -> None:
 # order of index), as jnp.argsort(stable=True); `descending` keeps equal keys in index order
 # too, as JAX's. `total` orders floats by IEEE's total order (lax.top_k's). With `run`, each
 # run of that many entries is put in order on its own (a long row's first pass). Rows longer
-# than a workgroup's memory (SORT_BLOCK) are rewritten: runs, then merge_runs passes.
+# than a workgroup's memory (SORT_BLOCK) are rewritten: runs, then merge_runs passes. Batched,
+# the batch axis is one more leading axis of rows: the rule is the primitive itself, as an
+# elementwise one's (here and for merge_runs and sort).
 def _argsort_rule(x: Spec, *, descending: bool, total: bool, run: int | None) -> Spec:
     _check_rows("argsort", x)
     if run is not None and not (isinstance(run, int) and run >= 1 and not isinstance(x.shape[-1], Dim)):
@@ -517,6 +632,8 @@ def _split_long_sort(node: Node, nodes: list[Node], add: Callable[..., int], lim
 
 argsort_p = declare("argsort", _argsort_rule, _argsort_impl)
 vjp_rules.register(argsort_p, nondiff)
+jvp_rules.register(argsort_p, nondiff_jvp)
+batch_rules.register(argsort_p, elementwise_batching(argsort_p))
 register_lowering(argsort_p, Sort(), _key_wgsl(flips=True))
 rewrite_rules.register(argsort_p, _split_long_sort)
 
@@ -541,6 +658,8 @@ def _merge_runs_impl(x: np.ndarray, perm: np.ndarray, *, run: int, descending: b
 
 merge_runs_p = declare("merge_runs", _merge_runs_rule, _merge_runs_impl)
 vjp_rules.register(merge_runs_p, nondiff)
+jvp_rules.register(merge_runs_p, nondiff_jvp)
+batch_rules.register(merge_runs_p, elementwise_batching(merge_runs_p))
 register_lowering(merge_runs_p, Sort(merges=True), _key_wgsl(flips=True))
 
 
@@ -558,7 +677,8 @@ def take_along_last(x: Tensor | np.ndarray, idx: Tensor | np.ndarray) -> Tensor 
 
 # sort along the last axis: the values in NumPy's order (-0 equals 0, NaN last), as jnp.sort;
 # `descending` is the ascending order reversed, as JAX's. Each value's cotangent is the one
-# of its place: g at the ranks, argsort's inverse permutation (an argsort of it).
+# of its place: g at the ranks, argsort's inverse permutation (an argsort of it); the tangent
+# is permuted as the values are: t at the argsort (reversed where descending).
 def _sort_impl(x: np.ndarray, *, descending: bool) -> np.ndarray:
     out = np.take_along_axis(x, _argsort_impl(x, descending=False, total=False, run=None), -1)
     return np.flip(out, -1) if descending else out
@@ -567,6 +687,12 @@ def _sort_impl(x: np.ndarray, *, descending: bool) -> np.ndarray:
 def _sort_vjp(g: Tensor, ans: Tensor, x: Tensor, *, descending: bool) -> tuple[Tensor]:
     ranks = fnp.argsort(fnp.argsort(x, axis=-1), axis=-1)
     return (take_along_last(g, x.shape[-1] - 1 - ranks if descending else ranks),)
+
+
+def _sort_jvp(primals: Sequence[Tensor], tangents: Sequence[Tensor], ans: Tensor, *, descending: bool) -> Tensor:
+    (x,), (t,) = primals, tangents
+    moved = take_along_last(t, fnp.argsort(x, axis=-1))
+    return fnp.flip(moved, -1) if descending else moved
 
 
 def _split_long_values_sort(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
@@ -600,5 +726,7 @@ def _sort_rule(x: Spec, *, descending: bool) -> Spec:
 
 sort_p = declare("sort", _sort_rule, _sort_impl)
 vjp_rules.register(sort_p, _sort_vjp)
+jvp_rules.register(sort_p, _sort_jvp)
+batch_rules.register(sort_p, elementwise_batching(sort_p))
 register_lowering(sort_p, Sort(values=True), _key_wgsl(flips=False))
 rewrite_rules.register(sort_p, _split_long_values_sort)

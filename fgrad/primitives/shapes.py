@@ -19,6 +19,8 @@ from fgrad.lower.kinds import VIEW, View, register_lowering
 from fgrad.lower.rewrites import rewrite_rules, split_wide_concatenate
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.batching import axis_batching, batch_rules, batch_size, no_operands, with_batch
+from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
 from fgrad.transforms.passes import simplify_rules, uniform_through
 
 from fgrad.primitives.abstract_eval import check_axes, check_dtypes, check_reshape, same_last_axis, squeezed
@@ -45,6 +47,9 @@ def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
 
 reshape_p = declare("reshape", _reshape_rule, lambda x, *, shape: np.reshape(x, shape))
 vjp_rules.register(reshape_p, lambda g, ans, x, *, shape: (fnp.reshape(g, x.shape),))
+jvp_rules.register(reshape_p, linear_jvp(reshape_p))
+batch_rules.register(reshape_p, lambda args, batched, *, shape: bind(reshape_p, args[0],
+                                                                    shape=(args[0].shape[0], *shape)))
 simplify_rules.register(reshape_p, _reshape_simplify)
 uniform_through.add(reshape_p.name)
 register_lowering(reshape_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: squeezed(node.spec.shape) == squeezed(x.shape)),
@@ -85,6 +90,9 @@ def _transpose_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 transpose_p = declare("transpose", _transpose_rule, lambda x, *, perm: np.transpose(x, perm))
 vjp_rules.register(transpose_p, lambda g, ans, x, *, perm: (fnp.transpose(g, tuple(np.argsort(perm).tolist())),))
+jvp_rules.register(transpose_p, linear_jvp(transpose_p))
+batch_rules.register(transpose_p, lambda args, batched, *, perm: bind(transpose_p, args[0],
+                                                                      perm=(0, *(p + 1 for p in perm))))
 simplify_rules.register(transpose_p, _transpose_simplify)
 register_lowering(transpose_p, View(last_axis=_transpose_last_axis), _transpose_wgsl)
 
@@ -104,6 +112,15 @@ def _broadcast_to_vjp(g: Tensor, ans: Tensor, x: Tensor, *, shape: tuple[int, ..
     return (fnp.reshape(fnp.sum(g, axes), x.shape),)
 
 
+def _broadcast_to_batch(args: Sequence[Any], batched: Sequence[bool], *, shape: tuple[int, ...]) -> Any:
+    """The batch axis stays in front: the leading axes broadcasting adds go after it, as size-1 axes."""
+    (x,) = args
+    lead = len(shape) - (x.ndim - 1)
+    if lead:
+        x = bind(reshape_p, x, shape=(x.shape[0], *(1,) * lead, *x.shape[1:]))
+    return bind(broadcast_to_p, x, shape=(x.shape[0], *shape))
+
+
 def _broadcast_keeps_rows(node: Node, x: Spec, width: int) -> bool:
     """Broadcasting one value per row back along the row's last axis."""
     shape = node.spec.shape
@@ -118,6 +135,8 @@ def _broadcast_to_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 broadcast_to_p = declare("broadcast_to", _broadcast_to_rule, lambda x, *, shape: np.broadcast_to(x, shape))
 vjp_rules.register(broadcast_to_p, _broadcast_to_vjp)
+jvp_rules.register(broadcast_to_p, linear_jvp(broadcast_to_p))
+batch_rules.register(broadcast_to_p, _broadcast_to_batch)
 simplify_rules.register(broadcast_to_p, lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None)
 register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_broadcast_keeps_rows), _broadcast_to_wgsl)
 uniform_through.add(broadcast_to_p.name)
@@ -163,6 +182,9 @@ def _slice_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 slice_p = declare("slice", _slice_rule, _slice_impl)
 vjp_rules.register(slice_p, _slice_vjp)
+jvp_rules.register(slice_p, linear_jvp(slice_p))
+batch_rules.register(slice_p, lambda args, batched, *, starts, stops, steps: bind(
+    slice_p, args[0], starts=(0, *starts), stops=(args[0].shape[0], *stops), steps=(1, *steps)))
 register_lowering(slice_p, View(last_axis=same_last_axis), _slice_wgsl)
 
 
@@ -213,6 +235,11 @@ def _pad_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 pad_p = declare("pad", _pad_rule, _pad_impl)
 vjp_rules.register(pad_p, lambda g, ans, x, *, widths, value: (bind(slice_p, g, **_padded_region(x.shape, widths)),))
+# The padding is a constant: its tangent is zero, whatever the value.
+jvp_rules.register(pad_p, lambda primals, tangents, ans, *, widths, value: bind(pad_p, tangents[0], widths=widths,
+                                                                                 value=0.0))
+batch_rules.register(pad_p, lambda args, batched, *, widths, value: bind(pad_p, args[0], widths=((0, 0, 0), *widths),
+                                                                         value=value))
 register_lowering(pad_p, VIEW, _pad_wgsl)
 
 
@@ -241,6 +268,11 @@ def _concatenate_vjp(g: Tensor, ans: Tensor, *xs: Tensor, axis: int) -> tuple[Te
         for a, b in zip(offsets, offsets[1:]))
 
 
+def _concatenate_batch(args: Sequence[Any], batched: Sequence[bool], *, axis: int) -> Any:
+    size = batch_size(args, batched)
+    return bind(concatenate_p, *(with_batch(x, b, size) for x, b in zip(args, batched)), axis=axis + 1)
+
+
 def _concatenate_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     """Each operand's value (at clamped coordinates), chosen by where the axis coordinate falls."""
     node = w.nodes[i]
@@ -258,6 +290,8 @@ def _concatenate_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 concatenate_p = declare("concatenate", _concatenate_rule, lambda *xs, axis: np.concatenate(xs, axis=axis))
 vjp_rules.register(concatenate_p, _concatenate_vjp)
+jvp_rules.register(concatenate_p, linear_jvp(concatenate_p))
+batch_rules.register(concatenate_p, _concatenate_batch)
 register_lowering(concatenate_p, VIEW, _concatenate_wgsl)
 rewrite_rules.register(concatenate_p, split_wide_concatenate)
 
@@ -273,6 +307,8 @@ def _dim_size_rule(*, dim: Dim) -> Spec:
 
 dim_size_p = declare("dim_size", _dim_size_rule, lambda *, dim: np.asarray(dim, np.int32))
 vjp_rules.register(dim_size_p, nondiff)
+jvp_rules.register(dim_size_p, nondiff_jvp)
+batch_rules.register(dim_size_p, no_operands)
 register_lowering(dim_size_p, VIEW, lambda w, i, c: w.size(w.nodes[i].attrs["dim"]))
 
 
@@ -301,5 +337,7 @@ def _rev_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
 rev_p = declare("rev", _rev_rule, lambda x, *, axes: np.flip(x, axes))
 vjp_rules.register(rev_p, lambda g, ans, x, *, axes: (bind(rev_p, g, axes=axes),))
+jvp_rules.register(rev_p, linear_jvp(rev_p))
+batch_rules.register(rev_p, axis_batching(rev_p, "axes"))
 simplify_rules.register(rev_p, _rev_simplify)
 register_lowering(rev_p, View(last_axis=_rev_last_axis), _rev_wgsl)

@@ -27,7 +27,7 @@ from fgrad.interpret import interpret
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, RuleTable, Spec, call_of, call_params, results_of, symbols_of
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
-from fgrad.trace import Staged, Tensor, bind, constant, recapture, sites_from, spec_of, trace_function, user_site
+from fgrad.trace import Staged, Tensor, bind, constant, current_trace, recapture, sites_from, spec_of, trace_function, user_site
 
 Body = Callable[..., Any]
 
@@ -342,8 +342,12 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     differentiated = graph.outputs[:tree.num_leaves]
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        values = env
+        if current_trace() is not None:  # called in a trace (vmap of it: jacrev) after an eager forward pass
+            values = [v if isinstance(v, Tensor) or v is None else constant(v, node.spec.dtype)
+                      for v, node in zip(env, graph.nodes)]
         cts = seed_cotangents(graph, differentiated, tree, cotangent, user_site())
-        return tuple(_grads_of(graph, env, range(len(primals)), cts))
+        return tuple(_grads_of(graph, values, range(len(primals)), cts))
 
     vjp_fn.__qualname__ = "vjp_fn"  # a call with the wrong arguments names it, not its enclosing function
     return (outs[0], vjp_fn, outs[1]) if has_aux else (outs, vjp_fn)

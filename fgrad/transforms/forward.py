@@ -339,7 +339,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
             tangents = unflatten(tree, list(t_leaves))
             return jvp(partial, tuple(wrt), tuple(tangents), has_aux=has_aux)
 
-        res = vmap(push, in_axes=0, out_axes=0)(*basis) if not has_aux else \
+        res = vmap(push, in_axes=0, out_axes=(None, 0))(*basis) if not has_aux else \
             vmap(push, in_axes=0, out_axes=(None, 0, None))(*basis)
         outs, tans = (res[0], res[1])
         aux = res[2] if has_aux else None

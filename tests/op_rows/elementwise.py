@@ -330,7 +330,7 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
          lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(np.minimum(x, 0)))),
     Case("expm1", "celu", lambda x: fg.nn.celu(x, 0.5), (F(2, 3, lo=-4, hi=4),),
          lambda x: np.maximum(x, 0) + 0.5 * np.expm1(np.minimum(x, 0) / 0.5)),
-    Case("log1p", "log1mexp", fg.nn.log1mexp, (F(2, 3, lo=0.05, hi=5),), lambda x: np.log1p(-np.exp(-x))),
+    Case("custom_jvp_call", "log1mexp", fg.nn.log1mexp, (F(2, 3, lo=0.05, hi=5),), lambda x: np.log1p(-np.exp(-x))),
     Case("relu", "relu6", fg.nn.relu6, (F(2, 4, lo=-3, hi=9),), lambda x: np.clip(x, 0, 6)),
     Case("relu", "hard_sigmoid", fg.nn.hard_sigmoid, (F(2, 4, lo=-5, hi=5),), lambda x: np.clip(x + 3, 0, 6) / 6),
     Case("relu", "hard_silu", fg.nn.hard_silu, (F(2, 4, lo=-5, hi=5),), lambda x: x * np.clip(x + 3, 0, 6) / 6),
