@@ -18,7 +18,7 @@ import numpy as np
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError, ShapeError
 from fgrad.ir import Const, Dim, DType, Spec, declare
-from fgrad.lower.kinds import ELEMENTWISE, VIEW, WINDOW, Contraction, View, register_lowering
+from fgrad.lower.kinds import VIEW, WINDOW, Contraction, View, register_lowering
 from fgrad.lower.library import cast, pick
 from fgrad.trace import Tensor, bind, spec_of
 from fgrad.transforms.autodiff import vjp_rules

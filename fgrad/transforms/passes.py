@@ -81,9 +81,12 @@ def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
 
 def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     values = [_constant_value(nodes, j) for j in node.inputs]
-    # Fold only what does not grow: a broadcast of a scalar stays a broadcast.
+    # Fold only what does not grow: a broadcast of a scalar stays a broadcast. A node holding a body
+    # (a loop, a call) is not folded: evaluating it may be a whole program's work.
     if values and None not in values and not node.spec.symbols and \
-            node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)):
+            node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)) and \
+            not any(isinstance(v, Graph) or (isinstance(v, tuple) and any(isinstance(b, Graph) for b in v))
+                    for _, v in node.params):
         value = PRIMITIVES[node.op].node_value(*(v for v, _ in values), **node.attrs)
         return Node(constant_p.name, (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
     rule = simplify_rules.get(node.op)
