@@ -218,7 +218,7 @@ def test_optimization_barrier_is_the_identity_that_nothing_merges_through():
     graph = fg.simplify(fg.trace(f, x0))
     assert Counter(n.op for n in graph.nodes)["sin"] == 2
     assert Counter(n.op for n in fg.simplify(fg.trace(lambda x: fg.sin(x) + fg.sin(x), x0)).nodes)["sin"] == 1
-    np.testing.assert_allclose(fg.jit(f)(x0), 2 * np.sin(x0), rtol=1e-6)
+    np.testing.assert_allclose(fg.jit(f)(x0), 2 * np.sin(x0), rtol=1e-5, atol=1e-6)  # the op table's f32 tolerance: GPUs' sin is accurate in absolute terms
     np.testing.assert_allclose(fg.grad(lambda x: fg.sum(f(x)))(x0), 2 * np.cos(x0), rtol=1e-6)
     np.testing.assert_allclose(fg.jvp(f, (x0,), (np.ones_like(x0),))[1], 2 * np.cos(x0), rtol=1e-6)
     out = fg.lax.optimization_barrier({"a": x0, "b": (w0, 3)})
