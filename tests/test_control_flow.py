@@ -751,3 +751,20 @@ def test_while_on_device():
         assert_trees(compiled(np.int32(n), x), f(np.int32(n), x), rtol=1e-5, atol=1e-6)
     ns, xs = np.array([0, 3, 1, 5], np.int32), normal(4, 2)
     assert_trees(fg.jit(fg.vmap(f))(ns, xs), fg.vmap(f)(ns, xs), rtol=1e-5, atol=1e-6)
+
+
+def test_reverse_mode_runs_the_loop_forward_once():
+    """Under grad the forward pass binds the scan that also stacks the residuals (the scan's rule
+    in vjp_forward_rules): two loops in all, forward and backward, not a primal loop besides."""
+    w = RNG.normal(size=(4, 4)).astype(np.float32) * 0.5
+    h0, xs = RNG.normal(size=(2, 4)).astype(np.float32), RNG.normal(size=(5, 2, 4)).astype(np.float32)
+
+    def loss(w, h0, xs):
+        def step(h, x):
+            h = fg.tanh(h @ w + x)
+            return h, fg.sum(h)
+        return fg.sum(fg.lax.scan(step, h0, xs)[1] ** 2)
+
+    graph = fg.simplify(fg.trace(fg.value_and_grad(loss), w, h0, xs))
+    assert len({(n.inputs, n.attrs["body"]) for n in graph.nodes if n.op == "scan"}) == 2
+    check_grads(loss, (w, h0, xs), order=2)

@@ -26,7 +26,7 @@ from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import inline_body, rewrite_rules
 from fgrad.pytree import flatten
 from fgrad.trace import bind, sites_from, trace_function, user_site
-from fgrad.transforms.autodiff import backward, replay, vjp_rules
+from fgrad.transforms.autodiff import backward, replay, vjp_forward_rules, vjp_rules
 from fgrad.transforms.batching import batch_replay, batch_rules, batch_size, with_batch
 from fgrad.transforms.forward import jvp_replay, jvp_rules, zeros_like
 from fgrad.transforms.passes import simplify, simplify_rules, uniform_constant
@@ -253,12 +253,14 @@ def _scan_impl(*operands: np.ndarray, body: Graph, length: int, reverse: bool, n
 # what each node depends on: nodes of consts alone are computed once, outside both loops; nodes
 # of the carry or x go in the forward body (those the backward reads are stacked, an x slice is
 # read from xs again); nodes of the cotangents make the backward body.
-def _scan_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, body: Graph, length: int | Dim,
-              reverse: bool, num_consts: int, num_carry: int) -> list[Any]:
-    nc, nk, n_in = num_consts, num_carry, len(operands)
+def _scan_plan(body: Graph, num_consts: int, num_carry: int, n_in: int, y_ct: Sequence[int]) -> dict[str, Any]:
+    """What the reverse mode of a scan over `body` needs, for cotangents of the float carries and
+    of the ys `y_ct`: the joint graph (the body and its vjp), and which of its values the
+    backward scan reads: invariants (of the consts alone, computed once), slices of xs, and values
+    stacked by a forward scan."""
+    nc, nk = num_consts, num_carry
     specs = body.in_specs
     carry_ct = [k for k in range(nk) if specs[nc + k].dtype.is_float]
-    y_ct = [k for k in range(len(body.outputs) - nk) if g[nk + k] is not None]
     wrt = [i for i in range(n_in) if specs[i].dtype.is_float]
     joint, have = vjp_body(body, [*carry_ct, *(nk + k for k in y_ct)], wrt)
     consts, carry, xs, cts = _split(joint.inputs, nc, nk, n_in - nc - nk)
@@ -272,15 +274,52 @@ def _scan_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, body: Gr
             level[i] |= level[j]
     read = {j for i, node in enumerate(joint.nodes) if level[i] & 4 for j in node.inputs}
     residuals = sorted(j for j in read | set(ct_of.values()) if 0 < level[j] < 4)
-    invariant = [r for r in residuals if level[r] == 1]
-    x_read = [r for r in residuals if r in xs]
-    stacked = [r for r in residuals if level[r] & 2 and r not in xs]
+    return dict(joint=joint, have=have, consts=consts, xs=xs, cts=cts, primal_out=primal_out, ct_of=ct_of,
+                carry_ct=carry_ct, invariant=[r for r in residuals if level[r] == 1],
+                x_read=[r for r in residuals if r in xs], stacked=[r for r in residuals if level[r] & 2 and r not in xs])
+
+
+def _residual_scan(operands: Sequence[Any], plan: dict[str, Any], body: Graph, length: int | Dim, reverse: bool,
+                   num_consts: int, num_carry: int, ys: bool) -> tuple[Any, ...]:
+    """The forward scan that stacks the residuals: its results are the carry, the ys where `ys`,
+    then the stacks."""
+    joint, nk = plan["joint"], num_carry
+    outputs = [*plan["primal_out"][:nk], *(plan["primal_out"][nk:] if ys else []), *plan["stacked"]]
 
     def forward(*leaves: Any) -> list[Any]:
-        return evaluate(joint, dict(zip(joint.inputs[:n_in], leaves)), [*primal_out[:nk], *stacked])
+        return evaluate(joint, dict(zip(joint.inputs[:len(operands)], leaves)), outputs)
 
-    fwd = body_graph(forward, specs, body.input_names)
-    stacks = bind(scan_p, *operands, body=fwd, length=length, reverse=reverse, num_consts=nc, num_carry=nk)[nk:]
+    fwd = body_graph(forward, body.in_specs, body.input_names)
+    return bind(scan_p, *operands, body=fwd, length=length, reverse=reverse, num_consts=num_consts, num_carry=nk)
+
+
+def _float_ys(body: Graph, num_carry: int) -> list[int]:
+    return [k for k in range(len(body.outputs) - num_carry) if body.out_specs[num_carry + k].dtype.is_float]
+
+
+# The forward pass under reverse mode: one scan giving the results and the stacked residuals,
+# so a training step runs the loop forward once (the backward pass reads the stacks).
+def _scan_forward(*operands: Any, body: Graph, length: int | Dim, reverse: bool, num_consts: int,
+                  num_carry: int) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    plan = _scan_plan(body, num_consts, num_carry, len(operands), _float_ys(body, num_carry))
+    outs = _residual_scan(operands, plan, body, length, reverse, num_consts, num_carry, ys=True)
+    return tuple(outs[:len(body.outputs)]), tuple(outs[len(body.outputs):])
+
+
+# Reverse mode, as JAX's: a forward scan stacks what the body's vjp reads (unless the forward pass
+# kept it: `residuals`, from `_scan_forward`), then a reverse scan runs the body's vjp, carrying
+# the carry's cotangent and summing the consts'.
+def _scan_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, body: Graph, length: int | Dim,
+              reverse: bool, num_consts: int, num_carry: int, residuals: tuple[Any, ...] | None = None) -> list[Any]:
+    nc, nk, n_in = num_consts, num_carry, len(operands)
+    specs = body.in_specs
+    y_ct = _float_ys(body, nk) if residuals is not None else \
+        [k for k in range(len(body.outputs) - nk) if g[nk + k] is not None]
+    plan = _scan_plan(body, nc, nk, n_in, y_ct)
+    joint, have, consts, xs, cts, ct_of, carry_ct, invariant, x_read, stacked = (plan[k] for k in (
+        "joint", "have", "consts", "xs", "cts", "ct_of", "carry_ct", "invariant", "x_read", "stacked"))
+    stacks = residuals if residuals is not None else \
+        _residual_scan(operands, plan, body, length, reverse, nc, nk, ys=False)[nk:]
     invariants = evaluate(joint, dict(zip(consts, operands[:nc])), invariant)
 
     const_ct = [i for i in have if i < nc]
@@ -309,7 +348,9 @@ def _scan_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, body: Gr
     init = [*(zeros_like(operands[i]) for i in const_ct),
             *(g[k] if g[k] is not None else zeros_like(operands[nc + k]) for k in carry_ct)]
     x_operands = [operands[nc + nk + xs.index(r)] for r in x_read]
-    outs = bind(scan_p, *invariants, *init, *stacks, *x_operands, *(g[nk + k] for k in y_ct), body=bwd,
+    y_cts = [g[nk + k] if g[nk + k] is not None else
+             zeros_like(Spec((length, *body.out_specs[nk + k].shape), body.out_specs[nk + k].dtype)) for k in y_ct]
+    outs = bind(scan_p, *invariants, *init, *stacks, *x_operands, *y_cts, body=bwd,
                 length=length, reverse=not reverse, num_consts=len(invariant), num_carry=len(init))
     found = dict(zip([*const_ct, *(nc + k for k in carry_ct), *x_ct], outs))
     return [found.get(i) for i in range(n_in)]
@@ -369,6 +410,7 @@ def _scan_simplify(node: Node, nodes: list[Node]) -> int | None:
 
 scan_p = declare("scan", _scan_rule, _scan_impl, multiple_results=True)
 vjp_rules.register(scan_p, _scan_vjp)
+vjp_forward_rules.register(scan_p, _scan_forward)
 jvp_rules.register(scan_p, _scan_jvp)
 batch_rules.register(scan_p, _scan_batch)
 simplify_rules.register(scan_p, _scan_simplify)

@@ -35,6 +35,13 @@ Body = Callable[..., Any]
 vjp_rules = RuleTable("vjp", "vjp rule")
 
 
+# primitive -> fwd(*inputs, **params) -> (results, residuals): the forward pass of a primitive whose
+# reverse mode needs values from inside its own computation (a loop's iterations). Where it has
+# one, the replay that precedes a backward pass binds it instead of the primitive, and the vjp
+# rule takes the residuals (`residuals=`), so the computation runs once, not again in the rule.
+vjp_forward_rules = RuleTable("vjp forward", "forward rule with residuals", optional=True)
+
+
 def nondiff(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple[None, ...]:
     """VJP of a primitive with no derivative (bool or integer results, stop_gradient)."""
     return (None,) * len(xs)
@@ -45,10 +52,13 @@ def nondiff(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple[None, ...]:
 # ---------------------------------------------------------------------------
 
 
-def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray]) -> list[Tensor | np.ndarray]:
+def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray],
+           residuals: dict[tuple, Any] | None = None) -> list[Tensor | np.ndarray]:
     """Bind every node of `graph` again in the current trace, inputs taken from `leaves`.
 
-    Returns the value of every node, by node id; each keeps its original site.
+    Returns the value of every node, by node id; each keeps its original site. Given a
+    `residuals` dict (a backward pass follows), a multiple-results primitive with a rule in
+    `vjp_forward_rules` is bound by it, its residuals kept under the application's `call_of`.
     """
     env: list[Any] = [None] * len(graph.nodes)
     for i, leaf in zip(graph.inputs, leaves):
@@ -63,8 +73,12 @@ def replay(graph: Graph, leaves: Sequence[Tensor | np.ndarray]) -> list[Tensor |
                 continue
             key = call_of(node)
             if key not in calls:
+                forward = vjp_forward_rules.get(node.op) if residuals is not None else None
                 with sites_from(node.site):
-                    calls[key] = bind(primitive, *(env[j] for j in node.inputs), **call_params(node))
+                    if forward is None:
+                        calls[key] = bind(primitive, *(env[j] for j in node.inputs), **call_params(node))
+                    else:
+                        calls[key], residuals[key] = forward(*(env[j] for j in node.inputs), **call_params(node))
             env[i] = calls[key][node.attrs[RESULT]]
     for name, i in graph.captures:
         recapture(name, env[i])
@@ -77,11 +91,12 @@ def inline(graph: Graph, *args: Any) -> Any:
     return unflatten(graph.out_tree, [env[i] for i in graph.outputs])
 
 
-def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[int, Tensor]) -> dict[int, Tensor]:
+def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[int, Tensor],
+             residuals: dict[tuple, Any] | None = None) -> dict[int, Tensor]:
     """Cotangents of the nodes `wrt`, given cotangents of some later nodes.
 
     Only nodes on a float path from `wrt` are differentiated; a node whose
-    cotangent never arrives is absent from the result.
+    cotangent never arrives is absent from the result. `residuals`: those `replay` kept.
     """
     active = [False] * len(graph.nodes)
     for i in wrt:
@@ -96,6 +111,7 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
         if not node.inputs:
             continue
         rule = vjp_rules[node.op]
+        kept = {}
         if PRIMITIVES[node.op].multiple_results:
             # The siblings are recorded together, so at the last of them every cotangent is complete:
             # the rule takes them all at once (None for a result none reached), with every result.
@@ -104,13 +120,15 @@ def backward(graph: Graph, env: list[Any], wrt: Sequence[int], cotangents: dict[
                 continue
             g = tuple(cts.pop(r, None) for r in group)
             ans = tuple(None if r is None else env[r] for r in group)
+            if residuals is not None and call_of(node) in residuals:
+                kept = {"residuals": residuals[call_of(node)]}
         elif i in cts:
             g, ans = cts.pop(i), env[i]
         else:
             continue
         with sites_from(node.site):
             try:
-                in_cts = rule(g, ans, *(env[j] for j in node.inputs), **call_params(node))
+                in_cts = rule(g, ans, *(env[j] for j in node.inputs), **kept, **call_params(node))
             except TypeError as e:  # a rule doing arithmetic on a size it takes for an int
                 symbols = symbols_of(graph.nodes[j].spec for j in (i, *node.inputs))
                 if not symbols:
@@ -142,11 +160,12 @@ def _arg_leaf_ids(graph: Graph) -> list[list[int]]:
     return [[graph.inputs[k] for k in positions] for positions in graph.arg_positions]
 
 
-def _grads_of(graph: Graph, env: list[Any], argnums: Sequence[int], cts: dict[int, Tensor]) -> list[Any]:
+def _grads_of(graph: Graph, env: list[Any], argnums: Sequence[int], cts: dict[int, Tensor],
+              residuals: dict[tuple, Any] | None = None) -> list[Any]:
     """Gradient pytrees of the arguments `argnums` (None for non-float leaves)."""
     arg_ids = _arg_leaf_ids(graph)
     wrt = [i for a in argnums for i in arg_ids[a] if graph.nodes[i].spec.dtype.is_float]
-    found = backward(graph, env, wrt, cts)
+    found = backward(graph, env, wrt, cts, residuals)
     return [
         unflatten(graph.in_tree.children[a], [
             found.get(i, _zeros(graph.nodes[i].spec)) if graph.nodes[i].spec.dtype.is_float else None
@@ -194,10 +213,11 @@ def vjp_body(graph: Graph, argnums: Sequence[int]) -> Body:
 
     def body(*args_and_ct: Any) -> Any:
         *args, ct = args_and_ct
-        env = replay(graph, flatten(tuple(args))[0])
+        residuals: dict[tuple, Any] = {}
+        env = replay(graph, flatten(tuple(args))[0], residuals)
         cts = seed_cotangents(graph, graph.outputs, graph.out_tree, ct, user_site())
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
-        return outs, tuple(_grads_of(graph, env, argnums, cts))
+        return outs, tuple(_grads_of(graph, env, argnums, cts, residuals))
 
     return body
 
@@ -208,10 +228,11 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
     nums = tuple(a % nargs for a in ((argnums,) if isinstance(argnums, int) else argnums))
 
     def body(*args: Any) -> Any:
-        env = replay(graph, flatten(tuple(args))[0])
+        residuals: dict[tuple, Any] = {}
+        env = replay(graph, flatten(tuple(args))[0], residuals)
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
         loss_id = graph.outputs[0]
-        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, graph.nodes[loss_id].spec.dtype)})
+        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, graph.nodes[loss_id].spec.dtype)}, residuals)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return (outs, grads) if with_value else ((grads, outs[1]) if has_aux else grads)
 
@@ -336,18 +357,21 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     graph, closed_over = trace_function(f, primals, closures=True)
     if has_aux:
         _check_aux(graph, "vjp", site)
-    env = replay(graph, [*flatten(tuple(primals))[0], *closed_over])
+    residuals: dict[tuple, Any] = {}
+    env = replay(graph, [*flatten(tuple(primals))[0], *closed_over], residuals)
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
     tree = graph.out_tree.children[0] if has_aux else graph.out_tree
     differentiated = graph.outputs[:tree.num_leaves]
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        values = env
+        values, kept = env, residuals
         if current_trace() is not None:  # called in a trace (vmap of it: jacrev) after an eager forward pass
             values = [v if isinstance(v, Tensor) or v is None else constant(v, node.spec.dtype)
                       for v, node in zip(env, graph.nodes)]
+            kept = {k: tuple(v if isinstance(v, Tensor) else constant(v, spec_of(v).dtype) for v in vs)
+                    for k, vs in residuals.items()}
         cts = seed_cotangents(graph, differentiated, tree, cotangent, user_site())
-        return tuple(_grads_of(graph, values, range(len(primals)), cts))
+        return tuple(_grads_of(graph, values, range(len(primals)), cts, kept))
 
     vjp_fn.__qualname__ = "vjp_fn"  # a call with the wrong arguments names it, not its enclosing function
     return (outs[0], vjp_fn, outs[1]) if has_aux else (outs, vjp_fn)
