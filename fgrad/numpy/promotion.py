@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import primitives as P
-from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.errors import DTypeError, FgradError, ShapeError, TraceError
 from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
 from fgrad.trace import Tensor, bind, check_live, current_trace, spec_of, user_call, user_site
@@ -81,6 +81,19 @@ def _float_dtype(dt: DType) -> DType:
     """The dtype a float function of a `dt` value computes in: `dt` itself if a float, else
     f32, as jax.numpy's (integers and bools convert to the default float)."""
     return dt if dt.is_float else DType.f32
+
+
+def argument_values(leaves: Sequence[Any], paths: Sequence[str], who: str, site: str | None) -> list[Any]:
+    """The leaves of a transform's arguments as fgrad values (`asarray`), each checked to be an
+    array, a number or a Tensor first: an error names `who` and the leaf's path."""
+    values = []
+    for leaf, path in zip(leaves, paths):
+        try:
+            spec_of(leaf, path)
+        except FgradError as e:
+            raise type(e)(f"{who}: {e.message.removeprefix('trace: ')}", site) from None
+        values.append(asarray(leaf))
+    return values
 
 
 def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarray:

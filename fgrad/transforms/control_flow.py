@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import numpy as fnp
+from fgrad.numpy.promotion import argument_values
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import Dim, DType, Graph, Spec
 from fgrad.primitives.control_flow import arranged, cond_p, scan_p, while_p
@@ -27,13 +28,7 @@ def _operands(tree: Any, prefix: str, who: str, site: str | None) -> tuple[list[
     with its structure, the leaves' paths and their specs."""
     leaves, treedef = flatten(tree)
     paths = leaf_paths(treedef, prefix=prefix)
-    values = []
-    for leaf, path in zip(leaves, paths):
-        try:
-            spec_of(leaf, path)
-        except FgradError as e:
-            raise type(e)(f"{who}: {e.message.removeprefix('trace: ')}", site) from None
-        values.append(fnp.asarray(leaf))
+    values = argument_values(leaves, paths, who, site)
     return values, treedef, paths, [spec_of(v) for v in values]
 
 

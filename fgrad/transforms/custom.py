@@ -45,6 +45,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fgrad import numpy as fnp
+from fgrad.numpy.promotion import argument_values
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import Spec
 from fgrad.primitives.calls import custom_jvp_call_p, custom_vjp_call_p, traced_body
@@ -127,13 +128,7 @@ class _Custom:
         """The differentiable arguments' leaves as fgrad values, their structure, specs and paths."""
         leaves, tree = flatten(tuple(args[i] for i in diff))
         names = [p for i, sub in zip(diff, tree.children) for p in leaf_paths(sub, prefix=f"arg{i}")]
-        values = []
-        for leaf, path in zip(leaves, names):
-            try:
-                spec_of(leaf, path)
-            except FgradError as e:
-                raise type(e)(f"{self.kind}: {self._name}: {e.message.removeprefix('trace: ')}", site) from None
-            values.append(fnp.asarray(leaf))
+        values = argument_values(leaves, names, f"{self.kind}: {self._name}", site)
         return values, tree, [spec_of(v) for v in values], names
 
     def _with(self, args: tuple[Any, ...], diff: list[int], tree: TreeDef, leaves: Sequence[Any]) -> list[Any]:

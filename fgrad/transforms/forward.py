@@ -315,6 +315,18 @@ def _out_first(block: Any, in_specs: Sequence[Any], out_spec: Any) -> list[Any]:
     return pieces
 
 
+def _of_argnums(fun: Callable[..., Any], args: Sequence[Any], nums: Sequence[int]) -> Callable[..., Any]:
+    """`fun` as a function of its arguments `nums` alone, the others fixed to `args`."""
+
+    def partial(*xs: Any) -> Any:
+        full = list(args)
+        for a, x in zip(nums, xs):
+            full[a] = x
+        return fun(*full)
+
+    return partial
+
+
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by forward mode, as `jax.jacfwd`: one `jvp` per input element,
     batched by `vmap`. Each output leaf's Jacobian has shape `out.shape + in.shape`; the result
@@ -329,11 +341,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         specs = [spec_of(x) for x in leaves]
         basis, n = _basis(specs, "jacfwd", site)
 
-        def partial(*xs: Any) -> Any:
-            full = list(args)
-            for a, x in zip(nums, xs):
-                full[a] = x
-            return fun(*full)
+        partial = _of_argnums(fun, args, nums)
 
         def push(*t_leaves: Any) -> Any:
             tangents = unflatten(tree, list(t_leaves))
@@ -369,11 +377,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         w_leaves, w_tree = flatten(tuple(wrt))
         in_specs = [spec_of(x) for x in w_leaves]
 
-        def partial(*xs: Any) -> Any:
-            full = list(args)
-            for a, x in zip(nums, xs):
-                full[a] = x
-            return fun(*full)
+        partial = _of_argnums(fun, args, nums)
 
         res = vjp(partial, *wrt, has_aux=has_aux)
         outs, pullback = res[0], res[1]

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fgrad import numpy as fnp
-from fgrad.errors import FgradError, InputError, TraceError
+from fgrad.numpy.promotion import argument_values
+from fgrad.errors import InputError, TraceError
 from fgrad.ir import Primitive, Spec
 from fgrad.primitives.calls import bind_checkpoint, optimization_barrier_p, traced_body
 from fgrad.primitives.convolution import conv_general_dilated_p
@@ -141,13 +142,7 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Pol
         if current_trace() is None and not any(isinstance(x, Tensor) for x in leaves):
             return fun(*args, **kwargs)  # on arrays: nothing is differentiated, so nothing to recompute
         paths = leaf_paths(tree, prefix="args")
-        values = []
-        for leaf, path in zip(leaves, paths):
-            try:
-                spec_of(leaf, path)
-            except FgradError as e:
-                raise type(e)(f"checkpoint: {e.message.removeprefix('trace: ')}", call_site) from None
-            values.append(fnp.asarray(leaf))
+        values = argument_values(leaves, paths, "checkpoint", call_site)
 
         def region(*xs: Any) -> Any:
             positional, named = unflatten(tree, list(xs))
