@@ -620,6 +620,20 @@ class Executable:
     def peak_bytes(self) -> int:
         return self.program.peak_bytes
 
+    @property
+    def memory(self) -> dict[str, int]:
+        """Device bytes by storage class: each top-level argument's buffers, by its name (an LLM's
+        `params` are its weights, its `cache` the KV cache), then `scratch` (intermediates, in
+        slots shared by liveness), `constants` and `outputs` (the results' own buffers; a result
+        written into a donated argument's buffer is counted with that argument)."""
+        program, graph = self.program, self.graph
+        found: dict[str, int] = {}
+        for name, positions in zip(graph.arg_names, graph.arg_positions):
+            found[name] = found.get(name, 0) + sum(program.buffers[program.inputs[k]].size for k in positions)
+        for kind, label in (("scratch", "scratch"), ("constant", "constants"), ("output", "outputs")):
+            found[label] = sum(b.size for b in program.buffers if b.kind == kind)
+        return found
+
     def _bind_group(self, k: int, buffers: dict[int, Any]) -> Any:
         kernel = self.program.kernels[k]
         bound = [buffers[b] for b in (*kernel.reads, *kernel.writes)] + ([self.sizes] if kernel.sized else [])

@@ -523,3 +523,17 @@ def test_integers_outside_i32_are_refused_before_anything_runs():
     for run in (lambda v: fg.interpret(graph, v), fg.compile(graph), fg.device_put):
         with pytest.raises(fg.InputError, match=r"has values outside the i32 range"):
             run(too_big)
+
+
+def test_memory_by_storage_class():
+    """Bytes per argument (weights, a donated cache written in place), scratch, constants, results."""
+    def step(params, cache, x):
+        return fg.tanh(x @ params["w"]) + cache[:2].sum(), fg.lax.dynamic_update_slice(cache, x[:1], (0, 0))
+
+    args = ({"w": np.ones((4, 4), np.float32)}, np.zeros((8, 4), np.float32), np.ones((2, 4), np.float32))
+    exe = fg.jit(step, donate_argnums=1).lower(*args).compile()
+    memory = exe.memory
+    assert (memory["params"], memory["cache"], memory["x"]) == (64, 128, 32)
+    assert memory["outputs"] == 32  # the new cache is the donated one: only the other result has a buffer
+    assert memory["constants"] == 0 and memory["scratch"] >= 0
+    assert sum(v for k, v in memory.items() if k not in ("params", "cache", "x")) == exe.peak_bytes
