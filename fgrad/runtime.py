@@ -607,9 +607,10 @@ class Executable:
         self.bound_sets = [frozenset(b) for b in self.bindings]
         self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
         self.last: tuple[dict[int, Any], list[Any]] = ({}, [])  # the previous call's buffers and groups
+        made: dict[tuple[int, ...], Any] = {}
         for k, kernel in enumerate(program.kernels):
             if all(b in self.resident for b in (*kernel.reads, *kernel.writes)):
-                self.group(k, self.resident)
+                self.group(k, self.resident, made)
 
     @property
     def kernels(self) -> list[tuple[str, str]]:
@@ -778,19 +779,28 @@ class Executable:
         if buffers is self.last[0]:
             return self.last[1]
         changed = {b for b in self.dynamic if buffers[b] is not self.last[0].get(b)}
-        groups = [self.groups[k][1] if k in self.groups and bound.isdisjoint(changed) else self.group(k, buffers)
+        made: dict[tuple[int, ...], Any] = {}
+        groups = [self.groups[k][1] if k in self.groups and bound.isdisjoint(changed) else self.group(k, buffers, made)
                   for k, bound in enumerate(self.bound_sets)]
         self.last = (buffers, groups)
         return groups
 
-    def group(self, k: int, buffers: dict[int, Any]) -> Any:
+    def group(self, k: int, buffers: dict[int, Any], made: dict[tuple[int, ...], Any] | None = None) -> Any:
         """Kernel k's bind group for these buffers, reused while they stay the same (donated
-        parameters, upload buffers), rebuilt when one changes."""
+        parameters, upload buffers), rebuilt when one changes. Kernels of one pipeline on the
+        same buffers (a loop's body, once per iteration) share the group made for the first
+        (`made`, per call)."""
         cached = self.groups.get(k)
         if cached is not None and all(buffers[b] is x for b, x in zip(self.bindings[k], cached[0])):
             return cached[1]
         bound = tuple(buffers[b] for b in self.bindings[k])
-        self.groups[k] = (bound, self._bind_group(k, buffers))
+        key = (id(self.pipelines[k]), *self.bindings[k])
+        if made is not None and key in made:
+            self.groups[k] = (bound, made[key])
+        else:
+            self.groups[k] = (bound, self._bind_group(k, buffers))
+            if made is not None:
+                made[key] = self.groups[k][1]
         return self.groups[k][1]
 
 
