@@ -12,6 +12,9 @@ from fgrad.numpy import logsumexp, one_hot
 from fgrad.nn import activations, pooling
 from fgrad.nn.activations import *  # noqa: F403
 from fgrad.nn.pooling import *  # noqa: F403
+from fgrad.nn.decoder import (
+    RopeScaling, attention, decoder_block, init_decoder_block, rope, rope_frequencies, swiglu_mlp, update_cache,
+)
 from fgrad.nn.layers import (
     GPTConfig, Params, causal_self_attention, cross_entropy, embedding, gpt, he_normal, init_attention,
     init_block, init_embedding, init_gpt, init_layer_norm, init_linear, init_mlp, init_rms_norm,
@@ -23,6 +26,8 @@ __all__ = [
     "init_attention", "init_block", "init_embedding", "init_gpt", "init_layer_norm", "init_linear", "init_mlp",
     "init_rms_norm", "layer_norm", "linear", "logsumexp", "mlp", "normal", "one_hot", "ones",
     "rms_norm", "shape_checked", "transformer_block", "zeros",
+    "RopeScaling", "attention", "decoder_block", "init_decoder_block", "rope", "rope_frequencies", "swiglu_mlp",
+    "update_cache",
     *activations.__all__, *pooling.__all__,
 ]
 
