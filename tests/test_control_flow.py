@@ -768,3 +768,22 @@ def test_reverse_mode_runs_the_loop_forward_once():
     graph = fg.simplify(fg.trace(fg.value_and_grad(loss), w, h0, xs))
     assert len({(n.inputs, n.attrs["body"]) for n in graph.nodes if n.op == "scan"}) == 2
     check_grads(loss, (w, h0, xs), order=2)
+
+
+def test_a_donated_carry_stays_in_its_buffer_on_the_device():
+    """A loop carries a donated argument in the argument's own buffer (a decode loop's KV cache):
+    no copy in, no result buffer of its size."""
+    def f(cache, x):
+        def body(i, c):
+            cache, acc = c
+            cache = fg.lax.dynamic_update_slice(cache, (x * i)[None], (i, 0))
+            return cache, acc + cache.sum()
+        return fg.lax.fori_loop(0, 4, body, (cache, fg.zeros((), "f32")))
+
+    cache, x = np.zeros((6, 3), np.float32), np.arange(3, dtype=np.float32)
+    want = fg.interpret(fg.trace(f, cache, x), cache, x)
+    step = fg.jit(f, donate_argnums=0)
+    assert step.lower(cache, x).compile().memory["outputs"] == 4  # the sum alone
+    got = step(fg.device_put(cache), x)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(a), b)

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import bisect
 
-from fgrad.ir import Graph, Spec
+from fgrad.ir import RESULT, Graph, Spec
 from fgrad.lower.fusion import Group, is_buffer_source, reads_in_place
+from fgrad.lower.kinds import Loop, kind_of
 from fgrad.lower.program import Buffer, buffer_bytes
 
 
@@ -82,8 +83,8 @@ def plan_buffers(graph: Graph, groups: list[Group], reads: dict[Group, list[int]
                 # kernel must read it only at its own coordinates.
                 ranked = sorted(donors, key=lambda p: p != preferred.get(r))
                 donor = next((p for p in ranked if graph.nodes[p].spec == spec and (
-                    last_read.get(p, -1) < step or (last_read[p] == step and all(
-                        reads_in_place(graph, m, p, others) for m in group)))), None)
+                    last_read.get(p, -1) < step or (last_read[p] == step and (all(
+                        reads_in_place(graph, m, p, others) for m in group) or _carried(graph, r, p))))), None)
                 if donor is None:
                     where[r] = new(r, "output", graph.outputs.index(r))
                     continue
@@ -136,3 +137,14 @@ def _share_slots(lives: dict[int, tuple[int, int]], sizes: dict[int, int]) -> tu
         lasts.insert(at, last)
         slot_of[r] = slot
     return slot_of, sizes_of
+
+
+def _carried(graph: Graph, r: int, p: int) -> bool:
+    """Whether `r` is a loop's carried result whose initial value is `p` and the loop reads `p` for
+    nothing else: the loop may carry it in `p`'s buffer (a decode loop's KV cache, in place)."""
+    node = graph.nodes[r]
+    kind = kind_of(node)
+    if not isinstance(kind, Loop):
+        return False
+    operand = kind.inits(node).get(node.attrs[RESULT])
+    return operand is not None and node.inputs[operand] == p and node.inputs.count(p) == 1

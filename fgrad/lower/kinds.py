@@ -159,6 +159,14 @@ class Loop(Kind):
     counted: bool = True
     materialized = True
 
+    def inits(self, node: Node) -> dict[int, int]:
+        """For each carried result, the operand holding its initial value (read once, first)."""
+        p = node.attrs
+        if self.counted:
+            return {k: p["num_consts"] + k for k in range(p["num_carry"])}
+        first = p["num_cond_consts"] + p["num_body_consts"]
+        return {k: first + k for k in range(len(node.inputs) - first)}
+
 
 @dataclass(frozen=True)
 class Contraction(Kind):

@@ -143,6 +143,14 @@ def _state(graph: Graph, group: tuple[int, ...], where: dict[int, int], result_s
     return [held[k] if k in held else new("scratch", s) for k, s in enumerate(result_specs)]
 
 
+def _inits(name: str, operands: Sequence[int], where: dict[int, int], state: Sequence[int],
+           result_specs: Sequence[Spec], nodes: tuple[int, ...], limits: Limits) -> list[Kernel]:
+    """Copies of the initial carry into the loop's state, but for a carry the plan keeps in its
+    initial value's own buffer (a donated one: a KV cache updated in place)."""
+    return [_copy(f"{name}_init", where[j], state[k], result_specs[k].max_nbytes, nodes, limits)
+            for k, j in enumerate(operands) if where[j] != state[k]]
+
+
 def _specs(graph: Graph, node: Node) -> tuple[list[Spec], tuple[Spec, ...]]:
     operand_specs = [graph.nodes[j].spec for j in node.inputs]
     result_specs = PRIMITIVES[node.op].abstract_eval(*operand_specs, **call_params(node))
@@ -166,8 +174,7 @@ def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], bu
     state = _state(graph, group, where, result_specs, new)
     counter = new("scratch", Spec((), DType.i32))
     kernels = [_counter(f"{node.op}_start", "out[0] = 0i;", counter, group)]
-    for k, j in enumerate(node.inputs[num_consts:num_consts + num_carry]):
-        kernels.append(_copy(f"{node.op}_init", where[j], state[k], result_specs[k].max_nbytes, group, limits))
+    kernels += _inits(node.op, node.inputs[num_consts:num_consts + num_carry], where, state, result_specs, group, limits)
     if length == 0:
         return kernels
     step, donated = step_graph(params["body"], length, params["reverse"], num_consts, num_carry, operand_specs,
@@ -199,8 +206,7 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     cond_consts, body_consts = node.inputs[:n_cond], node.inputs[n_cond:n_cond + n_body]
     new = _Plan(buffers, specs)
     state = _state(graph, group, where, result_specs, new)
-    kernels = [_copy(f"{node.op}_init", where[j], state[k], result_specs[k].max_nbytes, group, limits)
-               for k, j in enumerate(node.inputs[n_cond + n_body:])]
+    kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, result_specs, group, limits)
     test = len(kernels)
     predicate = lower(params["cond"], limits)
     found, mapped = _splice(node.op, predicate, [*(where[j] for j in cond_consts), *state], new, group, limits,
