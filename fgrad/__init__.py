@@ -26,6 +26,7 @@ from fgrad.profile import profile
 from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices
 from fgrad.jit import jit
 from fgrad.trace import Tensor, capture, eval_shape, make_graph, trace
+from fgrad.generate import generate
 
 f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
 
@@ -36,7 +37,7 @@ __all__ = [
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
     "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "grad", "hessian", "i32", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
+    "generate", "grad", "hessian", "i32", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "interpret", "jit", "lax", "load", "nn", "numpy", "optim", "profile", "random",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
