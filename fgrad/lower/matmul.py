@@ -93,6 +93,11 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
     threads = THREADS * THREADS
 
+    def wide(x: int, value: str) -> str:
+        """An operand's value as the f32 the tiles hold (f16 operands are widened; the product is
+        accumulated in f32 and rounded once, at the store)."""
+        return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
+
     def stage(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
               k_is_row: bool, shared: str, width: int) -> None:
         """Stage the (tile) block of operand x at `start` into `shared`, laid out [k][other],
@@ -103,7 +108,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
             rl, cl = (f"{e} / {tile[1]}i", f"{e} % {tile[1]}i") if fast else (f"{e} % {tile[0]}i", f"{e} / {tile[0]}i")
             rl, cl = w.let(rl), w.let(cl)
             r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
-            value = guarded(lambda rc: w.value(x, [*batch_at, *rc]), [(r, size[0], tile[0]), (c, size[1], tile[1])])
+            value = guarded(lambda rc: wide(x, w.value(x, [*batch_at, *rc])), [(r, size[0], tile[0]), (c, size[1], tile[1])])
             kl, ol, other = (rl, cl, tile[1]) if k_is_row else (cl, rl, tile[0])
             w.line(f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i] = {value};")
 
@@ -132,7 +137,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                     w.depth += 1
                 w.scopes.append({})
                 coords = [*bc, m, n]
-                w.scopes[-1][(core, tuple(coords))] = f"{accs[i][j]}[{c}]"
+                acc = f"{accs[i][j]}[{c}]"
+                w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else f"{mm.spec.dtype.row.compute}({acc})"
                 w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
                 w.scopes.pop()
                 if conds:
@@ -143,7 +149,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
 
 def tiles(graph: Graph, i: int) -> bool:
-    """Whether node i is a matmul this kernel can build around (f32)."""
+    """Whether node i is a matmul this kernel can build around (f32, or f16 accumulated in f32)."""
     node = graph.nodes[i]
     kind = kind_of(node)
-    return isinstance(kind, Contraction) and kind.tiled and node.spec.dtype is DType.f32
+    return isinstance(kind, Contraction) and kind.tiled and node.spec.dtype in (DType.f32, DType.f16)

@@ -110,10 +110,13 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
 def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
     """Split the k axis of a matrix product too small in m and n to keep the adapter's parallel
     workgroups busy (a weight gradient: 256 x 256 outputs over k = 4096): S partial products
-    run as a batch, then sum (split-k)."""
-    if node.spec.ndim != 2 or node.spec.dtype is not DType.f32 or any(nodes[j].spec.symbols for j in node.inputs):
+    run as a batch, then sum (split-k). A product of a weight matrix (2-D, or with batch axes of
+    size 1) by rows with leading axes is one product of all the rows: a decode step's
+    (1, 1, d) @ (1, d, n) splits too."""
+    if node.spec.ndim < 2 or node.spec.dtype is not DType.f32 or any(nodes[j].spec.symbols for j in node.inputs) \
+            or any(d != 1 for d in nodes[node.inputs[1]].spec.shape[:-2]):
         return None  # sizes that follow a symbol cannot be split into fixed chunks
-    (m, n), k = node.spec.shape, nodes[node.inputs[0]].spec.shape[-1]
+    m, n, k = math.prod(node.spec.shape[:-1]), node.spec.shape[-1], nodes[node.inputs[0]].spec.shape[-1]
     tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
     split = 1
     while tiles_now * split < limits.parallel_workgroups and k % (2 * split) == 0 and k // (2 * split) >= 64:
@@ -123,4 +126,5 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     a, b = node.inputs
     a = add("transpose", [add("reshape", [a], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
     b = add("reshape", [b], node.site, shape=(split, k // split, n))
-    return add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
+    out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
+    return out if node.spec.ndim == 2 else add("reshape", [out], node.site, shape=node.spec.shape)
