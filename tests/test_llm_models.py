@@ -368,3 +368,21 @@ def test_f16_on_the_device():
     assert_logits(np.asarray(logits)[0], want[:len(prompt)], rtol=1e-2)
     logits, _ = FORWARD(params, np.array([[tokens[0]]], np.int32), cache, np.array([[len(prompt)]], np.int32), config)
     assert_logits(np.asarray(logits)[0, 0], want[len(prompt)], rtol=1e-2)
+
+
+def test_last_only_gives_the_last_rows_logits_over_a_symbolic_prompt():
+    """forward(..., last_only=True), as a prefill over a symbolic T runs it: each row's last logits."""
+    config = llama.from_hf_config(FIXTURES / "llama")
+    params = llama.load(FIXTURES / "llama")
+    tokens = np.arange(2 * 7, dtype=np.int32).reshape(2, 7) % config.vocab
+    positions = np.broadcast_to(np.arange(7, dtype=np.int32), (2, 7))
+    cache = llama.init_cache(config, 2, MAX_LEN)
+
+    def run(last_only):
+        graph = fg.trace(lambda p, t, c, q: llama.forward(p, t, c, q, config, last_only)[0], params,
+                         fg.spec((2, T), "i32"), cache, fg.spec((2, T), "i32"))
+        return fg.compile(graph)(params, tokens, cache, positions).numpy()
+
+    full, last = run(False), run(True)
+    assert last.shape == (2, 1, config.vocab)
+    np.testing.assert_allclose(last, full[:, -1:], rtol=1e-5, atol=1e-6)

@@ -30,7 +30,7 @@ from fgrad.errors import InputError, ShapeError
 from fgrad.ir import DType
 from fgrad.nn.decoder import RopeScaling, decoder_block, init_decoder_block
 from fgrad.nn.layers import Params, embedding, normal, ones, rms_norm, shape_checked
-from fgrad.numpy import transpose
+from fgrad.numpy import asarray, reshape, take, transpose
 from fgrad.pytree import tree_map
 from fgrad.trace import Tensor, user_site
 
@@ -301,11 +301,13 @@ def init_cache(config: Config, batch: int, max_len: int, dtype: str | DType = "f
 
 @shape_checked
 def forward(params: Params, tokens: Int[Tensor, "batch seq"], cache: list[Params], positions: Int[Tensor, "batch seq"],
-            config: Config) -> tuple[Float[Tensor, "batch seq vocab"], list[Params]]:
+            config: Config, last_only: bool = False) -> tuple[Float[Tensor, "batch _ vocab"], list[Params]]:
     """Logits f32[batch, seq, vocab] for the new `tokens` at `positions` (contiguous in each row),
     and the cache with their keys and values written from positions[:, 0] on. Each token attends
     to the cached tokens before it and to the new ones up to itself; positions[:, -1] must be
-    below the cache's length."""
+    below the cache's length. With `last_only`, the logits of each row's last token alone,
+    f32[batch, 1, vocab]: what generation reads after a prefill (the head's product for one row,
+    not for the whole prompt)."""
     config = _config(config, "llama.forward")
     if len(params["layers"]) != config.layers or len(cache) != config.layers:
         raise InputError(f"llama.forward: {len(params['layers'])} layers of params and {len(cache)} of cache for a "
@@ -316,6 +318,8 @@ def forward(params: Params, tokens: Int[Tensor, "batch seq"], cache: list[Params
         x, layer_cache = decoder_block(block, x, layer_cache, positions, config.heads, config.kv_heads,
                                        config.rope_theta, config.rotary_dim, config.rope_scaling, config.rms_eps)
         new_cache.append(layer_cache)
+    if last_only:  # the last row at a traced start: the prompt's length may be a symbol
+        x = take(x, reshape(asarray(x.shape[1]) - 1, (1,)), axis=1)
     x = rms_norm(params["norm"], x, config.rms_eps)
     head = transpose(params["embed"]["w"]) if config.tie_embeddings else params["lm_head"]["w"]
     return (x.astype(head.dtype) @ head).astype(DType.f32), new_cache
