@@ -115,8 +115,11 @@ def test_decode_with_cache_equals_full_recompute(family):
         logits, cache = run(family, sequence[:, start:stop], cache, start)
         pieces.append(logits)
     assert_logits(np.concatenate(pieces, axis=1), full, rtol=1e-5)
+    # A one-token pass's products run in the matrix-vector kernel, which sums k in another order than
+    # the tiled kernel of longer passes: keys and values (sums of 64 terms of order 1) differ by a
+    # few f32 roundings of those terms.
     for got, want in zip(flatten(cache)[0], flatten(full_cache)[0], strict=True):
-        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
 
 
 def test_rows_of_a_batch_write_and_read_at_their_own_positions():

@@ -208,3 +208,15 @@ def test_buffer_plan_of_a_transformer_training_step_replays_correctly():
                                                   parallel_workgroups=parallel), donated)
         assert any(len(k.roots) > 1 for k in program.kernels)
         _check_plan(program)
+
+
+@pytest.mark.parametrize("batch, k, n", [((), 7, 5), ((), 576, 130), ((3,), 33, 70), ((2, 1), 64, 64)])
+def test_a_row_vector_times_a_matrix_runs_in_the_vector_kernel(batch, k, n):
+    """Products of one row (a decode step's) run in the matrix-vector kernel, with the epilogue."""
+    rng = np.random.default_rng(k)
+    x = rng.normal(size=(*batch, 1, k)).astype(np.float32)
+    w, b = rng.normal(size=(k, n)).astype(np.float32), rng.normal(size=n).astype(np.float32)
+    step = fg.jit(lambda x, w, b: fg.tanh(x @ w + b))
+    assert any("var<workgroup> part" in kernel.wgsl for kernel in step.lower(x, w, b).kernels)
+    np.testing.assert_allclose(np.asarray(step(x, w, b)), np.tanh(x.astype(np.float64) @ w + b), rtol=1e-5,
+                               atol=1e-5)

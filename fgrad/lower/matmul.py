@@ -65,6 +65,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
     M, N, K = out[-2], out[-1], sa[-1]
     batch = out[:-2]
+    if M == 1 and not mm.spec.symbols:
+        return vector_kernel(name, graph, root, core, reads, sources)
     *batch_max, M_max, N_max = mm.spec.max_shape  # tiles and the grid are chosen for the symbols' maxima
     tm, tn = tile(M_max, N_max, math.prod(batch_max), parallel)
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
@@ -146,6 +148,52 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                     w.line("}")
     shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;", f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
     return Written(module(name, graph, root, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
+
+
+COLUMNS, SLICES = 32, 8  # a vector-matrix workgroup: 32 output columns (a row's 128 bytes), each summed by 8 invocations
+
+
+def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
+                  sources: dict[int, str]) -> Written:
+    """A row vector times a matrix (a decode step's products): a workgroup per 32 columns (and
+    per batch entry), its invocations in 8 slices along k, each summing every 8th k of its column,
+    so that neighbours read neighbouring columns of a row (one memory transaction); the slices'
+    sums meet in workgroup memory, and slice 0 applies the epilogue and stores. No tiles: a
+    tile's other rows would be idle."""
+    node, mm = graph.nodes[root], graph.nodes[core]
+    a, b = mm.inputs
+    sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
+    N, K, batch = out[-1], sa[-1], out[:-2]
+    w = KernelWriter(graph, sources)
+    prelude = ["let lid = i32(local.x);", f"let col = lid % {COLUMNS}i;", f"let slice = lid / {COLUMNS}i;",
+               f"let n = i32(group.x) * {COLUMNS}i + col;"]
+    bc = w.unravel("i32(group.y)", batch) if batch else []
+    ba = [c if d != 1 else "0i" for c, d in zip(bc, sa[:-2])]
+    bb = [c if d != 1 else "0i" for c, d in zip(bc, sb[:-2])]
+    w.line("var acc = 0.0f;")
+    column = w.let(f"min(n, {N - 1}i)")  # read in range; the column past N is never stored
+
+    def wide(x: int, value: str) -> str:
+        return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
+
+    with w.loop(K, start="slice", step=SLICES) as k:
+        w.line(f"acc = fma({wide(a, w.value(a, [*ba, '0i', k]))}, {wide(b, w.value(b, [*bb, k, column]))}, acc);")
+    w.line("part[lid] = acc;")
+    w.line("workgroupBarrier();")
+    w.line(f"if (slice == 0i && n < {N}i) {{")
+    w.depth += 1
+    total = w.let(" + ".join(f"part[col + {q * COLUMNS}i]" for q in range(SLICES)))
+    w.scopes.append(dict(w.scopes[-1]))
+    coords = [*bc, "0i", "n"]
+    w.scopes[-1][(core, tuple(coords))] = total if mm.spec.dtype is DType.f32 else \
+        f"{mm.spec.dtype.row.compute}({total})"
+    w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
+    w.scopes.pop()
+    w.depth -= 1
+    w.line("}")
+    grid = (math.ceil(N / COLUMNS), math.prod(batch), 1)
+    shared = [f"var<workgroup> part: array<f32, {COLUMNS * SLICES}>;"]
+    return Written(module(name, graph, root, reads, COLUMNS * SLICES, prelude, w, [], shared), grid, (), w.sized)
 
 
 def tiles(graph: Graph, i: int) -> bool:
