@@ -53,6 +53,12 @@ def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
     return TILES[-1]
 
 
+def wide(graph: Graph, x: int, value: str) -> str:
+    """An operand's value as the f32 the products are summed in (f16 operands are widened; the
+    sum is rounded once, at the store)."""
+    return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
+
+
 def _ragged(n: int | Dim, step: int) -> bool:
     """Whether tiles of `step` may overrun a size: one they do not divide, or a symbol's."""
     return isinstance(n, Dim) or n % step != 0
@@ -95,11 +101,6 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
     threads = THREADS * THREADS
 
-    def wide(x: int, value: str) -> str:
-        """An operand's value as the f32 the tiles hold (f16 operands are widened; the product is
-        accumulated in f32 and rounded once, at the store)."""
-        return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
-
     def stage(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
               k_is_row: bool, shared: str, width: int) -> None:
         """Stage the (tile) block of operand x at `start` into `shared`, laid out [k][other],
@@ -110,7 +111,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
             rl, cl = (f"{e} / {tile[1]}i", f"{e} % {tile[1]}i") if fast else (f"{e} % {tile[0]}i", f"{e} / {tile[0]}i")
             rl, cl = w.let(rl), w.let(cl)
             r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
-            value = guarded(lambda rc: wide(x, w.value(x, [*batch_at, *rc])), [(r, size[0], tile[0]), (c, size[1], tile[1])])
+            value = guarded(lambda rc: wide(graph, x, w.value(x, [*batch_at, *rc])), [(r, size[0], tile[0]), (c, size[1], tile[1])])
             kl, ol, other = (rl, cl, tile[1]) if k_is_row else (cl, rl, tile[0])
             w.line(f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i] = {value};")
 
@@ -173,11 +174,8 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     w.line("var acc = 0.0f;")
     column = w.let(f"min(n, {N - 1}i)")  # read in range; the column past N is never stored
 
-    def wide(x: int, value: str) -> str:
-        return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
-
     with w.loop(K, start="slice", step=SLICES) as k:
-        w.line(f"acc = fma({wide(a, w.value(a, [*ba, '0i', k]))}, {wide(b, w.value(b, [*bb, k, column]))}, acc);")
+        w.line(f"acc = fma({wide(graph, a, w.value(a, [*ba, '0i', k]))}, {wide(graph, b, w.value(b, [*bb, k, column]))}, acc);")
     w.line("part[lid] = acc;")
     w.line("workgroupBarrier();")
     w.line(f"if (slice == 0i && n < {N}i) {{")
