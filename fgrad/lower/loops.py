@@ -32,15 +32,15 @@ from fgrad.errors import CompileError
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Node, Spec, call_params
 from fgrad.lower.program import Buffer, Kernel, Limits, Program, words
 from fgrad.lower.wgsl import WORKGROUP
+from fgrad.trace import bind, constant, trace_function
+from fgrad.transforms.autodiff import replay
+from fgrad.transforms.passes import simplify
 
 
 def step_graph(body: Graph, length: int, reverse: bool, num_consts: int, num_carry: int,
                operand_specs: Sequence[Spec], result_specs: Sequence[Spec]) -> tuple[Graph, frozenset[int]]:
     """The step program of a scan over `body`, and the positions of its inputs it donates (the state)."""
-    from fgrad.primitives import dynamic_slice_p, dynamic_update_slice_p, reshape_p  # NOTE: at call time
-    from fgrad.trace import bind, constant, trace_function
-    from fgrad.transforms.autodiff import replay
-    from fgrad.transforms.passes import simplify
+    from fgrad.primitives import dynamic_slice_p, dynamic_update_slice_p, reshape_p  # NOTE: they import lowering
 
     consts = tuple(operand_specs[:num_consts])
     carry = tuple(operand_specs[num_consts:num_consts + num_carry])

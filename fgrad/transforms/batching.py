@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 
+from fgrad import numpy as fnp  # NOTE: arguments are moved to the batch axis with the public functions, read at call time
 from fgrad.errors import InputError, ShapeError, TraceError
 from fgrad.ir import PRIMITIVES, RESULT, Graph, Primitive, RuleTable, Spec, call_of, call_params, input_p
 from fgrad.pytree import broadcast_prefix, flatten, leaf_paths, unflatten
@@ -176,7 +177,6 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
             raise InputError(str(e), call_site) from None
         paths = leaf_paths(tree, prefix="args")
         moved, flags, sizes = [], [], {}
-        from fgrad import numpy as fnp
         for path, x, axis in zip(paths, leaves, axes):
             if axis is None:
                 moved.append(x)

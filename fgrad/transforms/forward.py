@@ -24,15 +24,21 @@ one batched program, not a loop of calls.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from fgrad import numpy as fnp  # NOTE: Jacobians are cut and shaped with the public functions, read at call time
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Primitive, RuleTable, call_of, call_params, input_p, results_of
 from fgrad.pytree import flatten, leaf_paths, unflatten
-from fgrad.trace import Tensor, bind, constant, sites_from, spec_of, trace_function, user_site
+from fgrad.interpret import interpret
+from fgrad.trace import Tensor, bind, constant, current_trace, sites_from, spec_of, trace_function, user_site
+from fgrad.transforms.autodiff import replay, vjp
+from fgrad.transforms.batching import vmap
+from fgrad.transforms.passes import simplify
 
 # primitive -> jvp(primals, tangents, ans, **params) -> the tangent of the result (None: zero).
 jvp_rules = RuleTable("jvp", "jvp rule")
@@ -126,6 +132,7 @@ def jvp_replay(graph: Graph, primals: Sequence[Any], tangents: Sequence[Any],
         env[i] = held(x, graph.nodes[i].spec.dtype)
         tan[i] = t if graph.nodes[i].spec.dtype.is_float else None
     calls: dict[tuple, tuple[Any, Any]] = {}
+    results = results_of(graph) if values is not None else {}  # each application's result nodes
     for i, node in enumerate(graph.nodes):
         if node.op == input_p.name:
             continue
@@ -137,7 +144,8 @@ def jvp_replay(graph: Graph, primals: Sequence[Any], tangents: Sequence[Any],
             if primitive.multiple_results:
                 key = call_of(node)
                 if key not in calls:
-                    ans = bind(primitive, *xs, **params) if values is None else _siblings(graph, env, key)
+                    ans = bind(primitive, *xs, **params) if values is None else \
+                        tuple(None if r is None else env[r] for r in results[key])
                     calls[key] = ans, (jvp_rules[node.op](xs, ts, ans, **params) if differentiated else None)
                 ans, outs = calls[key]
                 k = node.attrs[RESULT]
@@ -150,11 +158,6 @@ def jvp_replay(graph: Graph, primals: Sequence[Any], tangents: Sequence[Any],
         if tan[i] is not None:
             assert spec_of(tan[i]) == node.spec, f"{node.op}: jvp gave {spec_of(tan[i])} for {node.spec}"
     return env, tan
-
-
-def _siblings(graph: Graph, env: list[Any], key: tuple) -> tuple[Any, ...]:
-    """The values of every result of one application (None for a result no node holds)."""
-    return tuple(None if r is None else env[r] for r in results_of(graph)[key])
 
 
 def _check_tangents(primals: Sequence[Any], tangents: Any, site: str | None) -> list[Any]:
@@ -236,7 +239,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     site = user_site()
     graph, closed_over = _traced(fun, primals, "linearize", site)
     leaves = [*flatten(tuple(primals))[0], *closed_over]
-    env = _forward_values(graph, leaves)
+    env = replay(graph, leaves)
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
     arg_specs = [unflatten(flatten(p)[1], [spec_of(x) for x in flatten(p)[0]]) for p in primals]
 
@@ -246,29 +249,19 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
                                values=env)
         return unflatten(graph.out_tree, _filled(graph, held, tan))
 
-    from fgrad.interpret import interpret  # the tangent graph runs as fg.interpret runs it
-    from fgrad.trace import current_trace
-
-    linear: dict[str, Graph] = {}
+    @functools.cache
+    def linear() -> Graph:  # the tangent program, traced on the first call on arrays
+        return simplify(trace_function(tangent_part, arg_specs, [f"tangent{k}" for k in range(len(primals))])[0])
 
     def f_jvp(*tangents: Any) -> Any:
         call_site = user_site()
         _check_tangents(primals, tangents, call_site)
         if current_trace() is not None or any(isinstance(x, Tensor) for x in flatten(tuple(tangents))[0]):
             return tangent_part(*tangents)
-        if "graph" not in linear:
-            from fgrad.transforms.passes import simplify
-            linear["graph"] = simplify(trace_function(tangent_part, arg_specs, [f"tangent{k}" for k in
-                                                                                 range(len(primals))])[0])
-        return interpret(linear["graph"], *tangents)
+        return interpret(linear(), *tangents)
 
     f_jvp.__qualname__ = "f_jvp"
     return outs, f_jvp
-
-
-def _forward_values(graph: Graph, leaves: Sequence[Any]) -> list[Any]:
-    from fgrad.transforms.autodiff import replay
-    return replay(graph, leaves)
 
 
 # ---------------------------------------------------------------------------
@@ -304,7 +297,6 @@ def _basis(specs: Sequence[Any], name: str, site: str | None) -> tuple[list[Any]
 def _out_first(block: Any, in_specs: Sequence[Any], out_spec: Any) -> list[Any]:
     """Cut the basis axis of a jvp's batched tangent `block`, shaped (n, *out), into one Jacobian
     per input spec, each shaped out + in."""
-    from fgrad import numpy as fnp
     pieces, offset = [], 0
     for s in in_specs:
         part = fnp.reshape(block[offset:offset + s.size], (*s.shape, *out_spec.shape))
@@ -331,7 +323,6 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     """The Jacobian of `fun` by forward mode, as `jax.jacfwd`: one `jvp` per input element,
     batched by `vmap`. Each output leaf's Jacobian has shape `out.shape + in.shape`; the result
     has the output's structure, holding the input's (a tuple over `argnums` if it is one)."""
-    from fgrad.transforms.batching import vmap
 
     def jac(*args: Any) -> Any:
         site = user_site()
@@ -367,8 +358,6 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by reverse mode, as `jax.jacrev`: one vjp per output element, batched
     by `vmap`; shapes and structure as `jacfwd`."""
-    from fgrad.transforms.autodiff import vjp
-    from fgrad.transforms.batching import vmap
 
     def jac(*args: Any) -> Any:
         site = user_site()
@@ -378,7 +367,6 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         in_specs = [spec_of(x) for x in w_leaves]
 
         partial = _of_argnums(fun, args, nums)
-
         res = vjp(partial, *wrt, has_aux=has_aux)
         outs, pullback = res[0], res[1]
         aux = res[2] if has_aux else None
@@ -392,7 +380,6 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         grads = vmap(pull)(*basis)  # a tuple over wrt, each (m, *in)
         g_leaves = flatten(tuple(grads))[0]
         per_out, offset = [], 0
-        from fgrad import numpy as fnp
         for s in out_specs:
             rows = [fnp.reshape(g[offset:offset + s.size], (*s.shape, *spec.shape))
                     for g, spec in zip(g_leaves, in_specs)]
