@@ -42,7 +42,7 @@ from fgrad.transforms.forward import jvp_replay, jvp_rules, linear_jvp, zeros_li
 from fgrad.transforms.passes import simplify
 
 from fgrad.primitives.abstract_eval import same_last_axis
-from fgrad.primitives.control_flow import _differs, _run, arranged, batched_body, body_graph, evaluate, jvp_body
+from fgrad.transforms.bodies import arranged, batched_body, body_graph, differs, evaluate, jvp_body, run
 
 __all__ = ["checkpoint_p", "custom_jvp_call_p", "custom_vjp_call_p", "optimization_barrier_p"]  # re-exported
 
@@ -134,9 +134,9 @@ def _custom_jvp_split(operands: Sequence[Any], fun: Graph, num_args: int) -> tup
 def _custom_jvp_rule(*operands: Spec, fun: Graph, jvp: Graph, num_args: int) -> tuple[Spec, ...]:
     args, fun_closures, jvp_closures = _custom_jvp_split(operands, fun, num_args)
     if fun.in_specs != (*args, *fun_closures):
-        raise _differs("custom_jvp_call", "the function takes", fun.in_specs, (*args, *fun_closures))
+        raise differs("custom_jvp_call", "the function takes", fun.in_specs, (*args, *fun_closures))
     if jvp.in_specs != (*args, *args, *jvp_closures) or jvp.out_specs != fun.out_specs * 2:
-        raise _differs("custom_jvp_call", "the jvp rule maps", (*jvp.in_specs, *jvp.out_specs),
+        raise differs("custom_jvp_call", "the jvp rule maps", (*jvp.in_specs, *jvp.out_specs),
                        (*args, *args, *jvp_closures, *fun.out_specs * 2))
     return fun.out_specs
 
@@ -181,7 +181,7 @@ def _custom_jvp_batch(args: Sequence[Any], batched: Sequence[bool], *, fun: Grap
 
 
 custom_jvp_call_p = declare("custom_jvp_call", _custom_jvp_rule,
-                            lambda *operands, fun, jvp, num_args: _run(fun, operands[:len(fun.inputs)]),
+                            lambda *operands, fun, jvp, num_args: run(fun, operands[:len(fun.inputs)]),
                             multiple_results=True)
 vjp_rules.register(custom_jvp_call_p, _custom_jvp_vjp)
 jvp_rules.register(custom_jvp_call_p, _custom_jvp_jvp)
@@ -209,13 +209,13 @@ def _custom_vjp_rule(*operands: Spec, fun: Graph, fwd: Graph, bwd: Graph, num_ar
     args, fun_closures, fwd_closures, bwd_closures = _custom_vjp_split(operands, fun, fwd, num_args)
     m = len(fun.outputs)
     if fun.in_specs != (*args, *fun_closures):
-        raise _differs("custom_vjp_call", "the function takes", fun.in_specs, (*args, *fun_closures))
+        raise differs("custom_vjp_call", "the function takes", fun.in_specs, (*args, *fun_closures))
     if fwd.in_specs != (*args, *fwd_closures) or fwd.out_specs[:m] != fun.out_specs:
-        raise _differs("custom_vjp_call", "fwd maps", (*fwd.in_specs, *fwd.out_specs[:m]),
+        raise differs("custom_vjp_call", "fwd maps", (*fwd.in_specs, *fwd.out_specs[:m]),
                        (*args, *fwd_closures, *fun.out_specs))
     residuals = fwd.out_specs[m:]
     if bwd.in_specs != (*residuals, *fun.out_specs, *bwd_closures) or bwd.out_specs != tuple(args):
-        raise _differs("custom_vjp_call", "bwd maps", (*bwd.in_specs, *bwd.out_specs),
+        raise differs("custom_vjp_call", "bwd maps", (*bwd.in_specs, *bwd.out_specs),
                        (*residuals, *fun.out_specs, *bwd_closures, *args))
     return fun.out_specs
 
@@ -267,7 +267,7 @@ def _custom_vjp_batch(args: Sequence[Any], batched: Sequence[bool], *, fun: Grap
 
 
 custom_vjp_call_p = declare("custom_vjp_call", _custom_vjp_rule,
-                            lambda *operands, fun, fwd, bwd, num_args: _run(fun, operands[:len(fun.inputs)]),
+                            lambda *operands, fun, fwd, bwd, num_args: run(fun, operands[:len(fun.inputs)]),
                             multiple_results=True)
 vjp_rules.register(custom_vjp_call_p, _custom_vjp_vjp)
 jvp_rules.register(custom_vjp_call_p, _custom_vjp_jvp)
@@ -355,7 +355,7 @@ def bind_checkpoint(graph: Graph, operands: Sequence[Any], policy: Callable[...,
 
 def _checkpoint_rule(*operands: Spec, body: Graph, saved: int, policy: Any, prevent_cse: bool) -> tuple[Spec, ...]:
     if body.in_specs != operands:
-        raise _differs("checkpoint", "the function takes", body.in_specs, operands)
+        raise differs("checkpoint", "the function takes", body.in_specs, operands)
     return body.out_specs
 
 
@@ -389,7 +389,7 @@ def _checkpoint_batch(args: Sequence[Any], batched: Sequence[bool], *, body: Gra
 
 
 checkpoint_p = declare("checkpoint", _checkpoint_rule,
-                       lambda *operands, body, saved, policy, prevent_cse: _run(body, operands),
+                       lambda *operands, body, saved, policy, prevent_cse: run(body, operands),
                        multiple_results=True)
 vjp_rules.register(checkpoint_p, _checkpoint_vjp)
 jvp_rules.register(checkpoint_p, _checkpoint_jvp)

@@ -1,8 +1,8 @@
 """Control-flow primitives: scan, while and cond, whose bodies are graphs held in their params.
 
 A body is a frozen Graph over flat tuples of leaves: fgrad/transforms/control_flow.py traces
-the user's functions into bodies (`body_graph`), the values they close over becoming leading
-operands (consts). Every rule of a primitive is a transform of its bodies: reverse mode,
+the user's functions into bodies (`body_graph`, fgrad/transforms/bodies.py), the values they
+close over becoming leading operands (consts). Every rule of a primitive is a transform of its bodies: reverse mode,
 forward mode and batching trace the body's vjp, jvp or batched replay into a new body and bind
 the primitive again, so the derived programs loop on the device as the original does.
 
@@ -19,185 +19,21 @@ import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError, ShapeError, TraceError
-from fgrad.interpret import interpret
-from fgrad.ir import PRIMITIVES, RESULT, Const, Dim, DType, Graph, Node, Spec, call_of, call_params, declare, input_p
+from fgrad.ir import RESULT, Const, Dim, DType, Graph, Node, Spec, declare
 from fgrad.lower.kinds import ELEMENTWISE, LOOP, WHILE, register_lowering
 from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import inline_body, rewrite_rules
-from fgrad.pytree import flatten
-from fgrad.trace import bind, sites_from, trace_function, user_site
-from fgrad.transforms.autodiff import backward, replay, vjp_forward_rules, vjp_rules
+from fgrad.trace import bind, user_site
+from fgrad.transforms.autodiff import replay, vjp_forward_rules, vjp_rules
 from fgrad.transforms.batching import batch_replay, batch_rules, batch_size, with_batch
-from fgrad.transforms.forward import jvp_replay, jvp_rules, zeros_like
-from fgrad.transforms.passes import simplify, simplify_rules, uniform_constant
+from fgrad.transforms.forward import jvp_rules, zeros_like
+from fgrad.transforms.passes import simplify_rules, uniform_constant
+
+from fgrad.transforms.bodies import (
+    batched_body, body_graph, differs, evaluate, jvp_body, run, split, vjp_body,
+)
 
 __all__ = ["cond_p", "scan_p", "while_p"]  # re-exported by fgrad.primitives
-
-
-# ---------------------------------------------------------------------------
-# Bodies: tracing, arranging, evaluating part of one
-# ---------------------------------------------------------------------------
-
-
-def body_graph(fn: Callable[..., Sequence[Any]], specs: Sequence[Spec], names: Sequence[str]) -> Graph:
-    """`fn`, a function of leaves returning a sequence of leaves, traced over `specs` into a
-    simplified body (inputs named `names`). It closes over no Tensor of another trace."""
-    return simplify(trace_function(lambda *leaves: tuple(fn(*leaves)), list(specs), list(names))[0])
-
-
-def arranged(graph: Graph, order: Sequence[int | Spec], names: Sequence[str]) -> Graph:
-    """`graph` taking its inputs in `order`, named `names`: each entry is the position of one of
-    its inputs, or a Spec for a new input it does not read (a const another branch reads).
-    Input nodes come first; captures are dropped (a body's intermediates are not the program's)."""
-    assert sorted(k for k in order if isinstance(k, int)) == list(range(len(graph.inputs)))
-    nodes: list[Node] = []
-    new_id: dict[int, int] = {}
-    for k, name in zip(order, names):
-        spec = graph.in_specs[k] if isinstance(k, int) else k
-        site = graph.nodes[graph.inputs[k]].site if isinstance(k, int) else None
-        if isinstance(k, int):
-            new_id[graph.inputs[k]] = len(nodes)
-        nodes.append(Node(input_p.name, (), (("name", name), ("spec", spec)), spec, site))
-    for i, node in enumerate(graph.nodes):
-        if node.op != input_p.name:
-            new_id[i] = len(nodes)
-            nodes.append(dataclasses.replace(node, inputs=tuple(new_id[j] for j in node.inputs)))
-    specs = tuple(n.spec for n in nodes[:len(order)])
-    return Graph(tuple(nodes), tuple(range(len(order))), tuple(new_id[i] for i in graph.outputs),
-                 flatten(specs)[1], graph.out_tree)
-
-
-def evaluate(graph: Graph, env: dict[int, Any], targets: Sequence[int]) -> list[Any]:
-    """The values of the nodes `targets` of `graph`, binding in the current trace the nodes they
-    need that `env` (values by node id) does not hold. A node of several results is bound once."""
-    needed: set[int] = set()
-    stack = list(targets)
-    while stack:
-        i = stack.pop()
-        if i not in env and i not in needed:
-            needed.add(i)
-            stack.extend(graph.nodes[i].inputs)
-    values, calls = dict(env), {}
-    for i in sorted(needed):
-        node = graph.nodes[i]
-        assert node.op != input_p.name, f"evaluate: input %{i} has no value"
-        primitive = PRIMITIVES[node.op]
-        with sites_from(node.site):
-            if primitive.multiple_results:
-                key = call_of(node)
-                if key not in calls:
-                    calls[key] = bind(primitive, *(values[j] for j in node.inputs), **call_params(node))
-                values[i] = calls[key][node.attrs[RESULT]]
-            else:
-                values[i] = bind(primitive, *(values[j] for j in node.inputs), **node.attrs)
-    return [values[t] for t in targets]
-
-
-def _split(values: Sequence[Any], *sizes: int) -> list[list[Any]]:
-    """`values` cut into consecutive groups of `sizes`, the rest last."""
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(values[start:start + n]))
-        start += n
-    return [*out, list(values[start:])]
-
-
-def _run(body: Graph, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-    """`body` run by `interpret` on arrays. Where every float operand is float64 (interpret's
-    float64 mode, or float64 arrays given eagerly) the body computes in float64 too."""
-    floats = [a for a, s in zip(operands, body.in_specs) if s.dtype.is_float]
-    wide = bool(floats) and all(a.dtype == np.float64 for a in floats)
-    held = [np.asarray(a, np.float64 if wide and s.dtype.is_float else s.dtype.np)
-            for a, s in zip(operands, body.in_specs)]
-    return tuple(interpret(body, *held, float64=wide))
-
-
-def _differs(who: str, what: str, got: Sequence[Spec], want: Sequence[Spec]) -> ShapeError:
-    """The error of a body whose specs are not those its operands give (a malformed node)."""
-    return ShapeError(f"{who}: {what} ({', '.join(map(str, got))}), expected ({', '.join(map(str, want))})")
-
-
-# ---------------------------------------------------------------------------
-# Bodies transformed: vjp, jvp and batched replays traced into new bodies
-# ---------------------------------------------------------------------------
-
-
-def vjp_body(body: Graph, seeded: Sequence[int], wrt: Sequence[int], instantiate: Sequence[int] = (),
-             primal: bool = True) -> tuple[Graph, list[int]]:
-    """The body `(*inputs, *cotangents of the outputs at positions seeded) -> (*outputs if primal,
-    *cotangents of the inputs at positions wrt)`, with the positions it gives a cotangent for:
-    those of `wrt` a cotangent reaches, and those of `instantiate` (zeros where none reaches)."""
-    n, have = len(body.inputs), []
-
-    def joint(*leaves: Any) -> list[Any]:
-        env = replay(body, leaves[:n])
-        seeds: dict[int, Any] = {}
-        for k, ct in zip(seeded, leaves[n:]):
-            o = body.outputs[k]
-            seeds[o] = seeds[o] + ct if o in seeds else ct
-        found = backward(body, env, [body.inputs[i] for i in wrt], seeds)
-        have[:] = [i for i in wrt if body.inputs[i] in found or i in instantiate]
-        cts = [found[body.inputs[i]] if body.inputs[i] in found else zeros_like(env[body.inputs[i]]) for i in have]
-        return [*(env[o] for o in body.outputs if primal), *cts]
-
-    specs = [*body.in_specs, *(body.out_specs[k] for k in seeded)]
-    names = [*body.input_names, *(f"cotangent.{k}" for k in seeded)]
-    return body_graph(joint, specs, names), have
-
-
-def jvp_body(body: Graph, in_groups: Sequence[int], out_groups: Sequence[int], nonzero: Sequence[bool],
-             instantiate: Sequence[bool]) -> tuple[Graph, list[bool]]:
-    """The body of primals and tangents together: the inputs cut into consecutive groups of sizes
-    `in_groups`, each group's primals followed by the tangents of those that have one
-    (`nonzero`); the outputs likewise in `out_groups`, a tangent after each group for the float
-    outputs whose tangent is not structurally zero, or is to be `instantiate`d as zeros.
-    Returns the body and, per output, whether it gives that output's tangent."""
-    layout: list[tuple[bool, int]] = []  # per input of the new body: (is a tangent, position in body)
-    start = 0
-    for size in in_groups:
-        group = range(start, start + size)
-        layout += [(False, i) for i in group] + [(True, i) for i in group if nonzero[i]]
-        start += size
-    gives = [False] * len(body.outputs)
-
-    def joint(*leaves: Any) -> list[Any]:
-        primals, tangents = [None] * len(body.inputs), [None] * len(body.inputs)
-        for (is_tangent, i), leaf in zip(layout, leaves):
-            (tangents if is_tangent else primals)[i] = leaf
-        env, tan = jvp_replay(body, primals, tangents)
-        outs, start = [], 0
-        for size in out_groups:
-            group = range(start, start + size)
-            outs += [env[body.outputs[k]] for k in group]
-            for k in group:
-                o = body.outputs[k]
-                t = zeros_like(env[o]) if tan[o] is None and instantiate[k] and body.out_specs[k].dtype.is_float \
-                    else tan[o]
-                gives[k] = t is not None
-                outs += [t] if t is not None else []
-            start += size
-        return outs
-
-    specs = [body.in_specs[i] for _, i in layout]
-    names = [body.input_names[i] + (".tangent" if is_tangent else "") for is_tangent, i in layout]
-    return body_graph(joint, specs, names), gives
-
-
-def batched_body(body: Graph, batched: Sequence[bool], size: int | Dim,
-                 force: Sequence[bool]) -> tuple[Graph, list[bool]]:
-    """The body on inputs of which those `batched` carry a batch axis of `size` in front; an
-    output is batched where the replay makes it so, or where `force`d (broadcast). Returns the
-    body and which outputs are batched."""
-    out = [False] * len(body.outputs)
-
-    def joint(*leaves: Any) -> list[Any]:
-        env, flags = batch_replay(body, leaves, batched)
-        for k, o in enumerate(body.outputs):
-            out[k] = flags[o] or force[k]
-        return [with_batch(env[o], flags[o], size) if force[k] else env[o] for k, o in enumerate(body.outputs)]
-
-    specs = [Spec((size, *s.shape), s.dtype) if b else s for s, b in zip(body.in_specs, batched)]
-    return body_graph(joint, specs, body.input_names), out
 
 
 def _grown(flags: Sequence[bool], more: Sequence[bool]) -> list[bool]:
@@ -220,25 +56,25 @@ def _scan_rule(*operands: Spec, body: Graph, length: int | Dim, reverse: bool, n
                num_carry: int) -> tuple[Spec, ...]:
     if not isinstance(length, Dim) and (not isinstance(length, int) or length < 0):
         raise ShapeError(f"scan: the length must be an integer >= 0, got {length!r}")
-    consts, carry, xs = _split(operands, num_consts, num_carry)
+    consts, carry, xs = split(operands, num_consts, num_carry)
     for k, x in enumerate(xs):
         if not x.shape or x.shape[0] != length:
             raise ShapeError(f"scan: xs leaf {k} is {x}; each needs a leading axis of the length {length}")
     slices = [Spec(x.shape[1:], x.dtype) for x in xs]
     if body.in_specs != (*consts, *carry, *slices):
-        raise _differs("scan", "the body takes", body.in_specs, (*consts, *carry, *slices))
+        raise differs("scan", "the body takes", body.in_specs, (*consts, *carry, *slices))
     outs = body.out_specs
     if outs[:num_carry] != tuple(carry):
-        raise _differs("scan", "the body returns the carry", outs[:num_carry], carry)
+        raise differs("scan", "the body returns the carry", outs[:num_carry], carry)
     return (*carry, *(Spec((length, *y.shape), y.dtype) for y in outs[num_carry:]))
 
 
 def _scan_impl(*operands: np.ndarray, body: Graph, length: int, reverse: bool, num_consts: int,
                num_carry: int) -> tuple[np.ndarray, ...]:
-    consts, carry, xs = _split(operands, num_consts, num_carry)
+    consts, carry, xs = split(operands, num_consts, num_carry)
     ys: list[tuple[np.ndarray, ...]] = []
     for i in reversed(range(length)) if reverse else range(length):
-        outs = _run(body, [*consts, *carry, *(x[i] for x in xs)])
+        outs = run(body, [*consts, *carry, *(x[i] for x in xs)])
         carry, y = outs[:num_carry], outs[num_carry:]
         ys.append(y)
     if reverse:  # ys[i] is the slice of iteration i, whichever way the loop ran
@@ -263,7 +99,7 @@ def _scan_plan(body: Graph, num_consts: int, num_carry: int, n_in: int, y_ct: Se
     carry_ct = [k for k in range(nk) if specs[nc + k].dtype.is_float]
     wrt = [i for i in range(n_in) if specs[i].dtype.is_float]
     joint, have = vjp_body(body, [*carry_ct, *(nk + k for k in y_ct)], wrt)
-    consts, carry, xs, cts = _split(joint.inputs, nc, nk, n_in - nc - nk)
+    consts, carry, xs, cts = split(joint.inputs, nc, nk, n_in - nc - nk)
     primal_out, ct_of = joint.outputs[:len(body.outputs)], dict(zip(have, joint.outputs[len(body.outputs):]))
     level = [0] * len(joint.nodes)  # bits: 1 consts, 2 carry or x, 4 cotangents; 0: constants alone
     for ids, bit in ((consts, 1), (carry, 2), (xs, 2), (cts, 4)):
@@ -326,12 +162,12 @@ def _scan_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, body: Gr
     x_ct = [i for i in have if i >= nc + nk]
 
     def backward_step(*leaves: Any) -> list[Any]:
-        inv, acc, ct_carry, res, x, ct_y = _split(leaves, len(invariant), len(const_ct), len(carry_ct), len(stacked),
+        inv, acc, ct_carry, res, x, ct_y = split(leaves, len(invariant), len(const_ct), len(carry_ct), len(stacked),
                                                   len(x_read))
         env = dict(zip([*invariant, *stacked, *x_read, *cts], [*inv, *res, *x, *ct_carry, *ct_y]))
         carried = [nc + k for k in carry_ct if nc + k in ct_of]
         values = evaluate(joint, env, [ct_of[i] for i in (*const_ct, *carried, *x_ct)])
-        summed, new_ct, ct_x = _split(values, len(const_ct), len(carried))
+        summed, new_ct, ct_x = split(values, len(const_ct), len(carried))
         new_ct_carry = iter(new_ct)
         return [*(a + v for a, v in zip(acc, summed)),
                 *(next(new_ct_carry) if nc + k in ct_of else zeros_like(c) for k, c in zip(carry_ct, ct_carry)),
@@ -370,12 +206,12 @@ def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, *, body
             break
         nonzero[nc:nc + nk] = carried
     operands = []
-    for group in _split(range(len(primals)), nc, nk):
+    for group in split(range(len(primals)), nc, nk):
         operands += [primals[i] for i in group]
         operands += [zeros_like(primals[i]) if tangents[i] is None else tangents[i] for i in group if nonzero[i]]
     outs = bind(scan_p, *operands, body=graph, length=length, reverse=reverse, num_consts=nc + sum(nonzero[:nc]),
                 num_carry=nk + sum(carried))
-    carry, carry_t, ys, ys_t = _split(outs, nk, sum(carried), ny)
+    carry, carry_t, ys, ys_t = split(outs, nk, sum(carried), ny)
     carry_t, ys_t = iter(carry_t), iter(ys_t)
     return [next(carry_t) if c else None for c in carried] + [next(ys_t) if y else None for y in gives[nk:]]
 
@@ -391,7 +227,7 @@ def _scan_batch(args: Sequence[Any], batched: Sequence[bool], *, body: Graph, le
         if _grown(flags[nc:nc + nk], out[:nk]) == flags[nc:nc + nk]:
             break
         flags[nc:nc + nk] = _grown(flags[nc:nc + nk], out[:nk])
-    consts, init, xs = _split(args, nc, nk)
+    consts, init, xs = split(args, nc, nk)
     init = [with_batch(x, b, size) if f else x for x, b, f in zip(init, batched[nc:], flags[nc:nc + nk])]
     xs = [fnp.swapaxes(x, 0, 1) if b else x for x, b in zip(xs, batched[nc + nk:])]
     outs = bind(scan_p, *consts, *init, *xs, body=graph, length=length, reverse=reverse, num_consts=nc, num_carry=nk)
@@ -425,23 +261,23 @@ register_lowering(scan_p, LOOP, None)  # the body's kernels once per iteration (
 
 def _while_rule(*operands: Spec, cond: Graph, body: Graph, num_cond_consts: int,
                 num_body_consts: int) -> tuple[Spec, ...]:
-    cond_consts, body_consts, carry = _split(operands, num_cond_consts, num_body_consts)
+    cond_consts, body_consts, carry = split(operands, num_cond_consts, num_body_consts)
     if cond.in_specs != (*cond_consts, *carry):
-        raise _differs("while", "the predicate takes", cond.in_specs, (*cond_consts, *carry))
+        raise differs("while", "the predicate takes", cond.in_specs, (*cond_consts, *carry))
     if cond.out_specs != (Spec((), DType.bool),):
-        raise _differs("while", "the predicate returns", cond.out_specs, (Spec((), DType.bool),))
+        raise differs("while", "the predicate returns", cond.out_specs, (Spec((), DType.bool),))
     if body.in_specs != (*body_consts, *carry):
-        raise _differs("while", "the body takes", body.in_specs, (*body_consts, *carry))
+        raise differs("while", "the body takes", body.in_specs, (*body_consts, *carry))
     if body.out_specs != tuple(carry):
-        raise _differs("while", "the body returns", body.out_specs, carry)
+        raise differs("while", "the body returns", body.out_specs, carry)
     return tuple(carry)
 
 
 def _while_impl(*operands: np.ndarray, cond: Graph, body: Graph, num_cond_consts: int,
                 num_body_consts: int) -> tuple[np.ndarray, ...]:
-    cond_consts, body_consts, carry = _split(operands, num_cond_consts, num_body_consts)
-    while _run(cond, [*cond_consts, *carry])[0]:
-        carry = _run(body, [*body_consts, *carry])
+    cond_consts, body_consts, carry = split(operands, num_cond_consts, num_body_consts)
+    while run(cond, [*cond_consts, *carry])[0]:
+        carry = run(body, [*body_consts, *carry])
     return tuple(carry)
 
 
@@ -475,7 +311,7 @@ def _while_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, *, con
 
     new_cond = body_graph(predicate, [*cond.in_specs, *carry_specs],
                           [*cond.input_names, *(f"tangent.{k}" for k in range(len(carry_specs)))])
-    cond_consts, body_consts, carry = _split(primals, ncc, nbc)
+    cond_consts, body_consts, carry = split(primals, ncc, nbc)
     body_tangents = [t for t, n in zip(tangents[ncc:ncc + nbc], nonzero) if n]
     carry_tangents = [zeros_like(x) if t is None else t for x, t, c in zip(carry, tangents[ncc + nbc:], carried) if c]
     outs = bind(while_p, *cond_consts, *body_consts, *body_tangents, *carry, *carry_tangents, cond=new_cond, body=graph,
@@ -491,13 +327,13 @@ def _while_batch(args: Sequence[Any], batched: Sequence[bool], *, cond: Graph, b
                  num_body_consts: int) -> tuple[Any, ...]:
     ncc, nbc = num_cond_consts, num_body_consts
     size = batch_size(args, batched)
-    cond_flags, body_flags, carry = _split(batched, ncc, nbc)
+    cond_flags, body_flags, carry = split(batched, ncc, nbc)
     while True:
         graph, out = batched_body(body, body_flags + carry, size, carry)
         if _grown(carry, out) == carry:
             break
         carry = _grown(carry, out)
-    cond_consts, body_consts, init = _split(args, ncc, nbc)
+    cond_consts, body_consts, init = split(args, ncc, nbc)
     pred, (pred_batched,) = batched_body(cond, cond_flags + carry, size, [False])
     if not pred_batched:
         init = [with_batch(x, b, size) if c else x for x, b, c in zip(init, batched[ncc + nbc:], carry)]
@@ -513,7 +349,7 @@ def _while_batch(args: Sequence[Any], batched: Sequence[bool], *, cond: Graph, b
         return [fnp.any(replay(pred, leaves)[pred.outputs[0]])]
 
     def masked(*leaves: Any) -> list[Any]:
-        cc, bc, old = _split(leaves, ncc, nbc)
+        cc, bc, old = split(leaves, ncc, nbc)
         lanes = replay(pred, [*cc, *old])[pred.outputs[0]]
         env = replay(graph, [*bc, *old])
         return [fnp.where(_lanes(lanes, x), env[o], x) for o, x in zip(graph.outputs, old)]
@@ -558,14 +394,14 @@ def _cond_rule(index: Spec, *operands: Spec, branches: tuple[Graph, ...]) -> tup
         raise ShapeError("cond: no branches")
     for k, branch in enumerate(branches):
         if branch.in_specs != operands:
-            raise _differs("cond", f"branch {k} takes", branch.in_specs, operands)
+            raise differs("cond", f"branch {k} takes", branch.in_specs, operands)
         if branch.out_specs != branches[0].out_specs:
-            raise _differs("cond", f"branch {k} returns", branch.out_specs, branches[0].out_specs)
+            raise differs("cond", f"branch {k} returns", branch.out_specs, branches[0].out_specs)
     return branches[0].out_specs
 
 
 def _cond_impl(index: np.ndarray, *operands: np.ndarray, branches: tuple[Graph, ...]) -> tuple[np.ndarray, ...]:
-    return _run(branches[int(np.clip(index, 0, len(branches) - 1))], operands)
+    return run(branches[int(np.clip(index, 0, len(branches) - 1))], operands)
 
 
 # Reverse mode: a cond of the branches' vjps, on the operands and the cotangents; an operand's

@@ -17,7 +17,8 @@ from fgrad import numpy as fnp
 from fgrad.numpy.promotion import argument_values
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import Dim, DType, Graph, Spec
-from fgrad.primitives.control_flow import arranged, cond_p, scan_p, while_p
+from fgrad.primitives.control_flow import cond_p, scan_p, while_p
+from fgrad.transforms.bodies import arranged
 from fgrad.pytree import TreeDef, first_difference, flatten, leaf_paths, unflatten
 from fgrad.trace import Tensor, bind, spec_of, trace_function, user_site
 from fgrad.transforms.passes import simplify
