@@ -151,36 +151,53 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     return Written(module(name, graph, root, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
 
 
-COLUMNS, SLICES = 32, 8  # a vector-matrix workgroup: 32 output columns (a row's 128 bytes), each summed by 8 invocations
+VECTOR_THREADS, UNROLL = 256, 4  # a vector-matrix workgroup's invocations; loads each keeps in flight
 
 
 def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
                   sources: dict[int, str]) -> Written:
-    """A row vector times a matrix (a decode step's products): a workgroup per 32 columns (and
-    per batch entry), its invocations in 8 slices along k, each summing every 8th k of its column,
-    so that neighbours read neighbouring columns of a row (one memory transaction); the slices'
-    sums meet in workgroup memory, and slice 0 applies the epilogue and stores. No tiles: a
-    tile's other rows would be idle."""
+    """A row vector times a matrix (a decode step's products): a workgroup per few columns (and
+    per batch entry), its invocations in slices along k, each summing every slice-th k of its
+    column with four loads in flight. Neighbouring invocations read neighbouring memory: across
+    columns, a 32-byte run of a row, where the matrix's rows are contiguous; along k, where its
+    columns are (a transposed weight, a tied embedding). Many small workgroups keep the whole
+    card reading without splitting k across workgroups, so the epilogue stays fused; the slices'
+    sums meet in workgroup memory, and slice 0 applies the epilogue and stores."""
     node, mm = graph.nodes[root], graph.nodes[core]
     a, b = mm.inputs
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
     N, K, batch = out[-1], sa[-1], out[:-2]
+    rows_contiguous = inner_is_last(graph, b, sources)
+    columns = 32 // graph.nodes[b].spec.dtype.itemsize if rows_contiguous else 8
+    slices = VECTOR_THREADS // columns
     w = KernelWriter(graph, sources)
-    prelude = ["let lid = i32(local.x);", f"let col = lid % {COLUMNS}i;", f"let slice = lid / {COLUMNS}i;",
-               f"let n = i32(group.x) * {COLUMNS}i + col;"]
+    place = (f"let col = lid % {columns}i;", f"let slice = lid / {columns}i;") if rows_contiguous else \
+        (f"let col = lid / {slices}i;", f"let slice = lid % {slices}i;")
+    prelude = ["let lid = i32(local.x);", *place, f"let n = i32(group.x) * {columns}i + col;"]
     bc = w.unravel("i32(group.y)", batch) if batch else []
     ba = [c if d != 1 else "0i" for c, d in zip(bc, sa[:-2])]
     bb = [c if d != 1 else "0i" for c, d in zip(bc, sb[:-2])]
-    w.line("var acc = 0.0f;")
+    accs = [f"acc{u}" for u in range(UNROLL)]
+    for acc in accs:
+        w.line(f"var {acc} = 0.0f;")
     column = w.let(f"min(n, {N - 1}i)")  # read in range; the column past N is never stored
-
-    with w.loop(K, start="slice", step=SLICES) as k:
-        w.line(f"acc = fma({wide(graph, a, w.value(a, [*ba, '0i', k]))}, {wide(graph, b, w.value(b, [*bb, k, column]))}, acc);")
-    w.line("part[lid] = acc;")
+    ragged = _ragged(K, slices * UNROLL)
+    with w.loop(K, start="slice", step=slices * UNROLL) as k0:
+        for u, acc in enumerate(accs):
+            k = w.let(f"{k0} + {u * slices}i") if u else k0
+            at = w.let(f"min({k}, {w.last(K)})") if ragged and u else k
+            product = f"{wide(graph, a, w.value(a, [*ba, '0i', at]))} * {wide(graph, b, w.value(b, [*bb, at, column]))}"
+            w.line(f"{acc} += select(0.0f, {product}, {k} < {w.size(K)});" if ragged and u else f"{acc} += {product};")
+    w.line(f"part[lid] = {' + '.join(accs)};")
     w.line("workgroupBarrier();")
+    step = slices // 2
+    while step:  # a tree over the slices; the barriers stay in uniform control flow
+        w.line(f"if (slice < {step}i) {{ part[lid] += part[lid + {step * (columns if rows_contiguous else 1)}i]; }}")
+        w.line("workgroupBarrier();")
+        step //= 2
     w.line(f"if (slice == 0i && n < {N}i) {{")
     w.depth += 1
-    total = w.let(" + ".join(f"part[col + {q * COLUMNS}i]" for q in range(SLICES)))
+    total = "part[lid]"
     w.scopes.append(dict(w.scopes[-1]))
     coords = [*bc, "0i", "n"]
     w.scopes[-1][(core, tuple(coords))] = total if mm.spec.dtype is DType.f32 else \
@@ -189,9 +206,9 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     w.scopes.pop()
     w.depth -= 1
     w.line("}")
-    grid = (math.ceil(N / COLUMNS), math.prod(batch), 1)
-    shared = [f"var<workgroup> part: array<f32, {COLUMNS * SLICES}>;"]
-    return Written(module(name, graph, root, reads, COLUMNS * SLICES, prelude, w, [], shared), grid, (), w.sized)
+    grid = (math.ceil(N / columns), math.prod(batch), 1)
+    shared = [f"var<workgroup> part: array<f32, {VECTOR_THREADS}>;"]
+    return Written(module(name, graph, root, reads, VECTOR_THREADS, prelude, w, [], shared), grid, (), w.sized)
 
 
 def tiles(graph: Graph, i: int) -> bool:
