@@ -82,6 +82,19 @@ def test_grids_follow_the_symbol_and_buffers_are_planned_at_the_maximum():
     assert any(k.grid_at({"T": 1}) < k.grid for k in sized)  # a decode step (T = 1) runs fewer workgroups
 
 
+def test_a_long_product_of_symbolic_rows_is_split_along_k_and_matches_at_every_size():
+    """(1, T, 512) @ (512, 16) has too few tiles for the adapter: k splits into a batch of partial
+    products summed after, the rows keeping their symbolic axis."""
+    w = RNG.normal(size=(512, 16)).astype(np.float32) / 16
+    graph = fg.trace(lambda x: fg.tanh(x @ w), fg.spec((1, T, 512)))
+    program = lower(graph)
+    assert any(k.name == "sum" for k in program.kernels) and program.symbols == (T,)
+    exe = fg.compile(graph)
+    for t in (1, 7, T.max):
+        x = _rows(t, 512)[None]
+        _assert_equal(exe(x), fg.interpret(graph, x), rtol=1e-4, atol=1e-5)  # sums of 512 in another order
+
+
 def test_arguments_may_be_device_arrays_of_any_size():
     graph = fg.trace(lambda x, y: (x * 2.0 + y, fg.sum(x, axis=0)), fg.spec((T, 3)), fg.spec((T, 3)))
     exe = fg.compile(graph)

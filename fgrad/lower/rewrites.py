@@ -111,19 +111,29 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     """Split the k axis of a matrix product too small in m and n to keep the adapter's parallel
     workgroups busy (a weight gradient: 256 x 256 outputs over k = 4096): S partial products
     run as a batch, then sum (split-k). A product of a weight matrix (2-D, or with batch axes of
-    size 1) by rows with leading axes is one product of all the rows: a decode step's
-    (1, 1, d) @ (1, d, n) splits too."""
-    if node.spec.ndim < 2 or node.spec.dtype is not DType.f32 or any(nodes[j].spec.symbols for j in node.inputs) \
-            or any(d != 1 for d in nodes[node.inputs[1]].spec.shape[:-2]):
-        return None  # sizes that follow a symbol cannot be split into fixed chunks
-    m, n, k = math.prod(node.spec.shape[:-1]), node.spec.shape[-1], nodes[node.inputs[0]].spec.shape[-1]
+    size 1) by rows with leading axes is one product of all the rows, of a symbol's count too (a
+    prefill's (1, T, d) @ (d, n), sized for T's maximum). One row (a decode step's) is not split:
+    the vector kernel keeps its epilogue fused."""
+    a, b = node.inputs
+    if node.spec.ndim < 2 or node.spec.dtype is not DType.f32 or nodes[b].spec.symbols \
+            or nodes[a].spec.shape[-1] != nodes[b].spec.shape[-2] or any(d != 1 for d in nodes[b].spec.shape[:-2]):
+        return None  # a symbol's k cannot be split into fixed chunks
+    *lead, n = node.spec.max_shape
+    m, k = math.prod(lead), nodes[b].spec.shape[-2]
+    if m == 1:
+        return None  # one row: the vector kernel's small workgroups already fill the adapter
     tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
     split = 1
     while tiles_now * split < limits.parallel_workgroups and k % (2 * split) == 0 and k // (2 * split) >= 64:
         split *= 2
     if split == 1:
         return None
-    a, b = node.inputs
+    if node.spec.symbols:  # rows keep their axes: (*lead, k) -> (S, *lead, k / S) @ (S, 1.., k / S, n)
+        rows = nodes[a].spec.shape[:-1]
+        a = add("reshape", [a], node.site, shape=(*rows, split, k // split))
+        a = add("transpose", [a], node.site, perm=(len(rows), *range(len(rows)), len(rows) + 1))
+        b = add("reshape", [b], node.site, shape=(split, *[1] * (len(rows) - 1), k // split, n))
+        return add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
     a = add("transpose", [add("reshape", [a], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
     b = add("reshape", [b], node.site, shape=(split, k // split, n))
     out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
