@@ -180,7 +180,7 @@ def test_bf16_on_disk_is_widened_exactly_and_tied_embeddings_have_no_head():
     leaves = flatten(params)[0]
     assert all(leaf.dtype == np.float32 for leaf in leaves)
     assert all(not (leaf.view(np.uint32) & 0xFFFF).any() for leaf in leaves)  # bf16 values, widened
-    assert "lm_head" not in params and set(params["layers"][0]["attn"]["q"]) == {"w", "b"}
+    assert "lm_head" not in params and set(params["layers"][0]["attn"]["qkv"]) == {"w", "b"}
     assert all(flatten(llama.load(path, "f16"))[0][k].dtype == np.float16 for k in range(len(leaves)))
 
 
@@ -191,7 +191,7 @@ def test_sharded_checkpoint_loads_as_one():
     by_dir, by_index = llama.load(path), llama.load(path / "model.safetensors.index.json")
     for x, y in zip(flatten(by_dir)[0], flatten(by_index)[0], strict=True):
         np.testing.assert_array_equal(x, y)
-    assert by_dir["layers"][0]["attn"]["q"]["w"].shape == (64, 4 * 32)  # head_dim 32 > hidden / heads
+    assert by_dir["layers"][0]["attn"]["qkv"]["w"].shape == (64, (4 + 2 * 2) * 32)  # head_dim 32 > hidden / heads
     assert llama.load(FIXTURES / "llama" / "model.safetensors")["lm_head"]["w"].shape == (64, 256)
 
 

@@ -183,8 +183,9 @@ def init(rng: np.random.Generator, config: Config, dtype: str | DType = "f32") -
 def load(path: str | Path, dtype: str | DType = "f32", config: Config | None = None) -> Params:
     """The params of a Hugging Face checkpoint directory (or its model.safetensors, or its
     model.safetensors.index.json naming shards), converted to `dtype` ("f32" or "f16"); bf16
-    tensors are widened exactly. Tied embeddings (no lm_head.weight) give params without
-    `lm_head`. Tensors missing, of the wrong shape or left unused raise fgrad errors."""
+    tensors are widened exactly. Weights are laid out (d_in, d_out); q_proj, k_proj and v_proj
+    become one `qkv` weight, their columns side by side. Tied embeddings (no lm_head.weight) give
+    params without `lm_head`. Tensors missing, of the wrong shape or left unused raise fgrad errors."""
     site = user_site()
     np_dtype = _np_dtype(dtype, "llama.load")
     path = Path(path)
@@ -205,14 +206,16 @@ def load(path: str | Path, dtype: str | DType = "f32", config: Config | None = N
         p = {"w": take(f"{name}.weight", (d_out, d_in), transposed=True)}  # torch's Linear is (out, in)
         return {**p, "b": take(f"{name}.bias", (d_out,))} if bias else p
 
+    def side_by_side(denses: list[Params]) -> Params:  # q, k and v: one product (decoder_block's `qkv`)
+        return {name: np.concatenate([d[name] for d in denses], axis=-1) for name in denses[0]}
+
     layers = []
     for i in range(c.layers):
         at = f"model.layers.{i}"
         layers.append({
             "attn_norm": {"g": take(f"{at}.input_layernorm.weight", (c.hidden,))},
-            "attn": {"q": dense(f"{at}.self_attn.q_proj", c.hidden, head, c.qkv_bias),
-                     "k": dense(f"{at}.self_attn.k_proj", c.hidden, kv, c.qkv_bias),
-                     "v": dense(f"{at}.self_attn.v_proj", c.hidden, kv, c.qkv_bias),
+            "attn": {"qkv": side_by_side([dense(f"{at}.self_attn.{x}_proj", c.hidden, d, c.qkv_bias)
+                                          for x, d in (("q", head), ("k", kv), ("v", kv))]),
                      "o": dense(f"{at}.self_attn.o_proj", head, c.hidden)},
             "mlp_norm": {"g": take(f"{at}.post_attention_layernorm.weight", (c.hidden,))},
             "mlp": {"gate": dense(f"{at}.mlp.gate_proj", c.hidden, c.intermediate),

@@ -153,13 +153,14 @@ def swiglu_mlp(p: Params, x: Float[Tensor, "*batch d"]) -> Float[Tensor, "*batch
 def init_decoder_block(rng: np.random.Generator, hidden: int, heads: int, kv_heads: int, head_dim: int,
                        intermediate: int, qkv_bias: bool = False, std: float = 0.02) -> Params:
     """A block's params: norms of ones, weights normal(0, std) laid out (d_in, d_out), zero q/k/v
-    biases where `qkv_bias` (Qwen2)."""
+    biases where `qkv_bias` (Qwen2). The q, k and v projections are one `qkv` weight, their
+    columns side by side: one product reads x once for all three."""
     def dense(d_in: int, d_out: int, bias: bool = False) -> Params:
         return init_linear(rng, d_in, d_out, bias=bias, std=std)
 
     return {"attn_norm": init_rms_norm(hidden),
-            "attn": {"q": dense(hidden, heads * head_dim, qkv_bias), "k": dense(hidden, kv_heads * head_dim, qkv_bias),
-                     "v": dense(hidden, kv_heads * head_dim, qkv_bias), "o": dense(heads * head_dim, hidden)},
+            "attn": {"qkv": dense(hidden, (heads + 2 * kv_heads) * head_dim, qkv_bias),
+                     "o": dense(heads * head_dim, hidden)},
             "mlp_norm": init_rms_norm(hidden),
             "mlp": {"gate": dense(hidden, intermediate), "up": dense(hidden, intermediate),
                     "down": {"w": normal(rng, (intermediate, hidden), std)}}}
@@ -172,23 +173,26 @@ def decoder_block(p: Params, x: Float[Tensor, "batch seq hidden"], cache: Params
                   ) -> tuple[Float[Tensor, "batch seq hidden"], Params]:
     """A pre-norm decoder block of Llama, Qwen2 (q/k/v biases: `b` in their params) and Mistral:
     x += o(attention(rope(q), rope(k), v)) over the cache with the new keys and values written at
-    `positions`; x += swiglu_mlp(rms_norm(x)). `cache` is {"k", "v"} of
+    `positions`; x += swiglu_mlp(rms_norm(x)). q, k and v are the columns of one `qkv` product
+    (heads, kv_heads and kv_heads heads' worth). `cache` is {"k", "v"} of
     (batch, kv_heads, max_len, head_dim); returns the new x and cache."""
     batch, seq, _ = x.shape
     attn = p["attn"]
-    width = attn["q"]["w"].shape[-1]
-    if heads < 1 or kv_heads < 1 or width % heads or heads % kv_heads:
-        raise ShapeError(f"decoder_block: q width {width} does not split into {heads} heads in groups over "
-                         f"{kv_heads} kv heads", user_site())
-    head_dim = width // heads
+    columns = attn["qkv"]["w"].shape[-1]
+    if heads < 1 or kv_heads < 1 or columns % (heads + 2 * kv_heads) or heads % kv_heads:
+        raise ShapeError(f"decoder_block: qkv width {columns} does not split into {heads} query heads and twice "
+                         f"{kv_heads} kv heads of one size, the query heads in groups over the kv heads", user_site())
+    head_dim = columns // (heads + 2 * kv_heads)
+    width, kv_width = heads * head_dim, kv_heads * head_dim
 
     def split(t: Tensor, n: int) -> Tensor:  # (batch, seq, n * head_dim) -> (batch, n, seq, head_dim)
         return transpose(t.reshape(batch, seq, n, head_dim), (0, 2, 1, 3))
 
     h = rms_norm(p["attn_norm"], x, eps)
-    q = rope(split(_dense(attn["q"], h), heads), positions, theta, rotary_dim, scaling)
-    k = rope(split(_dense(attn["k"], h), kv_heads), positions, theta, rotary_dim, scaling)
-    v = split(_dense(attn["v"], h), kv_heads)
+    qkv = _dense(attn["qkv"], h)
+    q = rope(split(qkv[..., :width], heads), positions, theta, rotary_dim, scaling)
+    k = rope(split(qkv[..., width:width + kv_width], kv_heads), positions, theta, rotary_dim, scaling)
+    v = split(qkv[..., width + kv_width:], kv_heads)
     cache = {"k": update_cache(cache["k"], k, positions), "v": update_cache(cache["v"], v, positions)}
     out = attention(q, cache["k"], cache["v"], positions)
     x = x + _dense(attn["o"], transpose(out, (0, 2, 1, 3)).reshape(batch, seq, width))
