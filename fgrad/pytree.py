@@ -169,6 +169,40 @@ def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
     return leaves, walk(tree)
 
 
+def leaves_in(tree: Any, treedef: TreeDef) -> list[Any] | None:
+    """The leaves of `tree` in flatten order if it has the structure `treedef`, else None: a
+    compiled call's check of its arguments, walking the expected structure and building none."""
+    leaves: list[Any] = []
+
+    def walk(node: Any, td: TreeDef) -> bool:
+        kind, cls = td.kind, type(node)
+        if kind == "leaf":
+            leaves.append(node)
+            return cls in _LEAF_TYPES or _children(node) is None
+        if kind == "dict":
+            if cls is not dict or len(node) != len(td.meta):
+                return False
+            for key, child in zip(td.meta, td.children):  # as many keys, each found: the same keys, in sorted order
+                if key not in node or not walk(node[key], child):
+                    return False
+            return True
+        if kind in ("list", "tuple") and cls is (list if kind == "list" else tuple):
+            kids = node
+        else:
+            found = _children(node)
+            if found is None or found[:2] != (kind, td.meta):
+                return False
+            kids = found[2]
+        if len(kids) != len(td.children):
+            return False
+        for kid, child in zip(kids, td.children):
+            if not walk(kid, child):
+                return False
+        return True
+
+    return leaves if walk(tree, treedef) else None
+
+
 def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
     """Rebuild a pytree of structure `treedef` from `leaves` (in flatten order)."""
     if len(leaves) != treedef.num_leaves:

@@ -5,8 +5,8 @@ Executable: pipelines (cached per device by their WGSL text), scratch and
 constant buffers, and bind groups for the kernels that use only those, all
 made at compile time. A call uploads NumPy arguments (fg.Array arguments
 are used in place), makes the output buffers, and records the dispatches
-into command buffers of CHUNK dispatches each, submitting each as soon as it
-is recorded (one for most programs). Results stay on the device as
+into command buffers, submitting each as soon as it is recorded: the first
+of CHUNK dispatches, each next one twice as long (one for most programs). Results stay on the device as
 fg.Array until the host asks for a value; an Array's operators run there
 too, each through a small program compiled once per signature.
 """
@@ -46,7 +46,7 @@ except ImportError:  # another wgpu backend: the public API does the same, a lit
 
 STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
-CHUNK = 64  # dispatches per submitted command buffer: a long step starts on the GPU while it is recorded
+CHUNK = 64  # dispatches in a step's first command buffer: a long step starts on the GPU while it is recorded
 
 
 # ---------------------------------------------------------------------------
@@ -738,10 +738,17 @@ class Executable:
         self.submit(buffers, start, len(self.program.kernels))
 
     def submit(self, buffers: dict[int, Any], start: int, stop: int) -> None:
-        """Submit the dispatches start..stop in command buffers of CHUNK dispatches: the GPU starts
-        while the rest is recorded. The last one, even if empty, brings the plan's copies."""
-        for first in range(start, stop, CHUNK) or [start]:
-            self.device.device.queue.submit([self.record(buffers, first, min(first + CHUNK, stop))])
+        """Submit the dispatches start..stop in command buffers that double in length from CHUNK
+        dispatches: the GPU starts on the first while the rest is recorded, and a long step (a
+        loop's iterations) pays for few command buffers. The last one, even if empty, brings the
+        plan's copies."""
+        first, size = start, CHUNK
+        while True:
+            end = min(first + size, stop)
+            self.device.device.queue.submit([self.record(buffers, first, end)])
+            if end >= stop:
+                return
+            first, size = end, 2 * size
 
     def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
         """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)

@@ -10,7 +10,7 @@ import numpy as np
 
 from fgrad.errors import DTypeError, GraphError, InputError, ShapeError
 from fgrad.ir import PRIMITIVES, Dim, DType, Graph, Spec, check_symbols, input_p
-from fgrad.pytree import first_difference, flatten, split_path
+from fgrad.pytree import first_difference, flatten, leaves_in, split_path
 from fgrad.trace import check_int_range, require_graph
 
 
@@ -79,9 +79,9 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None,
     if len(args) != len(graph.in_tree.children):
         names = ", ".join(graph.arg_names)
         raise InputError(f"{who}: the graph takes {len(graph.in_tree.children)} arguments ({names}), got {len(args)}", site)
-    leaves, tree = flatten(tuple(args))
-    if tree != graph.in_tree:
-        path, what = first_difference(graph.in_tree, tree)
+    leaves = leaves_in(tuple(args), graph.in_tree)
+    if leaves is None:
+        path, what = first_difference(graph.in_tree, flatten(tuple(args))[1])
         raise InputError(f"{who}: argument {_arg_label(graph, path)} does not match the graph's input: {what}", site)
     symbolic = False  # found while checking, so a call of a graph without symbols pays nothing for them
     for name, want, leaf in zip(graph.input_names, graph.in_specs, leaves):

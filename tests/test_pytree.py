@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from fgrad.pytree import LEAF, TreeDef, first_difference, flatten, leaf_paths, register_leaf, tree_map, unflatten
+from fgrad.pytree import (
+    LEAF, TreeDef, first_difference, flatten, leaf_paths, leaves_in, register_leaf, tree_map, unflatten,
+)
 
 Point = namedtuple("Point", "x y")
 
@@ -208,6 +210,28 @@ def test_tree_map_mismatched_structures(other: Any, where: str) -> None:
 
 
 # -- first_difference --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tree, leaves", ROUND_TRIPS)
+def test_leaves_in_a_tree_of_the_same_structure_are_flattens(tree: Any, leaves: list[Any]) -> None:
+    assert leaves_in(tree, flatten(tree)[1]) == leaves
+
+
+@pytest.mark.parametrize("expected, got", [
+    ({"a": 1, "b": 2}, {"a": 1, "c": 2}),  # as many keys, one of them another
+    ({"a": 1, "b": 2}, {"a": 1}),
+    ([1, 2], (1, 2)),
+    ([1, 2], [1, 2, 3]),
+    ([1, [2]], [1, 2]),
+    ([1, 2], [1, [2]]),  # a container where a leaf is expected
+    (Point(1, 2), (1, 2)),
+    (Layer(1, 2), Frozen(1, 2)),
+    (None, 1),
+    ({"a": {"b": 1}}, {"a": [1]}),
+])
+def test_leaves_in_a_tree_of_another_structure_is_none(expected: Any, got: Any) -> None:
+    assert first_difference(flatten(expected)[1], flatten(got)[1]) is not None
+    assert leaves_in(got, flatten(expected)[1]) is None
 
 
 def test_first_difference_equal_structures_is_none() -> None:
