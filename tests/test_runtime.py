@@ -260,6 +260,38 @@ def test_long_column_sums_run_in_two_passes_and_siblings_share_a_kernel():
     assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, "column sums")
 
 
+def _long_rows(kind: str, n: int) -> np.ndarray:
+    """Two rows of n values with the extreme twice in row 0 (the first must win) and last in row 1."""
+    rng = np.random.default_rng(n)
+    if kind == "bool":
+        x = np.zeros((2, n), bool)
+        x[0, [n // 3, n // 2]] = x[1, n - 1] = True
+        return x
+    x = (rng.normal(size=(2, n)) * 100).astype(np.int32 if kind == "int" else np.float32)
+    x[0, [n // 3, n // 2]] = 1000
+    x[1, n - 1] = 2000
+    if kind == "nan":
+        x[0, [n // 4, n - 2]] = np.nan
+    if kind == "-inf":
+        x[:] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("kind", ["float", "nan", "-inf", "int", "bool"])
+@pytest.mark.parametrize("n", [8192, 50257])  # a power of two; a length none divides (padded)
+@pytest.mark.parametrize("fn", [fg.argmax, fg.argmin], ids=["argmax", "argmin"])
+def test_argmax_over_a_few_long_rows_runs_in_chunks_and_keeps_the_first(fn, n, kind):
+    x = _long_rows(kind, n)
+    if fn is fg.argmin and kind not in ("nan", "-inf"):
+        x = ~x if kind == "bool" else -x
+    graph = fg.trace(lambda x: fn(x, axis=-1), x)
+    exe = fg.compile(graph)
+    assert len(exe.program.kernels) > 1 and exe.program.kernels[0].grid[0] >= 32  # chunks, a workgroup each
+    want = (np.argmax if fn is fg.argmax else np.argmin)(x, axis=-1)
+    np.testing.assert_array_equal(fg.interpret(graph, x), want)
+    np.testing.assert_array_equal(exe(x).numpy(), want)
+
+
 def test_split_k_for_small_products_over_long_k():
     """With a GPU's parallelism, a 64x64 product over k = 2048 runs as 8 partial products and a sum."""
     rng = np.random.default_rng(8)

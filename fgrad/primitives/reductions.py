@@ -177,7 +177,7 @@ rewrite_rules.register(min_p, split_long_reduction)
 # argmax / argmin over one axis (`axes`, as jax.lax.argmax): the index of the first largest
 # (smallest) value, NaN beating every number, as NumPy's; i32, no derivative. One pass keeps
 # each value's index beside it (w.argreduce), so no value is compared with a recomputed copy.
-# Not split into two passes as sum is: the second would have to fold (value, index) pairs.
+# A few long rows (a sampler's argmax over a vocabulary) are split in chunks (_split_long_arg).
 def _arg_rule(name: str) -> Callable[..., Spec]:
     def rule(x: Spec, *, axes: tuple[int, ...]) -> Spec:
         check_dtypes(name, NUMERIC, x)
@@ -219,16 +219,66 @@ def _arg_reduce_wgsl(which: str) -> Callable[..., str]:
     return wgsl
 
 
+LONG_ARG_ROW, FEW_ARG_ROWS = 4096, 64  # rows at least this long, fewer than this many, are split
+
+
+def _split_long_arg(which: str) -> Callable[..., int | None]:
+    """The first largest (smallest) of a few long last-axis rows, in chunks: each chunk's index of
+    it and value (two reductions over many rows, a workgroup each), then the first best chunk. A
+    first best's chunk is the first chunk holding the best (ties keep order, a NaN beats all),
+    and within it that chunk's first. A row no power of two divides is padded with what every
+    value beats or ties (the pad is after the row: a tie goes to the row)."""
+
+    def split(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
+        spec, (axis,) = nodes[node.inputs[0]].spec, node.attrs["axes"]
+        *rows, n = spec.shape
+        if spec.symbols or axis != spec.ndim - 1 or n < LONG_ARG_ROW or math.prod(rows) >= FEW_ARG_ROWS:
+            return None
+        chunk = max(1 << (math.ceil(math.log2(n)) // 2), 256)  # about sqrt(n) chunks, each a workgroup's
+        chunks = -(-n // chunk)
+        x = node.inputs[0]
+        if chunks * chunk != n:
+            x = add("pad", [x], node.site, widths=(*[(0, 0, 0)] * len(rows), (0, chunks * chunk - n, 0)),
+                    value=_worst(spec.dtype, which))
+        parts = add("reshape", [x], node.site, shape=(*rows, chunks, chunk))
+        within = add(node.op, [parts], node.site, axes=(len(rows) + 1,))  # (*rows, chunks): index in its chunk
+        best = add(which, [parts], node.site, axes=(len(rows) + 1,))
+        first = add("broadcast_to", [add("reshape", [add(node.op, [best], node.site, axes=(len(rows),))], node.site,
+                                         shape=(*rows, 1))], node.site, shape=(*rows, chunks))
+        at = add("iota", [], node.site, shape=(*rows, chunks), axis=len(rows), dtype=DType.i32)
+        index = add("add", [within, add("mul", [at, _const(add, node, chunk, (*rows, chunks))], node.site)], node.site)
+        picked = add("where", [add("eq", [at, first], node.site), index, _const(add, node, 0, (*rows, chunks))], node.site)
+        return add("sum", [picked], node.site, axes=(len(rows),))
+
+    return split
+
+
+def _worst(dtype: DType, which: str) -> Any:
+    """A value of `dtype` that every value beats or ties in `which`'s order."""
+    if dtype.is_float:
+        return -math.inf if which == "max" else math.inf
+    if dtype is DType.bool:
+        return which != "max"
+    info = np.iinfo(dtype.np)
+    return int(info.min if which == "max" else info.max)
+
+
+def _const(add: Callable[..., int], node: Node, value: int, shape: tuple[int, ...]) -> int:
+    return add("constant", [], node.site, value=Const.of(np.full(shape, value, np.int32), DType.i32))
+
+
 argmax_p = declare("argmax", _arg_rule("argmax"), lambda x, *, axes: np.argmax(x, axis=axes[0]))
 vjp_rules.register(argmax_p, nondiff)
 jvp_rules.register(argmax_p, nondiff_jvp)
 batch_rules.register(argmax_p, axis_batching(argmax_p, "axes"))
 register_lowering(argmax_p, REDUCTION, _arg_reduce_wgsl("max"))
+rewrite_rules.register(argmax_p, _split_long_arg("max"))
 argmin_p = declare("argmin", _arg_rule("argmin"), lambda x, *, axes: np.argmin(x, axis=axes[0]))
 vjp_rules.register(argmin_p, nondiff)
 jvp_rules.register(argmin_p, nondiff_jvp)
 batch_rules.register(argmin_p, axis_batching(argmin_p, "axes"))
 register_lowering(argmin_p, REDUCTION, _arg_reduce_wgsl("min"))
+rewrite_rules.register(argmin_p, _split_long_arg("min"))
 
 # softmax along one axis, computed stably; d = s (g - sum(g s)), and the tangent s (t - sum(s t))
 # (the Jacobian diag(s) - s s^T is symmetric). As jax.nn.softmax: the exponentials are of x's
