@@ -21,7 +21,8 @@ from fgrad.ir import Graph
 from fgrad.lower.matmul import tiles
 from fgrad.ir import call_of
 from fgrad.lower.kinds import (
-    Contraction, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds, kind_of,
+    Contraction, Conversion, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
+    kind_of,
 )
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import COOPERATE_FROM
@@ -145,15 +146,17 @@ def group_inlined(graph: Graph, group: Group, roots: set[int]) -> list[int]:
 
 def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[Kind]) -> None:
     """Add to `roots` the elementwise nodes that several kernels would compute inline, or that
-    a contraction reads (it would recompute them for every use)."""
+    a contraction reads (it would recompute them for every use), but conversions: what one
+    converts is materialized instead (a buffer the contraction converts per load)."""
     kernels: list[set[int]] = [set() for _ in kind]  # the kernels that would compute node i inline
     contracted = [False] * len(kind)  # whether a contraction reads node i
     for i in reversed(range(len(kind))):
         for c in consumers[i]:
             kernels[i] |= {c} if c in roots else kernels[c]
             contracted[i] |= isinstance(kind[c], Contraction) or (
-                isinstance(kind[c], View) and c not in roots and contracted[c])
-        if isinstance(kind[i], Elementwise) and i not in roots and (len(kernels[i]) > 1 or contracted[i]):
+                isinstance(kind[c], (View, Conversion)) and c not in roots and contracted[c])
+        converted = isinstance(kind[i], Conversion)  # read through by a contraction: what it converts is held
+        if isinstance(kind[i], Elementwise) and i not in roots and (len(kernels[i]) > 1 or contracted[i] and not converted):
             roots.add(i)
 
 

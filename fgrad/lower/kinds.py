@@ -10,6 +10,7 @@ against the primitive's abstract evaluation when registered:
 - `View`: index remapping, always inlined (reshape, transpose, slice, take, ...);
 - `Elementwise`: inlined into its one reading kernel; materialized when several
   kernels read it, or a contraction does (which would recompute it per use);
+  a `Conversion` (astype) of a buffer a contraction reads is converted per load;
 - `Reduction` (over `axes`: sum, max, argmax), `Normalization` (along `axis`,
   softmax), `Scan` (along `axis`, from the end where `reverse`: cumsum), `Sort`
   (rows along the last axis put in order: argsort) and `Contraction`: a kernel of
@@ -56,6 +57,12 @@ class Source(Kind):
 @dataclass(frozen=True)
 class Elementwise(Kind):
     pass
+
+
+@dataclass(frozen=True)
+class Conversion(Elementwise):
+    """A value converted element by element (astype): a contraction reads it through, converting
+    each load, rather than have a converted copy made (an f16 weight in an f32 product)."""
 
 
 def _no_relation(node: Node, x: Spec) -> str | None:
@@ -180,7 +187,7 @@ class Contraction(Kind):
         return self.count(node, *inputs)
 
 
-SOURCE, ELEMENTWISE, VIEW = Source(), Elementwise(), View()
+SOURCE, ELEMENTWISE, CONVERSION, VIEW = Source(), Elementwise(), Conversion(), View()
 REDUCTION, NORMALIZATION, SCAN = Reduction(), Normalization(), Scan()
 WINDOW, LOOP, WHILE = Window(), Loop(), Loop(counted=False)
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import KernelWriter, Written, module, store
-from fgrad.lower.kinds import Contraction, View, kind_of
+from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
 BK = 8  # the k extent of a staged tile
@@ -30,6 +30,8 @@ def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
     """Whether consecutive values along node i's last axis are (probably) adjacent in memory."""
     node = graph.nodes[i]
     kind = kind_of(node)
+    if i not in sources and isinstance(kind, Conversion):  # converted per load, read in its operand's order
+        return inner_is_last(graph, node.inputs[0], sources)
     if i in sources or not isinstance(kind, View) or not node.inputs:
         return True
     relation = kind.last_axis(node, graph.nodes[node.inputs[0]].spec)

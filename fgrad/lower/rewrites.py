@@ -113,9 +113,10 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     run as a batch, then sum (split-k). A product of a weight matrix (2-D, or with batch axes of
     size 1) by rows with leading axes is one product of all the rows, of a symbol's count too (a
     prefill's (1, T, d) @ (d, n), sized for T's maximum). One row (a decode step's) is not split:
-    the vector kernel keeps its epilogue fused."""
+    the vector kernel keeps its epilogue fused. f16 operands are converted as the partial
+    products load them: partial sums stay f32, and the result is rounded once, as unsplit."""
     a, b = node.inputs
-    if node.spec.ndim < 2 or node.spec.dtype is not DType.f32 or nodes[b].spec.symbols \
+    if node.spec.ndim < 2 or node.spec.dtype not in (DType.f32, DType.f16) or nodes[b].spec.symbols \
             or nodes[a].spec.shape[-1] != nodes[b].spec.shape[-2] or any(d != 1 for d in nodes[b].spec.shape[:-2]):
         return None  # a symbol's k cannot be split into fixed chunks
     *lead, n = node.spec.max_shape
@@ -128,13 +129,17 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
         split *= 2
     if split == 1:
         return None
+    if node.spec.dtype is DType.f16:
+        a, b = (add("astype", [x], node.site, dtype=DType.f32) for x in (a, b))
     if node.spec.symbols:  # rows keep their axes: (*lead, k) -> (S, *lead, k / S) @ (S, 1.., k / S, n)
         rows = nodes[a].spec.shape[:-1]
         a = add("reshape", [a], node.site, shape=(*rows, split, k // split))
         a = add("transpose", [a], node.site, perm=(len(rows), *range(len(rows)), len(rows) + 1))
         b = add("reshape", [b], node.site, shape=(split, *[1] * (len(rows) - 1), k // split, n))
-        return add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
-    a = add("transpose", [add("reshape", [a], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
-    b = add("reshape", [b], node.site, shape=(split, k // split, n))
-    out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
-    return out if node.spec.ndim == 2 else add("reshape", [out], node.site, shape=node.spec.shape)
+        out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
+    else:
+        a = add("transpose", [add("reshape", [a], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
+        b = add("reshape", [b], node.site, shape=(split, k // split, n))
+        out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
+        out = out if node.spec.ndim == 2 else add("reshape", [out], node.site, shape=node.spec.shape)
+    return out if node.spec.dtype is DType.f32 else add("astype", [out], node.site, dtype=node.spec.dtype)

@@ -16,7 +16,7 @@ import numpy as np
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError
 from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
-from fgrad.lower.kinds import ELEMENTWISE, SOURCE, VIEW, register_lowering
+from fgrad.lower.kinds import CONVERSION, ELEMENTWISE, SOURCE, VIEW, register_lowering
 from fgrad.lower.library import (
     ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, POWER_F32, cast, float_test, function, horner, pick, widened,
     with_sign_of,
@@ -1015,7 +1015,7 @@ astype_p = declare("astype", lambda x, *, dtype: Spec(x.shape, dtype), lambda x,
 vjp_rules.register(astype_p, _astype_vjp)
 jvp_rules.register(astype_p, linear_jvp(astype_p))
 batch_rules.register(astype_p, elementwise_batching(astype_p))
-register_lowering(astype_p, ELEMENTWISE, _astype_wgsl)
+register_lowering(astype_p, CONVERSION, _astype_wgsl)
 
 # stop_gradient: identity whose derivative is zero.
 stop_gradient_p = declare("stop_gradient", lambda x: x, lambda x: x)
