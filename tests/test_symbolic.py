@@ -95,6 +95,13 @@ def test_a_long_product_of_symbolic_rows_is_split_along_k_and_matches_at_every_s
         _assert_equal(exe(x), fg.interpret(graph, x), rtol=1e-4, atol=1e-5)  # sums of 512 in another order
 
 
+def test_a_symbolic_product_is_not_split_where_its_partial_products_would_be_too_big():
+    """Split-k of (1, L, 512) @ (512, 256) at L's maximum of 2**16 would make 2 x 64 MiB of partial products."""
+    long = fg.dim("L", 1 << 16)
+    program = lower(fg.trace(lambda x, w: x @ w, fg.spec((1, long, 512)), fg.spec((512, 256))))
+    assert [k.name for k in program.kernels] == ["matmul"]
+
+
 def test_arguments_may_be_device_arrays_of_any_size():
     graph = fg.trace(lambda x, y: (x * 2.0 + y, fg.sum(x, axis=0)), fg.spec((T, 3)), fg.spec((T, 3)))
     exe = fg.compile(graph)

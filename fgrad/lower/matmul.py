@@ -43,6 +43,7 @@ def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
 
 
 TILES = [(8, 8), (8, 4), (4, 8), (4, 4), (4, 2), (2, 4), (2, 2)]  # most work per invocation first
+SHORT_ROWS = 128  # a symbol's rows are tiled for this many: a prompt's, far fewer than a generator's context
 
 
 def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
@@ -75,8 +76,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     batch = out[:-2]
     if M == 1 and not mm.spec.symbols:
         return vector_kernel(name, graph, root, core, reads, sources)
-    *batch_max, M_max, N_max = mm.spec.max_shape  # tiles and the grid are chosen for the symbols' maxima
-    tm, tn = tile(M_max, N_max, math.prod(batch_max), parallel)
+    *batch_max, M_max, N_max = mm.spec.max_shape  # the grid covers the symbols' maxima
+    tm, tn = tile(min(M_max, SHORT_ROWS) if isinstance(M, Dim) else M_max, N_max, math.prod(batch_max), parallel)
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
     veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
     bm, bn = THREADS * tm, THREADS * tn

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.ir import PRIMITIVES, Const, DType, Graph, Node, RuleTable, constant_p
+from fgrad.lower.matmul import SHORT_ROWS
 from fgrad.lower.program import Limits
 from fgrad.transforms.passes import rebuild
 
@@ -107,6 +108,9 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
     return total if dtype.wide is dtype else add("astype", [total], node.site, dtype=dtype)
 
 
+SPLIT_BYTES = 1 << 26  # the most bytes of partial products split-k makes of a symbol's rows (at its maximum)
+
+
 def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int | None:
     """Split the k axis of a matrix product too small in m and n to keep the adapter's parallel
     workgroups busy (a weight gradient: 256 x 256 outputs over k = 4096): S partial products
@@ -123,9 +127,13 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     m, k = math.prod(lead), nodes[b].spec.shape[-2]
     if m == 1:
         return None  # one row: the vector kernel's small workgroups already fill the adapter
-    tiles_now = math.ceil(m / 64) * math.ceil(n / 64)
+    # A symbol's rows are planned for a short prompt's (SHORT_ROWS), the partial products kept
+    # within SPLIT_BYTES at the symbol's maximum.
+    rows = min(m, SHORT_ROWS) if node.spec.symbols else m
+    tiles_now = math.ceil(rows / 64) * math.ceil(n / 64)
     split = 1
-    while tiles_now * split < limits.parallel_workgroups and k % (2 * split) == 0 and k // (2 * split) >= 64:
+    while tiles_now * split < limits.parallel_workgroups and k % (2 * split) == 0 and k // (2 * split) >= 64 and \
+            not (node.spec.symbols and 2 * split * m * n * 4 > SPLIT_BYTES):
         split *= 2
     if split == 1:
         return None
