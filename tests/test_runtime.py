@@ -292,6 +292,21 @@ def test_argmax_over_a_few_long_rows_runs_in_chunks_and_keeps_the_first(fn, n, k
     np.testing.assert_array_equal(exe(x).numpy(), want)
 
 
+def test_a_sum_over_leading_axes_joins_the_elementwise_kernel_that_reads_it():
+    """split-k's sum of partial products and a residual add: one kernel, looping over the partials;
+    a sum a row-normalizing kernel reads keeps a kernel of its own."""
+    rng = np.random.default_rng(11)
+    parts, r = rng.normal(size=(8, 5, 40)).astype(np.float32), rng.normal(size=(5, 40)).astype(np.float32)
+    graph = fg.trace(lambda p, r: fg.tanh(fg.sum(p, axis=0)) + r, parts, r)
+    exe = fg.compile(graph)
+    assert [k.name for k in exe.program.kernels] == ["sum_tanh_add"]
+    assert_matches(exe(parts, r), fg.interpret(graph, parts, r), 1e-5, 1e-5, "sum joined")
+    normed = fg.trace(lambda p: fg.softmax(fg.sum(p, axis=0) * 2.0, axis=-1), parts)
+    exe = fg.compile(normed)
+    assert len(exe.program.kernels) == 2
+    assert_matches(exe(parts), fg.interpret(normed, parts), 1e-5, 1e-5, "sum apart")
+
+
 def test_split_k_for_small_products_over_long_k():
     """With a GPU's parallelism, a 64x64 product over k = 2048 runs as 8 partial products and a sum."""
     rng = np.random.default_rng(8)

@@ -55,6 +55,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     # Decide again which elementwise values are shared, now that some reductions are inlined.
     roots -= {i for i in roots if isinstance(kind[i], Elementwise) and i not in graph.outputs}
     _materialize_shared(roots, consumers, kind)
+    _fuse_leading_reductions(graph, roots, consumers)
     # A loop reads its operands from buffers: what it reads is computed by kernels before it.
     roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
               if not is_buffer_source(graph, j)}
@@ -88,7 +89,7 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
         return "matmul"
     if isinstance(kind, Sort):
         return "merge" if kind.merges else "sort"
-    if any(isinstance(kind_of(graph.nodes[i]), Reduction) for i in inside if i not in group):
+    if any(along_rows(graph, i) for i in inside if i not in group):
         return "rows"  # an elementwise root with its rows' reductions inside
     # A reduction over leading axes reads contiguously with an invocation per result.
     leading = isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node)
@@ -97,6 +98,12 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     if isinstance(kind, Scan):
         return "scan"
     return "rows" if isinstance(kind, Normalization) else "cooperative"
+
+
+def along_rows(graph: Graph, i: int) -> bool:
+    """Whether node i reduces along its operand's last axis (a row at a time)."""
+    node, kind = graph.nodes[i], kind_of(graph.nodes[i])
+    return isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 in kind.axes(node)
 
 
 def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
@@ -218,6 +225,41 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
         shape = nodes[e].spec.shape
         if isinstance(kind[e], Elementwise) and shape and shape[-1] == width and \
                 Extent.of(shape) == Extent.of((*node.spec.shape, width)):
+            roots.discard(n)
+
+
+def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
+    """A reduction over leading axes (one invocation per result, its loop inline: split-k's sum of
+    partial products, a long column sum's second pass) whose result only elementwise work reads,
+    ending in one elementwise kernel of the result's shape that reduces nothing, joins that
+    kernel: a residual add after a split product, an optimizer's update of a summed gradient,
+    in one kernel with the sum."""
+    nodes = graph.nodes
+    kind = [kind_of(n) for n in nodes]
+    for n in sorted(roots, reverse=True):
+        node = nodes[n]
+        if not isinstance(kind[n], Reduction) or n in graph.outputs or getattr(kind[n], "selects", False):
+            continue
+        x = nodes[node.inputs[0]].spec
+        # NOTE: a fold of nothing stays apart: inline, a compiler takes its 0 for a constant and
+        # folds 0 * x to 0, where x may be infinite (a mean over an empty axis is NaN).
+        if x.ndim - 1 in kind[n].axes(node) or x.max_size == 0:
+            continue
+        reached, stack, seen, ok = set(), list(consumers[n]), set(), True
+        while stack and ok:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            ok = isinstance(kind[c], Elementwise) and nodes[c].spec.shape == node.spec.shape
+            if c in roots:
+                reached.add(c)
+            else:
+                stack.extend(consumers[c])
+        if not ok or len(reached) != 1 or set(graph.outputs) & (seen - reached):
+            continue
+        (e,) = reached  # a kernel of its own rows to reduce loops in a workgroup: not one to loop inline in
+        if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for i in inlined(graph, e, roots)):
             roots.discard(n)
 
 
