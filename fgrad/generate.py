@@ -42,7 +42,7 @@ from fgrad import lax, random
 from fgrad import numpy as fnp
 from fgrad.errors import FgradError, InputError
 from fgrad.models import llama
-from fgrad.pytree import flatten, unflatten
+from fgrad.pytree import flatten, leaves_in, unflatten
 from fgrad.runtime import Array, Device, Executable, compile, default_device, device_put
 from fgrad.trace import Tensor, dim, spec, spec_of, trace, user_site
 
@@ -123,7 +123,7 @@ class Generator:
             raise InputError(f"generate: tokens_per_submit must be a positive int, got {tokens_per_submit!r}", site)
         self.config, self.context, self.sampling, self.n = config, context, sampling, tokens_per_submit
         self.device = device or default_device()
-        leaves = flatten(param_specs)[0]
+        leaves, self.param_tree = flatten(param_specs)
         # The cache takes the weights' precision: f16 where they are f16.
         self.cache_dtype = "f16" if any(spec_of(x).dtype.name == "f16" for x in leaves) else "f32"
         cache_specs = _specs(llama.init_cache(config, 1, context, self.cache_dtype))
@@ -185,7 +185,9 @@ class Generator:
                              f"the context of {self.context}; pass a larger context= or fewer tokens", site)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise InputError(f"generate: seed must be an int, got {seed!r}", site)
-        params = device_put(params, self.device)
+        held = leaves_in(params, self.param_tree)  # weights already here (the usual case) are not walked again
+        if held is None or not all(isinstance(x, Array) and x.device is self.device for x in held):
+            params = device_put(params, self.device)
         key = device_put(np.array([0, int(seed) % 2**32], np.uint32), self.device)  # random.PRNGKey(seed)
         return self._stream(params, prompt.astype(np.int32)[None, :], max_new_tokens, key, frozenset(stop))
 
