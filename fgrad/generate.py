@@ -140,7 +140,7 @@ class Generator:
         """Run the prompt i32[1, T] from position 0 and choose the token after it; that token is
         returned n times over, as i32[1, n]: the shape decode takes, which reads the last column."""
         positions = fnp.broadcast_to(fnp.arange(tokens.shape[1], dtype="i32")[None, :], tokens.shape)
-        logits, cache = llama.forward(params, tokens, cache, positions, self.config, last_only=True)
+        logits, cache = llama.forward(params, tokens, cache, positions, self.config, last_only=True, from_start=True)
         after = positions[:, -1] + 1
         chosen = self.sampling.choose(logits[:, -1], random.fold_in(key, after[0]))
         return fnp.broadcast_to(chosen[:, None], (1, self.n)), cache

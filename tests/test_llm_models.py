@@ -389,3 +389,25 @@ def test_last_only_gives_the_last_rows_logits_over_a_symbolic_prompt():
     full, last = run(False), run(True)
     assert last.shape == (2, 1, config.vocab)
     np.testing.assert_allclose(last, full[:, -1:], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_prefill_from_the_start_attends_to_its_own_tokens_as_to_the_cache(family):
+    """forward(..., from_start=True) over a symbolic prompt from position 0: the logits and the
+    cache that attending over the whole cache gives, at two prompt lengths of one program."""
+    config = llama.from_hf_config(FIXTURES / family)
+    params = fg.device_put(llama.load(FIXTURES / family))
+    cache = llama.init_cache(config, 1, MAX_LEN)
+
+    def program(from_start):
+        return fg.compile(fg.trace(lambda p, t, c, q: llama.forward(p, t, c, q, config, from_start=from_start),
+                                   params, fg.spec((1, T), "i32"), cache, fg.spec((1, T), "i32")))
+
+    whole, own = program(False), program(True)
+    for t in (3, 11):
+        tokens = (np.arange(t, dtype=np.int32)[None] * 7) % config.vocab
+        positions = np.arange(t, dtype=np.int32)[None]
+        want, got = whole(params, tokens, cache, positions), own(params, tokens, cache, positions)
+        np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-5, atol=1e-5)
+        for a, b in zip(flatten(got[1])[0], flatten(want[1])[0], strict=True):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -304,13 +304,16 @@ def init_cache(config: Config, batch: int, max_len: int, dtype: str | DType = "f
 
 @shape_checked
 def forward(params: Params, tokens: Int[Tensor, "batch seq"], cache: list[Params], positions: Int[Tensor, "batch seq"],
-            config: Config, last_only: bool = False) -> tuple[Float[Tensor, "batch _ vocab"], list[Params]]:
+            config: Config, last_only: bool = False, from_start: bool = False
+            ) -> tuple[Float[Tensor, "batch _ vocab"], list[Params]]:
     """Logits f32[batch, seq, vocab] for the new `tokens` at `positions` (contiguous in each row),
     and the cache with their keys and values written from positions[:, 0] on. Each token attends
     to the cached tokens before it and to the new ones up to itself; positions[:, -1] must be
     below the cache's length. With `last_only`, the logits of each row's last token alone,
     f32[batch, 1, vocab]: what generation reads after a prefill (the head's product for one row,
-    not for the whole prompt)."""
+    not for the whole prompt). With `from_start`, the tokens are each row's first (positions
+    0, 1, ...: a prompt's prefill): they attend to each other alone, so attention costs seq x seq,
+    not seq x the cache's length."""
     config = _config(config, "llama.forward")
     if len(params["layers"]) != config.layers or len(cache) != config.layers:
         raise InputError(f"llama.forward: {len(params['layers'])} layers of params and {len(cache)} of cache for a "
@@ -319,7 +322,8 @@ def forward(params: Params, tokens: Int[Tensor, "batch seq"], cache: list[Params
     new_cache = []
     for block, layer_cache in zip(params["layers"], cache):
         x, layer_cache = decoder_block(block, x, layer_cache, positions, config.heads, config.kv_heads,
-                                       config.rope_theta, config.rotary_dim, config.rope_scaling, config.rms_eps)
+                                       config.rope_theta, config.rotary_dim, config.rope_scaling, config.rms_eps,
+                                       from_start)
         new_cache.append(layer_cache)
     if last_only:  # the last row at a traced start: the prompt's length may be a symbol
         x = take(x, reshape(asarray(x.shape[1]) - 1, (1,)), axis=1)

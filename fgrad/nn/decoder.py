@@ -169,13 +169,15 @@ def init_decoder_block(rng: np.random.Generator, hidden: int, heads: int, kv_hea
 @shape_checked
 def decoder_block(p: Params, x: Float[Tensor, "batch seq hidden"], cache: Params, positions: Int[Tensor, "batch seq"],
                   heads: int, kv_heads: int, theta: float = 10000.0, rotary_dim: int | None = None,
-                  scaling: RopeScaling | None = None, eps: float = 1e-6
+                  scaling: RopeScaling | None = None, eps: float = 1e-6, from_start: bool = False
                   ) -> tuple[Float[Tensor, "batch seq hidden"], Params]:
     """A pre-norm decoder block of Llama, Qwen2 (q/k/v biases: `b` in their params) and Mistral:
     x += o(attention(rope(q), rope(k), v)) over the cache with the new keys and values written at
     `positions`; x += swiglu_mlp(rms_norm(x)). q, k and v are the columns of one `qkv` product
     (heads, kv_heads and kv_heads heads' worth). `cache` is {"k", "v"} of
-    (batch, kv_heads, max_len, head_dim); returns the new x and cache."""
+    (batch, kv_heads, max_len, head_dim); returns the new x and cache. With `from_start`, the
+    tokens are each row's first (positions 0, 1, ...): they attend to their own keys and values
+    (as the cache holds them), not to all max_len entries of the cache."""
     batch, seq, _ = x.shape
     attn = p["attn"]
     columns = attn["qkv"]["w"].shape[-1]
@@ -193,7 +195,10 @@ def decoder_block(p: Params, x: Float[Tensor, "batch seq hidden"], cache: Params
     q = rope(split(qkv[..., :width], heads), positions, theta, rotary_dim, scaling)
     k = rope(split(qkv[..., width:width + kv_width], kv_heads), positions, theta, rotary_dim, scaling)
     v = split(qkv[..., width + kv_width:], kv_heads)
-    cache = {"k": update_cache(cache["k"], k, positions), "v": update_cache(cache["v"], v, positions)}
-    out = attention(q, cache["k"], cache["v"], positions)
+    new_cache = {"k": update_cache(cache["k"], k, positions), "v": update_cache(cache["v"], v, positions)}
+    keys, values = (k.astype(cache["k"].dtype), v.astype(cache["v"].dtype)) if from_start else \
+        (new_cache["k"], new_cache["v"])
+    out = attention(q, keys, values, positions)
+    cache = new_cache
     x = x + _dense(attn["o"], transpose(out, (0, 2, 1, 3)).reshape(batch, seq, width))
     return x + swiglu_mlp(p["mlp"], rms_norm(p["mlp_norm"], x, eps)), cache
