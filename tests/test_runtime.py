@@ -307,6 +307,15 @@ def test_a_sum_over_leading_axes_joins_the_elementwise_kernel_that_reads_it():
     assert_matches(exe(parts), fg.interpret(normed, parts), 1e-5, 1e-5, "sum apart")
 
 
+def test_a_conversion_of_a_buffer_is_made_by_each_kernel_that_reads_it():
+    """An astype of an input that two kernels read: each converts as it loads; no kernel writes a copy."""
+    x = np.random.default_rng(12).integers(-50, 50, size=(6, 300)).astype(np.int32)
+    graph = fg.trace(lambda x: (fg.softmax(x.astype("f32") / 10.0, axis=-1), fg.sum(x.astype("f32") * 2.0, axis=0)), x)
+    exe = fg.compile(graph)
+    assert len(exe.program.kernels) == 2 and all(k.name.startswith("astype_") for k in exe.program.kernels)
+    assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, "converted per load")
+
+
 def test_split_k_for_small_products_over_long_k():
     """With a GPU's parallelism, a 64x64 product over k = 2048 runs as 8 partial products and a sum."""
     rng = np.random.default_rng(8)

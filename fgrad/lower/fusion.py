@@ -55,6 +55,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
     # Decide again which elementwise values are shared, now that some reductions are inlined.
     roots -= {i for i in roots if isinstance(kind[i], Elementwise) and i not in graph.outputs}
     _materialize_shared(roots, consumers, kind)
+    _inline_conversions(graph, roots)
     _fuse_leading_reductions(graph, roots, consumers)
     # A loop reads its operands from buffers: what it reads is computed by kernels before it.
     roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
@@ -165,6 +166,22 @@ def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[
         converted = isinstance(kind[i], Conversion)  # read through by a contraction: what it converts is held
         if isinstance(kind[i], Elementwise) and i not in roots and (len(kernels[i]) > 1 or contracted[i] and not converted):
             roots.add(i)
+
+
+def _inline_conversions(graph: Graph, roots: set[int]) -> None:
+    """A conversion of a value held in a buffer (seen through views) is as cheap as a view: each
+    kernel reading it converts as it loads, rather than one kernel writing a converted copy (an
+    f16 model's values going to its f16 cache from its f32 stream)."""
+    nodes = graph.nodes
+    for i in sorted(roots):
+        if i in graph.outputs or not isinstance(kind_of(nodes[i]), Conversion):
+            continue
+        j = nodes[i].inputs[0]
+        while j not in roots and not is_buffer_source(graph, j) and isinstance(kind_of(nodes[j]), View) and \
+                nodes[j].inputs:
+            j = nodes[j].inputs[0]
+        if j in roots or is_buffer_source(graph, j):
+            roots.discard(i)
 
 
 def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
