@@ -1,5 +1,6 @@
 """fg.export.to_jax: every op-table row's graph, exported, computes what `interpret` computes
-(values and dtypes), under jax.jit too; gradients through jax.grad of the export match fgrad's grad."""
+(values and dtypes; each primitive's first row under jax.jit too); gradients through jax.grad of
+the export match fgrad's grad; the sharded example's losses match fgrad's own steps."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from op_table import DTYPE_CASES, F16_CASES, OP_CASES, U32_CASES, f64, make, tra
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
 ROWS = [c for c in (*OP_CASES, *DTYPE_CASES, *F16_CASES, *U32_CASES) if c.specs is None]
+JITTED = {id(c) for c in {c.prim: c for c in reversed(ROWS)}.values()}  # each primitive's first row also under jax.jit
 
 
 def _close(got: np.ndarray, want: np.ndarray, case, what: str) -> None:
@@ -34,7 +36,8 @@ def test_row_exported_to_jax_matches_interpret(case):
     want = np.asarray(fg.interpret(graph, *args))
     exported = to_jax(graph)
     _close(np.asarray(exported(*args)), want, case, f"{case.id}: to_jax")
-    _close(np.asarray(jax.jit(exported)(*args)), want, case, f"{case.id}: jax.jit(to_jax)")
+    if id(case) in JITTED:
+        _close(np.asarray(jax.jit(exported)(*args)), want, case, f"{case.id}: jax.jit(to_jax)")
 
 
 def _differentiable(case) -> bool:
