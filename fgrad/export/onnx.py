@@ -67,8 +67,8 @@ def to_onnx(graph: Graph, path: str | Path | None = None) -> onnx.ModelProto:
         raise InputError(f"to_onnx: expected an fg Graph (fg.trace(fn, *args)), got a {type(graph).__name__}", site)
     for node in graph.nodes:
         if node.op != "input" and onnx_rules.get(node.op) is None:
-            raise InputError(f"to_onnx: no ONNX rule for the primitive {node.op} (created at {node.site or 'an unknown line'})",
-                             site)
+            where = node.site or "an unknown line"
+            raise InputError(f"to_onnx: no ONNX rule for the primitive {node.op} (created at {where})", site)
         if node.spec.symbols:
             raise InputError(f"to_onnx: {node.op} has symbolic dimensions {node.spec}; trace over concrete specs", site)
     emit = Emitter()
@@ -86,7 +86,8 @@ def to_onnx(graph: Graph, path: str | Path | None = None) -> onnx.ModelProto:
     outputs = []
     for k, i in enumerate(graph.outputs):
         emit.nodes.append(helper.make_node("Identity", [names[i]], [f"output{k}"]))
-        outputs.append(helper.make_tensor_value_info(f"output{k}", dtype_of(graph.nodes[i]), list(graph.nodes[i].spec.shape)))
+        value = graph.nodes[i]
+        outputs.append(helper.make_tensor_value_info(f"output{k}", dtype_of(value), list(value.spec.shape)))
     model = helper.make_model(helper.make_graph(emit.nodes, "fgrad", inputs, outputs, emit.initializers),
                               opset_imports=[helper.make_opsetid("", OPSET)], producer_name="fgrad")
     onnx.checker.check_model(model)

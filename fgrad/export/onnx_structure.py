@@ -1,5 +1,5 @@
 """ONNX export rules of the primitives that move elements, reduce and normalize: matmul, shapes,
-gathers and windows at traced starts, reductions, arg-reductions, softmaxes and cumsum."""
+gathers, scatters and windows at traced starts, reductions, arg-reductions, softmaxes and scans."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from onnx import TensorProto, helper
 
 from fgrad.export.onnx import dtype_of, onnx_rules
 from fgrad.primitives import (
-    argmax_p, argmin_p, broadcast_to_p, concatenate_p, cumsum_p, dynamic_slice_p, dynamic_update_slice_p,
-    log_softmax_p, matmul_p, max_p, min_p, pad_p, prod_p, reshape_p, rev_p, slice_p, softmax_p, sum_p, take_p,
-    transpose_p,
+    argmax_p, argmin_p, broadcast_to_p, concatenate_p, conv_general_dilated_p, cummax_p, cummin_p, cumprod_p,
+    cumsum_p, dynamic_slice_p, dynamic_update_slice_p, log_softmax_p, matmul_p, max_p, min_p, pad_p, prod_p,
+    reshape_p, rev_p, scatter_add_p, scatter_p, slice_p, softmax_p, sum_p, take_p, transpose_p,
 )
 
 F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
@@ -68,8 +68,12 @@ onnx_rules.register(rev_p, _rev)
 # axis, merged back, the trailing fill sliced off), then the low and high padding.
 def _pad(emit, node, inputs, *, widths, value):
     shape = [(s - lo - hi + mid) // (mid + 1) for s, (lo, hi, mid) in zip(node.spec.shape, widths)]  # the operand's
-    x = inputs[0]
-    fill = emit.const(np.asarray(value, node.spec.dtype.np))
+    return _padded(emit, inputs[0], shape, widths, emit.const(np.asarray(value, node.spec.dtype.np)))
+
+
+def _padded(emit, x: str, shape: list[int], widths, fill: str) -> str:
+    """`x` (of `shape`) padded by `widths` (low, high, interior per axis; negative crops) with `fill`."""
+    shape = list(shape)
     for axis, (_, _, mid) in enumerate(widths):
         n = shape[axis]
         if mid == 0 or n == 0:
@@ -243,3 +247,123 @@ def _cumsum(emit, node, inputs, *, axis, reverse):
 
 
 onnx_rules.register(cumsum_p, _cumsum)
+
+
+# scatter / scatter_add: one ScatterElements along `axis` (updates in index order, so "set" keeps the
+# last), the indices flattened and broadcast across the updates' other axes; "clip" clamps them, "drop"
+# sends those outside [0, n) to a dummy row appended to x and sliced off after. Bools combine as u8;
+# f16 in f32, rounded once (a row's several updates are rounded once, not after each as interpret's).
+# onnxruntime's min and max let a NaN in x lose, so a scatter of the NaN flags puts it back.
+_REDUCTIONS = {"set": "none", "add": "add", "mul": "mul", "min": "min", "max": "max"}
+
+
+def _scatter_into(emit, node, x: str, updates: str, idx: str, axis: int, mode: str, combine: str) -> str:
+    shape, ishape = list(node.spec.shape), emit.specs[idx].shape
+    n, count, rest = shape[axis], int(np.prod(ishape, dtype=np.int64)), shape[axis + 1:]
+    i = emit.op("Reshape", [emit.op("Cast", [idx], to=I64), _ints(emit, [count])], allowzero=1)
+    if mode == "clip":
+        i = emit.op("Clip", [i, _ints(emit, 0), _ints(emit, n - 1)])
+    else:
+        inside = emit.op("And", [emit.op("GreaterOrEqual", [i, _ints(emit, 0)]), emit.op("Less", [i, _ints(emit, n)])])
+        i = emit.op("Where", [inside, i, _ints(emit, n)])
+        x = emit.op("Pad", [x, _ints(emit, [0, 1]), emit.const(np.zeros((), node.spec.dtype.np)),
+                            _ints(emit, [axis])], mode="constant")
+    u_shape = shape[:axis] + [count] + rest
+    u = emit.op("Reshape", [updates, _ints(emit, u_shape)], allowzero=1)
+    i = emit.op("Expand", [emit.op("Reshape", [i, _ints(emit, [1] * axis + [count] + [1] * len(rest))], allowzero=1),
+                           _ints(emit, u_shape)])
+    wide = {np.dtype(bool): TensorProto.UINT8, np.dtype(np.float16): F32}.get(node.spec.dtype.np)
+    if wide is not None:
+        x, u = emit.op("Cast", [x], to=wide), emit.op("Cast", [u], to=wide)
+    out = emit.op("ScatterElements", [x, i, u], axis=axis, reduction=_REDUCTIONS[combine])
+    if combine in ("min", "max") and node.spec.dtype.np.kind == "f":  # NaN wins: where either side held one
+        nan = [emit.op("Cast", [emit.op("IsNaN", [v])], to=TensorProto.UINT8) for v in (x, u)]
+        nan = emit.op("Cast", [emit.op("ScatterElements", [nan[0], i, nan[1]], axis=axis, reduction="max")],
+                      to=TensorProto.BOOL)
+        out = emit.op("Where", [nan, emit.const(np.float32(np.nan) if wide else np.asarray(np.nan, node.spec.dtype.np)),
+                                out])
+    out = _back(emit, out, wide, node)
+    if mode != "clip":
+        out = emit.op("Slice", [out, _ints(emit, [0]), _ints(emit, [n]), _ints(emit, [axis])])
+    return out
+
+
+onnx_rules.register(scatter_p, lambda emit, node, inputs, *, axis, mode, combine: _scatter_into(
+    emit, node, inputs[0], inputs[1], inputs[2], axis, mode, combine))
+onnx_rules.register(scatter_add_p, lambda emit, node, inputs, *, axis, size, mode: _scatter_into(
+    emit, node, emit.op("Expand", [emit.const(np.zeros((), node.spec.dtype.np)), _ints(emit, node.spec.shape)]),
+    inputs[0], inputs[1], axis, mode, "add"))
+
+
+# cumprod / cummax / cummin: a log-depth scan, each step combining the running values with themselves
+# shifted by 1, 2, 4, ... along the axis (the identity shifted in); products in the wide type (f16 in
+# f32, i32 and u32 in i64, wrapping as interpret's), max and min with f16 in f32 and u32 in i64 (exact),
+# a NaN winning from where it stands on.
+def _scan(op: str):
+    def rule(emit, node, inputs, *, axis, reverse):
+        dtype, n = node.spec.dtype.np, node.spec.shape[axis]
+        if op == "Mul":
+            x, wide = _wide(emit, inputs[0], dtype)
+        else:
+            x, wide = inputs[0], {np.dtype(np.float16): F32, np.dtype(np.uint32): I64}.get(dtype)
+            x = x if wide is None else emit.op("Cast", [x], to=wide)
+        kind = {F32: np.float32, I64: np.int64}.get(wide, dtype)
+        if op == "Mul":
+            identity = np.ones((), kind)
+        elif dtype.kind == "f":
+            identity = np.asarray(-np.inf if op == "Max" else np.inf, kind)
+        else:
+            identity = np.asarray(np.iinfo(dtype).min if op == "Max" else np.iinfo(dtype).max, kind)
+        y, shift, axes = x, 1, _ints(emit, [axis])
+        while shift < n:
+            kept = (emit.op("Slice", [y, _ints(emit, [shift]), _ints(emit, [n]), axes]) if reverse
+                    else emit.op("Slice", [y, _ints(emit, [0]), _ints(emit, [n - shift]), axes]))
+            pads = [0, shift] if reverse else [shift, 0]
+            y = emit.op(op, [y, emit.op("Pad", [kept, _ints(emit, pads), emit.const(identity), axes], mode="constant")])
+            shift *= 2
+        if op != "Mul" and dtype.kind == "f":
+            seen = emit.op("CumSum", [emit.op("Cast", [emit.op("IsNaN", [x])], to=I32), emit.const(axis, np.int64)],
+                           reverse=int(reverse))
+            nan = emit.const(np.asarray(np.nan, kind))
+            y = emit.op("Where", [emit.op("Greater", [seen, emit.const(0, np.int32)]), nan, y])
+        return _back(emit, y, wide, node)
+
+    return rule
+
+
+onnx_rules.register(cumprod_p, _scan("Mul"))
+onnx_rules.register(cummax_p, _scan("Max"))
+onnx_rules.register(cummin_p, _scan("Min"))
+
+
+# conv_general_dilated: as the impl, in the canonical layouts (N, C, *S) and (O, I, *K): the lhs dilated
+# and padded, one strided Slice per window position stacked into the patches (N, C, *OS, K), then one
+# Einsum per the groups, in the wide type (f16 in f32; i32 and u32 in i64, wrapping as interpret's).
+def _conv(emit, node, inputs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+          feature_group_count, batch_group_count):
+    ls, rs, os_ = dimension_numbers
+    lshape, rshape = emit.specs[inputs[0]].shape, emit.specs[inputs[1]].shape
+    (x, wide), (k, _) = _wide(emit, inputs[0], node.spec.dtype.np), _wide(emit, inputs[1], node.spec.dtype.np)
+    x, k = emit.op("Transpose", [x], perm=list(ls)), emit.op("Transpose", [k], perm=list(rs))
+    (N, C, *S), (O, I, *K) = [lshape[a] for a in ls], [rshape[a] for a in rs]
+    n, out = len(S), [node.spec.shape[a] for a in os_]
+    fill = emit.const(np.zeros((), {F32: np.float32, I64: np.int64}.get(wide, node.spec.dtype.np)))
+    x = _padded(emit, x, [N, C, *S], [(0, 0, 0), (0, 0, 0), *((lo, hi, b - 1) for (lo, hi), b in
+                                                               zip(padding, lhs_dilation))], fill)
+    axes, taken = _ints(emit, range(2, n + 2)), []
+    for offset in np.ndindex(*K):
+        starts = [j * d for j, d in zip(offset, rhs_dilation)]
+        stops = [a + (m - 1) * s + 1 for a, m, s in zip(starts, out[2:], window_strides)]
+        piece = emit.op("Slice", [x, _ints(emit, starts), _ints(emit, stops), axes, _ints(emit, window_strides)])
+        taken.append(emit.op("Unsqueeze", [piece, _ints(emit, [n + 2])]))
+    p = emit.op("Concat", taken, axis=n + 2) if len(taken) > 1 else taken[0]
+    G, B, window = feature_group_count, batch_group_count, int(np.prod(K, dtype=np.int64))
+    p = emit.op("Reshape", [p, _ints(emit, [B, N // B, G, C // G, *out[2:], window])], allowzero=1)
+    k = emit.op("Reshape", [k, _ints(emit, [B * G, O // (B * G), I, window])], allowzero=1)
+    at = "abcdefhjklmpqrstuvxy"[:n]  # the output positions' letters, none of g, i, n, o, w, z
+    equation = f"gnzi{at}w,goiw->ngo{at}" if B > 1 else f"zngi{at}w,goiw->ngo{at}"
+    y = emit.op("Reshape", [emit.op("Einsum", [p, k], equation=equation), _ints(emit, out)], allowzero=1)
+    return _back(emit, emit.op("Transpose", [y], perm=[int(a) for a in np.argsort(os_)]), wide, node)
+
+
+onnx_rules.register(conv_general_dilated_p, _conv)
