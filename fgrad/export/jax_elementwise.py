@@ -82,27 +82,31 @@ jax_rules.register(iota_p, lambda *, shape, axis, dtype: lax.broadcasted_iota(dt
 # Functions of one operand; special functions compute in the wide dtype.
 jax_rules.register(neg_p, jnp.negative)
 jax_rules.register(abs_p, jnp.abs)
-jax_rules.register(exp_p, _wide(jnp.exp))
-jax_rules.register(log_p, _wide(jnp.log))
-jax_rules.register(log2_p, _wide(_log2))
-jax_rules.register(log1p_p, _wide(jnp.log1p))
-jax_rules.register(expm1_p, _wide(jnp.expm1))
-jax_rules.register(exp2_p, _wide(_exp2))
-jax_rules.register(sqrt_p, _wide(jnp.sqrt))
-jax_rules.register(rsqrt_p, _wide(lax.rsqrt))
-jax_rules.register(cbrt_p, _wide(jnp.cbrt))
-jax_rules.register(sin_p, _wide(jnp.sin))
-jax_rules.register(cos_p, _wide(jnp.cos))
-jax_rules.register(tan_p, _wide(jnp.tan))
-jax_rules.register(atan2_p, _wide(jnp.arctan2))  # atan2(x, y) is the angle of (y, x), as np.arctan2(x, y)
-jax_rules.register(sinh_p, _wide(jnp.sinh))
-jax_rules.register(cosh_p, _wide(jnp.cosh))
-jax_rules.register(asinh_p, _wide(jnp.arcsinh))
-jax_rules.register(acosh_p, _wide(jnp.arccosh))
-jax_rules.register(atanh_p, _wide(jnp.arctanh))
-jax_rules.register(tanh_p, _wide(jnp.tanh))
-jax_rules.register(sigmoid_p, _wide(jax.nn.sigmoid))
-jax_rules.register(silu_p, _wide(lambda x: x * jax.nn.sigmoid(x)))
+# Functions computed in the wide dtype (f16 in f32), as the NumPy implementations' computed_wide.
+for primitive, fn in (
+        (exp_p, jnp.exp),
+        (log_p, jnp.log),
+        (log2_p, _log2),
+        (log1p_p, jnp.log1p),
+        (expm1_p, jnp.expm1),
+        (exp2_p, _exp2),
+        (sqrt_p, jnp.sqrt),
+        (rsqrt_p, lax.rsqrt),
+        (cbrt_p, jnp.cbrt),
+        (sin_p, jnp.sin),
+        (cos_p, jnp.cos),
+        (tan_p, jnp.tan),
+        (atan2_p, jnp.arctan2),  # atan2(x, y) is the angle of (y, x), as np.arctan2(x, y)
+        (sinh_p, jnp.sinh),
+        (cosh_p, jnp.cosh),
+        (asinh_p, jnp.arcsinh),
+        (acosh_p, jnp.arccosh),
+        (atanh_p, jnp.arctanh),
+        (tanh_p, jnp.tanh),
+        (sigmoid_p, jax.nn.sigmoid),
+        (silu_p, lambda x: x * jax.nn.sigmoid(x)),
+):
+    jax_rules.register(primitive, _wide(fn))
 # gelu: the tanh approximation.
 jax_rules.register(gelu_p, _wide(lambda x: 0.5 * x * (1 + jnp.tanh(GELU_C * (x + GELU_A * x**3)))))
 jax_rules.register(erf_p, _wide(lax.erf))
