@@ -6,8 +6,8 @@ constant buffers, and bind groups for the kernels that use only those, all
 made at compile time. A call uploads NumPy arguments (fg.Array arguments
 are used in place), makes the output buffers, and records the dispatches
 into command buffers, submitting each as soon as it is recorded: the first
-of CHUNK dispatches, each next one twice as long (one for most programs). Results stay on the device as
-fg.Array until the host asks for a value; an Array's operators run there
+of CHUNK dispatches, each next one twice as long (one for most programs).
+Results stay on the device as fg.Array until the host asks for a value; an Array's operators run there
 too, each through a small program compiled once per signature.
 """
 

@@ -43,7 +43,8 @@ def losses(steps: int, model_parallel: bool = False) -> list[tuple[float, float]
 
     def placed(x: np.ndarray, split_rows: bool) -> Any:
         if model_parallel:  # a weight's last axis over the devices where it divides
-            spec = PartitionSpec(*([None] * (x.ndim - 1)), "d") if x.ndim == 2 and x.shape[-1] % n == 0 else PartitionSpec()
+            wide = x.ndim == 2 and x.shape[-1] % n == 0
+            spec = PartitionSpec(None, "d") if wide else PartitionSpec()
         else:  # the batch's rows over the devices, the rest replicated
             spec = PartitionSpec("d") if split_rows else PartitionSpec()
         return jax.device_put(x, NamedSharding(mesh, spec))
@@ -68,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     import jax
 
-    print(f"{len(jax.devices())} devices: {', '.join(str(d) for d in jax.devices()[:4])}{' ...' if len(jax.devices()) > 4 else ''}")
+    devices = jax.devices()
+    print(f"{len(devices)} devices: {', '.join(str(d) for d in devices[:4])}{' ...' if len(devices) > 4 else ''}")
     for i, (a, b) in enumerate(losses(args.steps, args.model_parallel)):
         print(f"step {i}: loss {a:.6f} on the mesh, {b:.6f} fgrad's own step")
 

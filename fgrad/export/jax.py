@@ -19,7 +19,7 @@ import numpy as np
 
 from fgrad.errors import InputError
 from fgrad.ir import PRIMITIVES, RESULT, Graph, RuleTable, call_of, call_params
-from fgrad.pytree import flatten, unflatten
+from fgrad.pytree import first_difference, flatten, leaves_in, unflatten
 from fgrad.trace import spec, trace, user_site
 
 jax_rules = RuleTable("to_jax", "JAX export rule")
@@ -55,9 +55,10 @@ def to_jax(graph_or_fn: Graph | Callable[..., Any]) -> Callable[..., Any]:
                              "over concrete specs", user_site())
 
         def exported(*args: Any) -> Any:
-            leaves, tree = flatten(tuple(args))
-            if tree != graph.in_tree:
-                raise InputError(f"to_jax: arguments {tree} do not match the graph's {graph.in_tree}", user_site())
+            leaves = leaves_in(tuple(args), graph.in_tree)
+            if leaves is None:
+                path, what = first_difference(graph.in_tree, flatten(tuple(args))[1])
+                raise InputError(f"to_jax: argument {path} does not match the graph's input: {what}", user_site())
             return unflatten(graph.out_tree, evaluate(graph, leaves))
 
         return exported

@@ -93,7 +93,7 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     if any(along_rows(graph, i) for i in inside if i not in group):
         return "rows"  # an elementwise root with its rows' reductions inside
     # A reduction over leading axes reads contiguously with an invocation per result.
-    leading = isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node)
+    leading = isinstance(kind, Reduction) and not along_rows(graph, root)
     if folds(graph.nodes, root) < COOPERATE_FROM or leading:
         return "elementwise"
     if isinstance(kind, Scan):
@@ -164,7 +164,8 @@ def _materialize_shared(roots: set[int], consumers: list[list[int]], kind: list[
             contracted[i] |= isinstance(kind[c], Contraction) or (
                 isinstance(kind[c], (View, Conversion)) and c not in roots and contracted[c])
         converted = isinstance(kind[i], Conversion)  # read through by a contraction: what it converts is held
-        if isinstance(kind[i], Elementwise) and i not in roots and (len(kernels[i]) > 1 or contracted[i] and not converted):
+        if isinstance(kind[i], Elementwise) and i not in roots and \
+                (len(kernels[i]) > 1 or contracted[i] and not converted):
             roots.add(i)
 
 
@@ -255,12 +256,12 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
     kind = [kind_of(n) for n in nodes]
     for n in sorted(roots, reverse=True):
         node = nodes[n]
-        if not isinstance(kind[n], Reduction) or n in graph.outputs or getattr(kind[n], "selects", False):
+        if not isinstance(kind[n], Reduction) or n in graph.outputs or getattr(kind[n], "selects", False) or \
+                along_rows(graph, n):
             continue
-        x = nodes[node.inputs[0]].spec
         # NOTE: a fold of nothing stays apart: inline, a compiler takes its 0 for a constant and
         # folds 0 * x to 0, where x may be infinite (a mean over an empty axis is NaN).
-        if x.ndim - 1 in kind[n].axes(node) or x.max_size == 0:
+        if nodes[node.inputs[0]].spec.max_size == 0:
             continue
         reached, stack, seen, ok = set(), list(consumers[n]), set(), True
         while stack and ok:

@@ -140,14 +140,14 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     if node.spec.dtype is DType.f16:
         a, b = (add("astype", [x], node.site, dtype=DType.f32) for x in (a, b))
     if node.spec.symbols:  # rows keep their axes: (*lead, k) -> (S, *lead, k / S) @ (S, 1.., k / S, n)
-        rows = nodes[a].spec.shape[:-1]
-        a = add("reshape", [a], node.site, shape=(*rows, split, k // split))
-        a = add("transpose", [a], node.site, perm=(len(rows), *range(len(rows)), len(rows) + 1))
-        b = add("reshape", [b], node.site, shape=(split, *[1] * (len(rows) - 1), k // split, n))
-        out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
-    else:
+        axes = nodes[a].spec.ndim - 1
+        a = add("reshape", [a], node.site, shape=(*nodes[a].spec.shape[:-1], split, k // split))
+        a = add("transpose", [a], node.site, perm=(axes, *range(axes), axes + 1))
+        b = add("reshape", [b], node.site, shape=(split, *[1] * (axes - 1), k // split, n))
+    else:  # all rows as one: (m, k) -> (S, m, k / S) @ (S, k / S, n)
         a = add("transpose", [add("reshape", [a], node.site, shape=(m, split, k // split))], node.site, perm=(1, 0, 2))
         b = add("reshape", [b], node.site, shape=(split, k // split, n))
-        out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
-        out = out if node.spec.ndim == 2 else add("reshape", [out], node.site, shape=node.spec.shape)
+    out = add("sum", [add(node.op, [a, b], node.site)], node.site, axes=(0,))
+    if nodes[out].spec.shape != node.spec.shape:
+        out = add("reshape", [out], node.site, shape=node.spec.shape)
     return out if node.spec.dtype is DType.f32 else add("astype", [out], node.site, dtype=node.spec.dtype)

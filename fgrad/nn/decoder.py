@@ -195,10 +195,9 @@ def decoder_block(p: Params, x: Float[Tensor, "batch seq hidden"], cache: Params
     q = rope(split(qkv[..., :width], heads), positions, theta, rotary_dim, scaling)
     k = rope(split(qkv[..., width:width + kv_width], kv_heads), positions, theta, rotary_dim, scaling)
     v = split(qkv[..., width + kv_width:], kv_heads)
-    new_cache = {"k": update_cache(cache["k"], k, positions), "v": update_cache(cache["v"], v, positions)}
+    written = {"k": update_cache(cache["k"], k, positions), "v": update_cache(cache["v"], v, positions)}
     keys, values = (k.astype(cache["k"].dtype), v.astype(cache["v"].dtype)) if from_start else \
-        (new_cache["k"], new_cache["v"])
+        (written["k"], written["v"])
     out = attention(q, keys, values, positions)
-    cache = new_cache
     x = x + _dense(attn["o"], transpose(out, (0, 2, 1, 3)).reshape(batch, seq, width))
-    return x + swiglu_mlp(p["mlp"], rms_norm(p["mlp_norm"], x, eps)), cache
+    return x + swiglu_mlp(p["mlp"], rms_norm(p["mlp_norm"], x, eps)), written

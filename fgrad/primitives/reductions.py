@@ -247,7 +247,8 @@ def _split_long_arg(which: str) -> Callable[..., int | None]:
                                          shape=(*rows, 1))], node.site, shape=(*rows, chunks))
         at = add("iota", [], node.site, shape=(*rows, chunks), axis=len(rows), dtype=DType.i32)
         index = add("add", [within, add("mul", [at, _const(add, node, chunk, (*rows, chunks))], node.site)], node.site)
-        picked = add("where", [add("eq", [at, first], node.site), index, _const(add, node, 0, (*rows, chunks))], node.site)
+        hit = add("eq", [at, first], node.site)
+        picked = add("where", [hit, index, _const(add, node, 0, (*rows, chunks))], node.site)
         return add("sum", [picked], node.site, axes=(len(rows),))
 
     return split
