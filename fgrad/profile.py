@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import wgpu
 
 from fgrad.errors import InputError, TraceError
 from fgrad.ir import Graph
@@ -97,6 +96,8 @@ def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
 
 def _timed_on_gpu(exe: Executable, buffers: dict[int, Any]) -> list[float]:
     """Each kernel's time from the timestamps around its compute pass, all in one submit."""
+    import wgpu  # imported already: the device is open
+
     dev = exe.device.device
     n = len(exe.program.kernels)
     queries = dev.create_query_set(type=wgpu.QueryType.timestamp, count=2 * n)

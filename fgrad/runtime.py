@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import wgpu
 
 from fgrad import numpy as ops
 from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
@@ -38,14 +37,13 @@ from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import flatten, register_leaf, unflatten
 from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, user_site
 
-try:  # wgpu-native's C entry points: recording through them skips ~4 µs of Python per dispatch
-    from wgpu.backends.wgpu_native._ffi import ffi as _ffi
-    from wgpu.backends.wgpu_native._ffi import lib as _native
-except ImportError:  # another wgpu backend: the public API does the same, a little slower
-    _native = None
-
-STORAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-_UNIFORM = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+# WebGPU's buffer usage flags (GPUBufferUsage): wgpu itself is imported when the first device
+# is opened, so that `import fgrad` stays quick.
+MAP_READ, COPY_SRC, COPY_DST, UNIFORM, STORAGE_USE = 0x1, 0x4, 0x8, 0x40, 0x80
+STORAGE = STORAGE_USE | COPY_SRC | COPY_DST
+_UNIFORM = UNIFORM | COPY_DST
+_native: Any = None  # wgpu-native's C entry points, once a device is open: recording through them
+_ffi: Any = None  # skips ~4 µs of Python per dispatch (None under another wgpu backend)
 CHUNK = 64  # dispatches in a step's first command buffer: a long step starts on the GPU while it is recorded
 
 
@@ -84,12 +82,12 @@ class Device:
         (copied through a staging buffer kept per size)."""
         staging = self.staging.get(nbytes)
         if staging is None:
-            staging = self.device.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+            staging = self.device.create_buffer(size=nbytes, usage=MAP_READ | COPY_DST)
             self.staging[nbytes] = staging
         encoder = self.device.create_command_encoder()
         encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
         self.device.queue.submit([encoder.finish()])
-        staging.map_sync(wgpu.MapMode.READ)
+        staging.map_sync(1)  # GPUMapMode.READ
         try:
             return bytes(staging.read_mapped())
         finally:
@@ -115,8 +113,14 @@ _PREFERENCE = {"DiscreteGPU": 0, "IntegratedGPU": 1, "CPU": 3}
 
 
 def _adapters() -> tuple[Any, ...]:
-    global _ADAPTERS
+    global _ADAPTERS, _native, _ffi
     if _ADAPTERS is None:
+        import wgpu
+        try:
+            from wgpu.backends.wgpu_native._ffi import ffi as _ffi
+            from wgpu.backends.wgpu_native._ffi import lib as _native
+        except ImportError:  # another wgpu backend: the public API does the same, a little slower
+            pass
         _ADAPTERS = tuple(wgpu.gpu.enumerate_adapters_sync())
     return _ADAPTERS
 
@@ -159,7 +163,7 @@ def _open(wanted: str | None) -> Device:
         wanted = ["timestamp-query", *sorted({row.feature for row in DTYPES.values()} - {None})]
         features = [f for f in wanted if f in adapter.features]
         device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
-        _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192))
+        _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192, cpu))
     return _OPENED[k]
 
 
@@ -525,6 +529,8 @@ del _name_, _fn
 
 def _pipeline(device: Device, kernel: Any) -> Any:
     """The cached pipeline for a kernel's WGSL, created (and validated) on first use."""
+    import wgpu  # imported already: the device is open
+
     key = hashlib.sha256(kernel.wgsl.encode()).hexdigest()
     if key not in device.pipelines:
         try:

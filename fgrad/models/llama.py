@@ -21,10 +21,9 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from jaxtyping import Float, Int
 
 from fgrad.errors import InputError, ShapeError
 from fgrad.ir import DType
@@ -33,6 +32,9 @@ from fgrad.nn.layers import Params, embedding, normal, ones, rms_norm, shape_che
 from fgrad.numpy import asarray, reshape, take, transpose
 from fgrad.pytree import tree_map
 from fgrad.trace import Tensor, user_site
+
+if TYPE_CHECKING:  # brought by fgrad.nn.shape_checked at run time
+    from jaxtyping import Float, Int
 
 FAMILIES = ("llama", "qwen2", "mistral")
 _DTYPES = {"f32": np.float32, "f16": np.float16}

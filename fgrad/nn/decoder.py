@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from jaxtyping import Float, Int
 
 from fgrad.errors import ShapeError
 from fgrad.ir import Dim, DType
@@ -37,6 +37,9 @@ from fgrad.numpy import (
 )
 from fgrad.nn.layers import Params, init_linear, init_rms_norm, linear, normal, rms_norm, shape_checked
 from fgrad.trace import Tensor, user_site
+
+if TYPE_CHECKING:  # brought by fgrad.nn.shape_checked at run time
+    from jaxtyping import Float, Int
 
 f32 = DType.f32
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import jaxtyping
 import numpy as np
-from beartype import beartype
-from jaxtyping import Float, Int
 
 from fgrad.errors import InputError, ShapeError
 from fgrad.numpy import (
@@ -40,16 +38,27 @@ from fgrad.numpy import (
 from fgrad.trace import Tensor, user_site
 from fgrad.transforms.remat import checkpoint
 
+if TYPE_CHECKING:  # at run time the checker brings them, on a layer's first call (see shape_checked)
+    from jaxtyping import Float, Int
+
 F = TypeVar("F", bound=Callable[..., Any])
 Params = dict[str, Any]
 
 
 def shape_checked(fn: F) -> F:
-    """Check `fn`'s jaxtyping annotations on every call; a violation is an fg.ShapeError."""
-    checked = jaxtyping.jaxtyped(typechecker=beartype)(fn)
+    """Check `fn`'s jaxtyping annotations on every call; a violation is an fg.ShapeError.
+
+    The checker is built on the first call, so that `import fgrad` imports neither jaxtyping nor
+    beartype (a tenth of a second each)."""
+    checked: Callable[..., Any] | None = None
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nonlocal checked
+        if checked is None:
+            checked = _checker(fn)
+        import jaxtyping  # imported by _checker: a dictionary lookup
+
         try:
             return checked(*args, **kwargs)
         except KeyError as e:  # the layers read their parameters by name
@@ -63,6 +72,28 @@ def shape_checked(fn: F) -> F:
             raise ShapeError(f"{fn.__name__}: {detail}", user_site()) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _checker(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` wrapped by jaxtyping's checker (beartype checking each annotation), its module given
+    the annotations' names (`Float`, `Int`: strings until beartype reads them)."""
+    import jaxtyping
+    from beartype import beartype
+
+    for name in ("Float", "Int"):
+        fn.__globals__.setdefault(name, getattr(jaxtyping, name))
+    # NOTE: jaxtyped() imports JAX, where it is installed, to hide its own frames from JAX's
+    # tracebacks: a second of start-up for nothing fgrad uses. A None entry makes that import
+    # fail, which jaxtyping allows for; the entry goes once the checker is built.
+    blocked = "jax._src.traceback_util"
+    hide = "jax" not in sys.modules and blocked not in sys.modules
+    if hide:
+        sys.modules[blocked] = None  # type: ignore[assignment]
+    try:
+        return jaxtyping.jaxtyped(typechecker=beartype)(fn)
+    finally:
+        if hide:
+            del sys.modules[blocked]
 
 
 # ---------------------------------------------------------------------------
