@@ -17,9 +17,6 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import InputError, TraceError
-from fgrad.ir import Graph
-from fgrad.lower import Kernel
-from fgrad.lower.kinds import Contraction, kind_of
 from fgrad.pytree import flatten, unflatten
 from fgrad.runtime import Array, Executable
 from fgrad.trace import user_site
@@ -57,20 +54,6 @@ class Profile:
         return "\n".join(lines)
 
 
-def kernel_work(graph: Graph, kernel: Kernel, specs: tuple[Any, ...], values: dict[str, int]) -> tuple[int, int]:
-    """(FLOPs of the matrix products in a kernel, bytes it reads and writes) when the symbols
-    have `values`."""
-    flops = 0
-    for i in kernel.nodes:
-        node = graph.nodes[i]
-        kind = kind_of(node)
-        if isinstance(kind, Contraction) and kind.tiled:  # a multiply and an add per value folded
-            inputs = (graph.nodes[j].spec.resolve(values) for j in node.inputs)
-            flops += 2 * node.spec.resolve(values).size * kind.folds(node, *inputs)
-    nbytes = sum(specs[b].resolve(values).nbytes for b in (*kernel.reads, *kernel.writes))
-    return flops, nbytes
-
-
 def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
     """Time each kernel of `exe` on `args` (the median of `repeat` runs). Donated arguments
     are not used up: the runs work on copies of them."""
@@ -83,13 +66,14 @@ def profile(exe: Executable, *args: Any, repeat: int = 3) -> Profile:
     donated = set(exe.program.donated)
     leaves = [x.copy() if k in donated and isinstance(x, Array) else x for k, x in enumerate(leaves)]
     buffers, _ = exe.bind(tuple(unflatten(tree, leaves)), site)
+    exe.device.flush()  # the copies above, and any other work recorded: the timed runs submit their own
     timestamps = "timestamp-query" in exe.device.device.features
     timed = _timed_on_gpu if timestamps else _timed_on_host
     seconds = np.median(np.array([timed(exe, buffers) for _ in range(repeat)]), axis=0)
     total = float(seconds.sum()) or math.inf
     rows = []
-    for k, t in zip(exe.program.kernels, seconds):
-        flops, nbytes = kernel_work(exe.graph, k, exe.program.specs, exe.values)
+    for n, (k, t) in enumerate(zip(exe.program.kernels, seconds)):
+        flops, nbytes = exe.program.work(n, exe.values)
         rows.append(KernelTime(k.name, float(t), float(t) / total, flops, nbytes))
     return Profile(tuple(rows), "timestamps" if timestamps else "host timing")
 

@@ -157,77 +157,82 @@ def _sort_key(key: Any) -> tuple[str, Any]:
 def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
     """Leaves of `tree` in a stable order, and its structure."""
     leaves: list[Any] = []
+    return leaves, _structure(tree, leaves)
 
-    def walk(node: Any) -> TreeDef:
-        found = _children(node)
-        if found is None:
-            leaves.append(node)
-            return LEAF
-        kind, meta, kids = found
-        return TreeDef(kind, meta, tuple(walk(k) for k in kids))
 
-    return leaves, walk(tree)
+def _structure(node: Any, leaves: list[Any]) -> TreeDef:
+    """The structure of `node`, appending its leaves (see _walk's note)."""
+    found = _children(node)
+    if found is None:
+        leaves.append(node)
+        return LEAF
+    kind, meta, kids = found
+    return TreeDef(kind, meta, tuple(_structure(k, leaves) for k in kids))
 
 
 def leaves_in(tree: Any, treedef: TreeDef) -> list[Any] | None:
     """The leaves of `tree` in flatten order if it has the structure `treedef`, else None: a
     compiled call's check of its arguments, walking the expected structure and building none."""
     leaves: list[Any] = []
+    return leaves if _walk(tree, treedef, leaves) else None
 
-    def walk(node: Any, td: TreeDef) -> bool:
-        kind, cls = td.kind, type(node)
-        if kind == "leaf":
-            leaves.append(node)
-            return cls in _LEAF_TYPES or _children(node) is None
-        if kind == "dict":
-            if cls is not dict or len(node) != len(td.meta):
-                return False
-            for key, child in zip(td.meta, td.children):  # as many keys, each found: the same keys, in sorted order
-                if key not in node or not walk(node[key], child):
-                    return False
-            return True
-        if kind in ("list", "tuple") and cls is (list if kind == "list" else tuple):
-            kids = node
-        else:
-            found = _children(node)
-            if found is None or found[:2] != (kind, td.meta):
-                return False
-            kids = found[2]
-        if len(kids) != len(td.children):
+
+# NOTE: module-level recursion, not closures: a recursive closure is a reference cycle, which
+# would keep the leaves it saw (a call's result Arrays, their device buffers) until the garbage
+# collector ran.
+def _walk(node: Any, td: TreeDef, leaves: list[Any]) -> bool:
+    """Whether `node` has the structure `td`, appending its leaves on the way."""
+    kind, cls = td.kind, type(node)
+    if kind == "leaf":
+        leaves.append(node)
+        return cls in _LEAF_TYPES or _children(node) is None
+    if kind == "dict":
+        if cls is not dict or len(node) != len(td.meta):
             return False
-        for kid, child in zip(kids, td.children):
-            if not walk(kid, child):
+        for key, child in zip(td.meta, td.children):  # as many keys, each found: the same keys, in sorted order
+            if key not in node or not _walk(node[key], child, leaves):
                 return False
         return True
-
-    return leaves if walk(tree, treedef) else None
+    if kind in ("list", "tuple") and cls is (list if kind == "list" else tuple):
+        kids = node
+    else:
+        found = _children(node)
+        if found is None or found[:2] != (kind, td.meta):
+            return False
+        kids = found[2]
+    if len(kids) != len(td.children):
+        return False
+    for kid, child in zip(kids, td.children):
+        if not _walk(kid, child, leaves):
+            return False
+    return True
 
 
 def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
     """Rebuild a pytree of structure `treedef` from `leaves` (in flatten order)."""
     if len(leaves) != treedef.num_leaves:
         raise ValueError(f"structure {treedef} has {treedef.num_leaves} leaves, got {len(leaves)}")
-    it = iter(leaves)
+    return _build(treedef, iter(leaves))
 
-    def build(td: TreeDef) -> Any:
-        if td.kind == "leaf":
-            return next(it)
-        kids = [build(c) for c in td.children]
-        if td.kind == "none":
-            return None
-        if td.kind == "list":
-            return kids
-        if td.kind == "tuple":
-            return tuple(kids)
-        if td.kind == "dict":
-            return dict(zip(td.meta, kids))
-        if td.kind == "namedtuple":
-            return td.meta[0](*kids)
-        if td.kind == "node":
-            return _NODE_TYPES[td.meta[0]][1](td.meta[2], kids)
-        return td.meta[0](**dict(zip(td.meta[1], kids)))
 
-    return build(treedef)
+def _build(td: TreeDef, it: Iterator[Any]) -> Any:
+    """The pytree of structure `td` whose leaves come next from `it`."""
+    if td.kind == "leaf":
+        return next(it)
+    kids = [_build(c, it) for c in td.children]
+    if td.kind == "none":
+        return None
+    if td.kind == "list":
+        return kids
+    if td.kind == "tuple":
+        return tuple(kids)
+    if td.kind == "dict":
+        return dict(zip(td.meta, kids))
+    if td.kind == "namedtuple":
+        return td.meta[0](*kids)
+    if td.kind == "node":
+        return _NODE_TYPES[td.meta[0]][1](td.meta[2], kids)
+    return td.meta[0](**dict(zip(td.meta[1], kids)))
 
 
 def broadcast_prefix(prefix: Any, treedef: TreeDef, what: str) -> list[Any]:

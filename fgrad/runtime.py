@@ -4,11 +4,12 @@ The only module that touches the GPU. A Program from fgrad.lower becomes an
 Executable: pipelines (cached per device by their WGSL text), scratch and
 constant buffers, and bind groups for the kernels that use only those, all
 made at compile time. A call uploads NumPy arguments (fg.Array arguments
-are used in place), makes the output buffers, and records the dispatches
-into command buffers, submitting each as soon as it is recorded: the first
-of CHUNK dispatches, each next one twice as long (one for most programs).
-Results stay on the device as fg.Array until the host asks for a value; an Array's operators run there
-too, each through a small program compiled once per signature.
+are used in place), takes its result buffers from the device's pool (where
+the buffers of dropped Arrays go), and records its dispatches into the
+device's open compute pass, which light calls share and heavy ones submit
+(see Device). Results stay on the device as fg.Array until the host asks for
+a value; an Array's operators run there too, each through a small program
+compiled once per signature.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import operator
 import os
 import re
+import time
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +46,10 @@ STORAGE = STORAGE_USE | COPY_SRC | COPY_DST
 _UNIFORM = UNIFORM | COPY_DST
 _native: Any = None  # wgpu-native's C entry points, once a device is open: recording through them
 _ffi: Any = None  # skips ~4 µs of Python per dispatch (None under another wgpu backend)
-CHUNK = 64  # dispatches in a step's first command buffer: a long step starts on the GPU while it is recorded
+CHUNK = 64  # dispatches recorded before a submit: a long step starts on the GPU while the rest is recorded
+FIRST_CHUNK = 16  # a long heavy call's first submit: the GPU starts soon after the host does
+LATENCY = 1e-3  # seconds of light calls left unsubmitted at most
+POOL_BYTES = 1 << 28  # bytes of free result buffers a device keeps for the next results
 
 
 # ---------------------------------------------------------------------------
@@ -54,7 +59,16 @@ CHUNK = 64  # dispatches in a step's first command buffer: a long step starts on
 
 @dataclass
 class Device:
-    """A wgpu device opened with its adapter's own limits, and its pipeline cache."""
+    """A wgpu device opened with its adapter's own limits, its pipeline cache, a pool of free
+    result buffers, and the work recorded for it but not yet submitted.
+
+    Dispatches go into one open compute pass, which calls share: a submit costs tens of
+    microseconds of host time, so a run of light calls (a few small kernels each) is recorded
+    into one command buffer and submitted together, every CHUNK dispatches or when the host
+    needs a value (`read`, `wait`) or writes a buffer (`write`). A heavy call, or one made
+    after a pause of LATENCY seconds, is submitted at its end: the GPU never waits on work
+    the host has finished recording but for the light calls of the last LATENCY seconds.
+    """
 
     adapter: Any
     device: Any
@@ -62,6 +76,16 @@ class Device:
     pipelines: dict[str, Any] = field(default_factory=dict)  # sha256 of WGSL -> compute pipeline
     staging: dict[int, Any] = field(default_factory=dict)  # size -> mappable readback buffer
     fence: Any = None  # the buffer wait() reads back, made on first use
+    # The buffer of every live Array, by id: so that no buffer is ever garbage of a reference cycle
+    # (whose collector could release it after its Array's __del__ has pooled it).
+    held: dict[int, Any] = field(default_factory=dict)
+    pool: dict[int, list[Any]] = field(default_factory=dict)  # size -> buffers of results no longer held
+    pooled: int = 0  # bytes in the pool
+    pool_limit: int = POOL_BYTES
+    encoder: Any = None  # the command encoder of the work not yet submitted
+    compute: Any = None  # its open compute pass
+    pending: int = 0  # dispatches recorded since the last submit
+    submitted_at: float = 0.0  # time.perf_counter() of the last submit
 
     @property
     def name(self) -> str:
@@ -70,23 +94,79 @@ class Device:
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
 
+    def take(self, size: int) -> Any:
+        """A storage buffer of `size` bytes: a free one from the pool, else a new one."""
+        free = self.pool.get(size)
+        if free:
+            self.pooled -= size
+            return free.pop()
+        return self.device.create_buffer(size=size, usage=STORAGE)
+
+    def give(self, buffer: Any) -> None:
+        """Return the buffer of an Array no longer held to the pool (beyond its limit, let it go).
+        Work recorded before that still reads it first: the queue and the pass keep order."""
+        self.held.pop(id(buffer), None)
+        size = buffer.size
+        if self.pooled + size <= self.pool_limit:
+            self.pool.setdefault(size, []).append(buffer)
+            self.pooled += size
+
+    def dispatch(self, work: Sequence[tuple[Any, Any, tuple[int, int, int]]]) -> None:
+        """Record (pipeline, bind group, grid) dispatches into the open compute pass."""
+        if self.compute is None:
+            if self.encoder is None:
+                self.encoder = self.device.create_command_encoder()
+            self.compute = self.encoder.begin_compute_pass()
+        _dispatch(self.compute, work)
+        self.pending += len(work)
+
+    def copy(self, source: Any, target: Any, nbytes: int) -> None:
+        """Record a copy of the first `nbytes` of `source` into `target`, after the work recorded."""
+        if self.compute is not None:
+            self.compute.end()
+            self.compute = None
+        if self.encoder is None:
+            self.encoder = self.device.create_command_encoder()
+        self.encoder.copy_buffer_to_buffer(source, 0, target, 0, nbytes)
+
+    def flush(self) -> None:
+        """Submit the work recorded so far."""
+        if self.encoder is None:
+            return
+        if self.compute is not None:
+            self.compute.end()
+        encoder, self.encoder, self.compute, self.pending = self.encoder, None, None, 0
+        self.device.queue.submit([encoder.finish()])
+        self.submitted_at = time.perf_counter()
+
+    def settle(self, heavy: bool) -> None:
+        """At the end of a call: submit its work if it was heavy, if CHUNK dispatches wait, or if
+        the last submit was LATENCY seconds ago; else leave it for the next call to join."""
+        if heavy or self.pending >= CHUNK or time.perf_counter() - self.submitted_at > LATENCY:
+            self.flush()
+
+    def write(self, buffer: Any, data: bytes) -> None:
+        """Write host bytes into a buffer, after the work recorded so far (which may read its old
+        contents) is submitted."""
+        self.flush()
+        self.device.queue.write_buffer(buffer, 0, data)
+
     def wait(self) -> None:
-        """Wait until the work submitted to this device so far has finished (a 4-byte readback,
+        """Wait until the work recorded on this device so far has finished (a 4-byte readback,
         which the queue runs after that work)."""
         if self.fence is None:
             self.fence = self.device.create_buffer(size=4, usage=STORAGE)
         self.read(self.fence, 4)
 
     def read(self, buffer: Any, nbytes: int) -> bytes:
-        """The first `nbytes` of a buffer of this device, once the work submitted before has finished
-        (copied through a staging buffer kept per size)."""
+        """The first `nbytes` of a buffer of this device, once the work recorded before has finished
+        (copied through a staging buffer kept per size, in the same submit as that work)."""
         staging = self.staging.get(nbytes)
         if staging is None:
             staging = self.device.create_buffer(size=nbytes, usage=MAP_READ | COPY_DST)
             self.staging[nbytes] = staging
-        encoder = self.device.create_command_encoder()
-        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
-        self.device.queue.submit([encoder.finish()])
+        self.copy(buffer, staging, nbytes)
+        self.flush()
         staging.map_sync(1)  # GPUMapMode.READ
         try:
             return bytes(staging.read_mapped())
@@ -209,6 +289,7 @@ class Array(HasSpec):
 
     def __init__(self, buffer: Any, spec: Spec, device: Device):
         self.buffer, self.spec, self.device, self._host = buffer, spec, device, None
+        device.held[id(buffer)] = buffer
         self.donated: str | None = None  # where it was donated, once it is
 
     def check_live(self, what: str, site: str | None) -> None:
@@ -247,12 +328,15 @@ class Array(HasSpec):
     def copy(self) -> Array:
         """A new Array with the same value, copied on the device."""
         self.check_live("copy()", user_site())
-        dev = self.device.device
-        buffer = dev.create_buffer(size=self.buffer.size, usage=STORAGE)
-        encoder = dev.create_command_encoder()
-        encoder.copy_buffer_to_buffer(self.buffer, 0, buffer, 0, self.buffer.size)
-        dev.queue.submit([encoder.finish()])
+        buffer = self.device.take(self.buffer.size)
+        self.device.copy(self.buffer, buffer, self.buffer.size)
+        self.device.settle(heavy=self.buffer.size >= 1 << 24)
         return Array(buffer, self.spec, self.device)
+
+    def __del__(self) -> None:
+        # The buffer is this Array's alone (a donated one's belongs to the results written into it).
+        if self.donated is None:
+            self.device.give(self.buffer)
 
     def __copy__(self) -> Array:
         return self.copy()
@@ -608,15 +692,23 @@ class Executable:
         self.values: dict[str, int] = {}
         self.grids = [k.grid for k in program.kernels]
         self.out_specs = [program.specs[b] for b in program.outputs]  # the results' specs at those values
-        self.groups: dict[int, tuple[tuple[Any, ...], Any]] = {}  # kernel -> (its buffers, bind group)
+        self.results = [b for b, buf in enumerate(program.buffers) if buf.kind == "output"]
+        # Bind groups by pipeline and bound buffers (kept alive by the entry, so their ids stay
+        # theirs): kernels of one pipeline on the same buffers (a loop's body) share one, and a
+        # result buffer coming back from the pool finds its group again.
+        self.groups: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+        self.group_limit = 4 * len(program.kernels) + 16
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
         self.bound_sets = [frozenset(b) for b in self.bindings]
         self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
         self.last: tuple[dict[int, Any], list[Any]] = ({}, [])  # the previous call's buffers and groups
-        made: dict[tuple[int, ...], Any] = {}
-        for k, kernel in enumerate(program.kernels):
-            if all(b in self.resident for b in (*kernel.reads, *kernel.writes)):
-                self.group(k, self.resident, made)
+        # A heavy call is submitted at its end (see Device): a matrix product of 2^26 FLOPs or
+        # more, or 2^24 bytes read and written, takes longer on a GPU than a submit on the host.
+        work = [program.work(k, {d.name: d.max for d in program.symbols}) for k in range(len(program.kernels))]
+        self.heavy = sum(f for f, _ in work) >= 1 << 26 or sum(b for _, b in work) >= 1 << 24
+        for k, kernel in enumerate(program.kernels):  # the groups of kernels on scratch and constants alone
+            if all(b in self.resident for b in self.bindings[k]):
+                self.group(k, self.resident)
 
     @property
     def kernels(self) -> list[tuple[str, str]]:
@@ -641,76 +733,80 @@ class Executable:
             found[label] = sum(b.size for b in program.buffers if b.kind == kind)
         return found
 
-    def _bind_group(self, k: int, buffers: dict[int, Any]) -> Any:
-        kernel = self.program.kernels[k]
-        bound = [buffers[b] for b in (*kernel.reads, *kernel.writes)] + ([self.sizes] if kernel.sized else [])
-        entries = [{"binding": n, "resource": {"buffer": x, "offset": 0, "size": x.size}} for n, x in enumerate(bound)]
-        return self.device.device.create_bind_group(layout=self.pipelines[k].get_bind_group_layout(0), entries=entries)
-
     def __call__(self, *args: Any, captures: bool | Sequence[str] = False, **keywords: Any) -> Any:
         """Run on `args`; with `captures` (True, or a list of names) return `(outputs, {name: Array})`
         for the intermediates registered with `fg.capture` (compiled on first request)."""
-        site = user_site()
         if keywords:
             raise InputError(f"compiled function: arguments are positional, in the graph's order "
-                             f"({', '.join(self.graph.arg_names)}); got the keyword {next(iter(keywords))!r}", site)
-        if not (isinstance(captures, bool) or (isinstance(captures, (list, tuple))
-                                               and all(isinstance(n, str) for n in captures))):
-            raise InputError(f"compiled function: captures must be True, False or a list of capture names, "
-                             f"got {captures!r}", site)
+                             f"({', '.join(self.graph.arg_names)}); got the keyword {next(iter(keywords))!r}",
+                             user_site())
         if captures is not False:
-            names = None if captures is True else tuple(captures)
-            if names not in self.capturing:
-                graph = expose_captures(self.source, names, site)
-                program = lower(graph, self.device.limits, frozenset(self.program.donated))
-                self.capturing[names] = Executable(program, self.device, graph)
-            return self.capturing[names](*args)
-        buffers, leaves = self.bind(args, site)
+            return self._captured(captures, args)
+        try:
+            buffers, leaves = self.bind(args)
+        except FgradError as e:  # the caller's line is found only for a mistake: it costs microseconds
+            raise type(e)(e.message, e.site or user_site()) from None
         self.run(buffers)
-        for k in self.program.donated:
-            if isinstance(leaves[k], Array):
-                leaves[k].donated = f"to a compiled call at {site}"
+        if self.program.donated:
+            site = user_site()
+            for k in self.program.donated:
+                if isinstance(leaves[k], Array):
+                    leaves[k].donated = f"to a compiled call at {site}"
         # The plan gives every result a buffer of its own: each is a new Array.
         outs = [Array(buffers[b], spec, self.device) for b, spec in zip(self.program.outputs, self.out_specs)]
         return unflatten(self.graph.out_tree, outs)
 
+    def _captured(self, captures: Any, args: tuple[Any, ...]) -> Any:
+        """A call returning the captured intermediates too, through a program exposing them."""
+        site = user_site()
+        if not (isinstance(captures, bool) or (isinstance(captures, (list, tuple))
+                                               and all(isinstance(n, str) for n in captures))):
+            raise InputError(f"compiled function: captures must be True, False or a list of capture names, "
+                             f"got {captures!r}", site)
+        names = None if captures is True else tuple(captures)
+        if names not in self.capturing:
+            graph = expose_captures(self.source, names, site)
+            program = lower(graph, self.device.limits, frozenset(self.program.donated))
+            self.capturing[names] = Executable(program, self.device, graph)
+        return self.capturing[names](*args)
+
     def bind(self, args: tuple[Any, ...], site: str | None = None) -> tuple[dict[int, Any], list[Any]]:
         """Check `args` and give every buffer of the plan a wgpu buffer: Arrays are used in place,
-        host values are written into this executable's upload buffers, outputs are made fresh."""
+        host values are written into this executable's upload buffers, outputs come from the
+        device's pool of free buffers."""
         who = "compiled function"
         leaves, values = check_args(self.graph, args, who, site)
-        dev = self.device.device
+        device = self.device
         if values:
             self.resize(values)
         buffers = dict(self.resident)
-        donated = set(self.program.donated)
+        donated = self.program.donated
         returned = set(self.program.outputs)
         bound: dict[int, str] = {}  # id of each Array buffer passed -> argument name
         for k, (name, b, leaf) in enumerate(zip(self.graph.input_names, self.program.inputs, leaves)):
-            spec = self.program.specs[b]
             if isinstance(leaf, Array):
-                leaf.check_live(f"{who}: argument {name}", site)
+                if leaf.donated is not None:
+                    leaf.check_live(f"{who}: argument {name}", site)
                 other = bound.setdefault(id(leaf.buffer), name)
                 if other != name and (k in donated or self.graph.input_names.index(other) in donated):
                     raise InputError(f"{who}: arguments {other} and {name} are the same Array, and one is donated",
                                      site)
-                if leaf.device is not self.device:
-                    raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {self.device.name}", site)
+                if leaf.device is not device:
+                    raise InputError(f"{who}: argument {name} lives on {leaf.device.name}, not {device.name}", site)
                 buffers[b] = leaf.buffer
                 continue
-            data = buffer_bytes(leaf, spec.dtype)
+            data = buffer_bytes(leaf, self.program.specs[b].dtype)
             if b in returned:  # the caller keeps what is returned: no shared upload buffer
-                buffers[b] = dev.create_buffer_with_data(data=data, usage=STORAGE)
+                buffers[b] = device.device.create_buffer_with_data(data=data, usage=STORAGE)
                 continue
             if b not in self.uploads:  # planned at the symbols' maxima: a value of any size fits
-                self.uploads[b] = dev.create_buffer(size=max(self.program.buffers[b].size, 4), usage=STORAGE)
-            dev.queue.write_buffer(self.uploads[b], 0, data)
+                self.uploads[b] = device.device.create_buffer(size=max(self.program.buffers[b].size, 4),
+                                                              usage=STORAGE)
+            device.write(self.uploads[b], data)
             buffers[b] = self.uploads[b]
-        for b, buf in enumerate(self.program.buffers):
-            if buf.kind == "output":  # a result of the call's shape (smaller than the plan's where symbols are)
-                buffers[b] = dev.create_buffer(size=self.result_bytes(b), usage=STORAGE)
+        for b in self.results:  # a result of the call's shape (smaller than the plan's where symbols are)
+            buffers[b] = device.take(self.result_bytes(b))
         return buffers, leaves
-
     def resize(self, values: dict[str, int]) -> None:
         """Make the next dispatches run at these values of the symbols: write them to the uniform
         buffer the kernels read them from (nothing is allocated), and find each kernel's grid."""
@@ -730,8 +826,9 @@ class Executable:
         return words(self.program.specs[b].resolve(self.values).nbytes)
 
     def run(self, buffers: dict[int, Any]) -> None:
-        """Submit the program's dispatches on `buffers` (from `bind`). A while loop's test is
-        submitted and its predicate read back before each run of its body (Program.repeats)."""
+        """Record the program's dispatches on `buffers` (from `bind`) and its copies, then settle
+        (see Device). A while loop's test is submitted and its predicate read back before each
+        run of its body (Program.repeats)."""
         start = 0
         for loop in self.program.repeats:
             self.submit(buffers, start, loop.test)
@@ -742,79 +839,74 @@ class Executable:
                 self.submit(buffers, loop.body, loop.end)
             start = loop.end
         self.submit(buffers, start, len(self.program.kernels))
+        for source, target in self.program.copies:
+            self.device.copy(buffers[source], buffers[target], self.result_bytes(target))
+        self.device.settle(self.heavy)
 
     def submit(self, buffers: dict[int, Any], start: int, stop: int) -> None:
-        """Submit the dispatches start..stop in command buffers that double in length from CHUNK
-        dispatches: the GPU starts on the first while the rest is recorded, and a long step (a
-        loop's iterations) pays for few command buffers. The last one, even if empty, brings the
-        plan's copies."""
-        first, size = start, CHUNK
-        while True:
-            end = min(first + size, stop)
-            self.device.device.queue.submit([self.record(buffers, first, end)])
-            if end >= stop:
-                return
-            first, size = end, 2 * size
-
-    def record(self, buffers: dict[int, Any], start: int = 0, stop: int | None = None) -> Any:
-        """A command buffer of the dispatches start..stop (all by default) on `buffers` (from `bind`)
-        in one compute pass, and after the last one the plan's copies."""
-        encoder = self.device.device.create_command_encoder()
-        stop = len(self.program.kernels) if stop is None else min(stop, len(self.program.kernels))
-        self.encode(encoder, buffers, start, stop)
-        if stop == len(self.program.kernels):
-            for source, target in self.program.copies:
-                encoder.copy_buffer_to_buffer(buffers[source], 0, buffers[target], 0, self.result_bytes(target))
-        return encoder.finish()
+        """Record the dispatches start..stop; a heavy call of more than CHUNK submits them in
+        command buffers that double in length from FIRST_CHUNK dispatches: the GPU starts on the
+        first while the rest is recorded, and a long step (a loop's iterations) pays for few
+        submits."""
+        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
+        if not self.heavy or len(work) <= CHUNK:
+            self.device.dispatch(work)
+            return
+        first, size = 0, FIRST_CHUNK
+        while first < len(work):
+            self.device.dispatch(work[first:first + size])
+            if first + size < len(work):
+                self.device.flush()
+            first, size = first + size, 2 * size
 
     def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,
                timestamps: Any = None) -> None:
         """Encode the dispatches of kernels start..stop (all by default) on `buffers` (from `bind`) into
-        a wgpu command encoder: in one compute pass, or, given a timestamp query set (two entries per
-        kernel), each kernel k in a pass of its own that writes timestamp 2k before it and 2k + 1 after."""
+        a wgpu command encoder of the caller's (fg.profile's), each kernel k in a pass of its own;
+        given a timestamp query set (two entries per kernel), the pass writes timestamp 2k before
+        it and 2k + 1 after."""
         stop = len(self.program.kernels) if stop is None else stop
         work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
-        if timestamps is None:
-            compute = encoder.begin_compute_pass()
-            _dispatch(compute, work)
-            compute.end()
-            return
         for k, one in enumerate(work, start):
-            compute = encoder.begin_compute_pass(timestamp_writes={
-                "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
+            stamps = {} if timestamps is None else {"timestamp_writes": {
+                "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1}}
+            compute = encoder.begin_compute_pass(**stamps)
             _dispatch(compute, [one])
             compute.end()
 
     def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
         """Every kernel's bind group for these buffers. Only kernels bound to a buffer that
         differs from the previous call's (a fresh output, another input Array) are looked at:
-        a training loop's donated parameters keep theirs, so a step rebuilds one or two."""
+        a training loop's donated parameters keep theirs, so a step looks up one or two."""
         if buffers is self.last[0]:
             return self.last[1]
-        changed = {b for b in self.dynamic if buffers[b] is not self.last[0].get(b)}
-        made: dict[tuple[int, ...], Any] = {}
-        groups = [self.groups[k][1] if k in self.groups and bound.isdisjoint(changed) else self.group(k, buffers, made)
-                  for k, bound in enumerate(self.bound_sets)]
+        last, groups = self.last
+        if not last:  # the first call
+            groups = [self.group(k, buffers) for k in range(len(self.program.kernels))]
+        else:
+            changed = {b for b in self.dynamic if buffers[b] is not last[b]}
+            if changed:
+                groups = [group if bound.isdisjoint(changed) else self.group(k, buffers)
+                          for k, (group, bound) in enumerate(zip(groups, self.bound_sets))]
         self.last = (buffers, groups)
         return groups
 
-    def group(self, k: int, buffers: dict[int, Any], made: dict[tuple[int, ...], Any] | None = None) -> Any:
-        """Kernel k's bind group for these buffers, reused while they stay the same (donated
-        parameters, upload buffers), rebuilt when one changes. Kernels of one pipeline on the
-        same buffers (a loop's body, once per iteration) share the group made for the first
-        (`made`, per call)."""
-        cached = self.groups.get(k)
-        if cached is not None and all(buffers[b] is x for b, x in zip(self.bindings[k], cached[0])):
-            return cached[1]
-        bound = tuple(buffers[b] for b in self.bindings[k])
-        key = (id(self.pipelines[k]), *self.bindings[k])
-        if made is not None and key in made:
-            self.groups[k] = (bound, made[key])
-        else:
-            self.groups[k] = (bound, self._bind_group(k, buffers))
-            if made is not None:
-                made[key] = self.groups[k][1]
-        return self.groups[k][1]
+    def group(self, k: int, buffers: dict[int, Any]) -> Any:
+        """Kernel k's bind group for these buffers: found by its pipeline and buffers, else made
+        (the oldest groups go when there are more than `group_limit`)."""
+        bound = tuple(buffers[b] for b in self.bindings[k]) + ((self.sizes,) if self.program.kernels[k].sized else ())
+        key = (id(self.pipelines[k]), *map(id, bound))
+        found = self.groups.get(key)
+        if found is None:
+            entries = [{"binding": n, "resource": {"buffer": x, "offset": 0, "size": x.size}}
+                       for n, x in enumerate(bound)]
+            found = (bound, self.device.device.create_bind_group(
+                layout=self.pipelines[k].get_bind_group_layout(0), entries=entries))
+            if len(self.groups) >= self.group_limit:
+                for old in list(self.groups)[: len(self.groups) // 4]:
+                    del self.groups[old]
+            self.groups[key] = found
+        return found[1]
 
 
 def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -> None:

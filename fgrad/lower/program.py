@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.ir import Dim, DType, Graph, Spec
+from fgrad.lower.kinds import Contraction, kind_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,20 @@ class Program:
     def symbols(self) -> tuple[Dim, ...]:
         """The graph's symbolic dimensions, in the order of the i32s in the uniform buffer of their values."""
         return self.graph.symbols
+
+    def work(self, k: int, values: Mapping[str, int]) -> tuple[int, int]:
+        """(FLOPs of the matrix products in kernel k, bytes it reads and writes) when the symbols
+        have `values`."""
+        kernel, graph = self.kernels[k], self.graph
+        flops = 0
+        for i in kernel.nodes:
+            node = graph.nodes[i]
+            kind = kind_of(node)
+            if isinstance(kind, Contraction) and kind.tiled:  # a multiply and an add per value folded
+                inputs = (graph.nodes[j].spec.resolve(values) for j in node.inputs)
+                flops += 2 * node.spec.resolve(values).size * kind.folds(node, *inputs)
+        nbytes = sum(self.specs[b].resolve(values).nbytes for b in (*kernel.reads, *kernel.writes))
+        return flops, nbytes
 
     @property
     def peak_bytes(self) -> int:

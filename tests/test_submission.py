@@ -1,0 +1,88 @@
+"""How calls reach the device: light calls share a submit, results reuse the buffers of
+dropped ones, and neither changes a value."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import fgrad as fg
+from fgrad import runtime
+
+
+def _double():
+    return fg.compile(fg.trace(lambda x: x * 2.0 + 1.0, fg.spec((8, 8))))
+
+
+def test_light_calls_wait_for_a_read_and_all_arrive(monkeypatch):
+    monkeypatch.setattr(runtime, "LATENCY", 60.0)  # however slow the machine, no call comes after a pause
+    exe = _double()
+    device = exe.device
+    x = fg.device_put(np.arange(64, dtype=np.float32).reshape(8, 8))
+    exe(x)
+    device.flush()
+    outs = [x]
+    for _ in range(5):  # each call reads the last one's result
+        outs.append(exe(outs[-1]))
+    assert not exe.heavy and device.pending == 5  # recorded, not yet submitted
+    want = np.arange(64, dtype=np.float32).reshape(8, 8)
+    for k, out in enumerate(outs[1:]):
+        want = want * 2 + 1
+        np.testing.assert_array_equal(out.numpy(), want)
+    assert device.pending == 0
+
+
+def test_a_host_argument_written_after_pending_calls_does_not_reach_them():
+    exe = _double()
+    a, b = np.full((8, 8), 1.0, np.float32), np.full((8, 8), 5.0, np.float32)
+    first = exe(a)  # uploaded into the executable's buffer, dispatch left pending
+    second = exe(b)  # the same upload buffer: the first call must have been submitted before
+    np.testing.assert_array_equal(first.numpy(), a * 2 + 1)
+    np.testing.assert_array_equal(second.numpy(), b * 2 + 1)
+
+
+def test_a_dropped_result_buffer_serves_the_next_result():
+    exe = _double()
+    x = fg.device_put(np.ones((8, 8), np.float32))
+    out = exe(x)
+    buffer = out.buffer
+    del out
+    again = exe(x)
+    assert again.buffer is buffer
+    np.testing.assert_array_equal(again.numpy(), np.full((8, 8), 3.0, np.float32))
+
+
+def test_a_buffer_read_by_pending_work_is_reused_only_after_it():
+    exe = _double()
+    x = fg.device_put(np.full((8, 8), 2.0, np.float32))
+    mid = exe(x)  # 5
+    last = exe(mid)  # reads mid's buffer, pending
+    buffer = mid.buffer
+    del mid  # its buffer goes back to the pool while the read is still pending
+    other = exe(x)  # takes that buffer and writes 5 again after the pending read
+    assert other.buffer is buffer
+    np.testing.assert_array_equal(last.numpy(), np.full((8, 8), 11.0, np.float32))
+    np.testing.assert_array_equal(other.numpy(), np.full((8, 8), 5.0, np.float32))
+
+
+def test_arrays_in_a_reference_cycle_give_back_live_buffers():
+    exe = _double()
+    x = fg.device_put(np.ones((8, 8), np.float32))
+    for _ in range(3):
+        cycle: list = [exe(x)]
+        cycle.append(cycle)  # only the garbage collector frees it
+        del cycle
+        gc.collect()
+    outs = [exe(x) for _ in range(4)]  # buffers from the pool, all still valid
+    for out in outs:
+        np.testing.assert_array_equal(out.numpy(), np.full((8, 8), 3.0, np.float32))
+
+
+def test_a_heavy_call_is_submitted_at_its_end():
+    n = 512
+    exe = fg.compile(fg.trace(lambda a, b: a @ b, fg.spec((n, n)), fg.spec((n, n))))
+    assert exe.heavy
+    a = fg.device_put(np.eye(n, dtype=np.float32))
+    exe(a, a)
+    assert exe.device.pending == 0
