@@ -3,8 +3,9 @@
 A workgroup of 16x16 invocations computes a (16 tm)x(16 tn) tile of the
 output, each invocation a tm x tn block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
-of 8 (16 for the largest tiles) along k stages A and B tiles in workgroup
-memory; the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k. Bounds
+of 8 along k multiplies A and B tiles staged in workgroup memory while the
+next step's tiles load into registers (stored between the step's two
+barriers); the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k. Bounds
 checks are emitted only along axes the tiles do not divide. Operands are read
 through the writer, so transposes, broadcast batch dims and reshapes of a
 buffer are read in place (with loads ordered along whichever axis is
@@ -23,7 +24,7 @@ from fgrad.lower.wgsl import KernelWriter, Written, module, store
 from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
-BK = 8  # the k extent of a staged tile
+BK = 8  # the k extent of a staged tile (16 was slower for every tile on an H100)
 
 
 def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
@@ -80,8 +81,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     tm, tn = tile(min(M_max, SHORT_ROWS) if isinstance(M, Dim) else M_max, N_max, math.prod(batch_max), parallel)
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
     veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
-    bm, bn = THREADS * tm, THREADS * tn
-    bk = 2 * BK if tm * tn == 64 else BK
+    bm, bn, bk = THREADS * tm, THREADS * tn, BK
     grid = (math.ceil(N_max / bn), math.ceil(M_max / bm), math.prod(batch_max))
     groups = (Extent.of([N], bn), Extent.of([M], bm), Extent.of(batch)) if mm.spec.symbols else ()
     w = KernelWriter(graph, sources)
@@ -104,24 +104,54 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
     threads = THREADS * THREADS
 
-    def stage(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
-              k_is_row: bool, shared: str, width: int) -> None:
-        """Stage the (tile) block of operand x at `start` into `shared`, laid out [k][other],
-        each invocation loading along x's contiguous axis."""
+    def slots(x: int, tile: tuple[int, int], k_is_row: bool, shared: str, width: int) -> list[tuple[str, str, str]]:
+        """Where each invocation stages its share of operand x's (tile) block: (row, column) in the
+        block, and the element of `shared` (laid out [k][other]) it goes to, each invocation
+        loading along x's contiguous axis."""
         fast = inner_is_last(graph, x, sources)
+        out = []
         for q in range(tile[0] * tile[1] // threads):
             e = f"(lid + {q * threads}i)"
             rl, cl = (f"{e} / {tile[1]}i", f"{e} % {tile[1]}i") if fast else (f"{e} % {tile[0]}i", f"{e} / {tile[0]}i")
             rl, cl = w.let(rl), w.let(cl)
-            r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
-            value = guarded(lambda rc: wide(graph, x, w.value(x, [*batch_at, *rc])), [(r, size[0], tile[0]), (c, size[1], tile[1])])
             kl, ol, other = (rl, cl, tile[1]) if k_is_row else (cl, rl, tile[0])
-            w.line(f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i] = {value};")
+            out.append((rl, cl, f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i]"))
+        return out
 
+    def loads(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
+              places: list[tuple[str, str, str]]) -> list[str]:
+        """The values of operand x's (tile) block at `start` each invocation stages (f32)."""
+        values = []
+        for rl, cl, _ in places:
+            r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
+            values.append(guarded(lambda rc: wide(graph, x, w.value(x, [*batch_at, *rc])),
+                                  [(r, size[0], tile[0]), (c, size[1], tile[1])]))
+        return values
+
+    a_places = slots(a, (bm, bk), False, "As", va)  # A[m0 : m0 + bm, k : k + bk]
+    b_places = slots(b, (bk, bn), True, "Bs", vb)  # B[k : k + bk, n0 : n0 + bn]
+
+    def staged(k: str) -> list[tuple[str, str]]:
+        """(shared element, value) of both operands' blocks at k."""
+        return [(place[2], value) for places, value_list in (
+            (a_places, loads(a, ba, (M, K), (bm, bk), ("m0", k), a_places)),
+            (b_places, loads(b, bb, (K, N), (bk, bn), (k, "n0"), b_places))) for place, value in zip(places, value_list)]
+
+    # The first blocks are staged before the loop; each step then loads the next blocks into
+    # registers (`next_*`) before it multiplies the staged ones, so their reads are in flight
+    # while it computes, and stores them for the next step between its two barriers.
+    with w.scope("{"):
+        for target, value in staged("0i"):
+            w.line(f"{target} = {value};")
+    w.line("workgroupBarrier();")
+    held = [f"next_{q}" for q in range(len(a_places) + len(b_places))]
+    for reg in held:
+        w.line(f"var {reg} = 0.0f;")
     with w.loop(K, step=bk) as k0:
-        stage(a, ba, (M, K), (bm, bk), ("m0", k0), False, "As", va)  # A[m0 : m0 + bm, k0 : k0 + bk]
-        stage(b, bb, (K, N), (bk, bn), (k0, "n0"), True, "Bs", vb)  # B[k0 : k0 + bk, n0 : n0 + bn]
-        w.line("workgroupBarrier();")
+        more = f"{k0} + {bk}i < {w.size(K)}"
+        with w.scope(f"if ({more}) {{"):
+            for reg, (_, value) in zip(held, staged(f"{k0} + {bk}i")):
+                w.line(f"{reg} = {value};")
         for kk in range(bk):
             avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
             # Invocation tx takes B's vectors tx, tx + 16, ...: neighbours read neighbouring vectors.
@@ -130,6 +160,10 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                 a_i = f"{avecs[i // va]}[{i % va}]"
                 for j, bv in enumerate(bvecs):
                     w.line(f"{accs[i][j]} = fma({vecb}({a_i}), {bv}, {accs[i][j]});")
+        w.line("workgroupBarrier();")
+        with w.scope(f"if ({more}) {{"):
+            for reg, (_, _, target) in zip(held, [*a_places, *b_places]):
+                w.line(f"{target} = {reg};")
         w.line("workgroupBarrier();")
 
     for i in range(tm):

@@ -16,75 +16,98 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i32(group.z);
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r2 = 0i; r2 < 3i; r2 += 8i) {
-        let v3 = (lid + 0i) / 8i;
-        let v4 = (lid + 0i) % 8i;
-        let v5 = m0 + v3;
-        let v6 = r2 + v4;
-        let v7 = min(v5, 3i);
-        let v8 = min(v6, 2i);
-        let v9 = b0[v1 * 12i + v7 * 3i + v8];
-        As[v4 * 16i + v3 / 2i][v3 % 2i] = select(0.0f, v9, v5 < 4i && v6 < 3i);
-        let v10 = (lid + 0i) % 8i;
-        let v11 = (lid + 0i) / 8i;
-        let v12 = r2 + v10;
-        let v13 = n0 + v11;
-        let v14 = min(v12, 2i);
-        let v15 = min(v13, 3i);
-        let v16 = b1[v1 * 12i + v15 * 3i + v14];
-        Bs[v10 * 16i + v11 / 2i][v11 % 2i] = select(0.0f, v16, v12 < 3i && v13 < 4i);
-        workgroupBarrier();
-        let v17 = As[0i + ty * 1i + 0i];
-        let v18 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v17[0]), v18, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v17[1]), v18, acc_1_0);
-        let v19 = As[16i + ty * 1i + 0i];
-        let v20 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v19[0]), v20, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v19[1]), v20, acc_1_0);
-        let v21 = As[32i + ty * 1i + 0i];
-        let v22 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v21[0]), v22, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v21[1]), v22, acc_1_0);
-        let v23 = As[48i + ty * 1i + 0i];
-        let v24 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v23[0]), v24, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v23[1]), v24, acc_1_0);
-        let v25 = As[64i + ty * 1i + 0i];
-        let v26 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v25[0]), v26, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v25[1]), v26, acc_1_0);
-        let v27 = As[80i + ty * 1i + 0i];
-        let v28 = Bs[80i + tx + 0i];
+    let v2 = (lid + 0i) / 8i;
+    let v3 = (lid + 0i) % 8i;
+    let v4 = (lid + 0i) % 8i;
+    let v5 = (lid + 0i) / 8i;
+    {
+        let v6 = m0 + v2;
+        let v7 = 0i + v3;
+        let v8 = min(v6, 3i);
+        let v9 = min(v7, 2i);
+        let v10 = b0[v1 * 12i + v8 * 3i + v9];
+        let v11 = 0i + v4;
+        let v12 = n0 + v5;
+        let v13 = min(v11, 2i);
+        let v14 = min(v12, 3i);
+        let v15 = b1[v1 * 12i + v14 * 3i + v13];
+        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v10, v6 < 4i && v7 < 3i);
+        Bs[v4 * 16i + v5 / 2i][v5 % 2i] = select(0.0f, v15, v11 < 3i && v12 < 4i);
+    }
+    workgroupBarrier();
+    var next_0 = 0.0f;
+    var next_1 = 0.0f;
+    for (var r16 = 0i; r16 < 3i; r16 += 8i) {
+        if (r16 + 8i < 3i) {
+            let v17 = m0 + v2;
+            let v18 = r16 + 8i + v3;
+            let v19 = min(v17, 3i);
+            let v20 = min(v18, 2i);
+            let v21 = b0[v1 * 12i + v19 * 3i + v20];
+            let v22 = r16 + 8i + v4;
+            let v23 = n0 + v5;
+            let v24 = min(v22, 2i);
+            let v25 = min(v23, 3i);
+            let v26 = b1[v1 * 12i + v25 * 3i + v24];
+            next_0 = select(0.0f, v21, v17 < 4i && v18 < 3i);
+            next_1 = select(0.0f, v26, v22 < 3i && v23 < 4i);
+        }
+        let v27 = As[0i + ty * 1i + 0i];
+        let v28 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v27[0]), v28, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v27[1]), v28, acc_1_0);
-        let v29 = As[96i + ty * 1i + 0i];
-        let v30 = Bs[96i + tx + 0i];
+        let v29 = As[16i + ty * 1i + 0i];
+        let v30 = Bs[16i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v29[0]), v30, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v29[1]), v30, acc_1_0);
-        let v31 = As[112i + ty * 1i + 0i];
-        let v32 = Bs[112i + tx + 0i];
+        let v31 = As[32i + ty * 1i + 0i];
+        let v32 = Bs[32i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v31[0]), v32, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v31[1]), v32, acc_1_0);
+        let v33 = As[48i + ty * 1i + 0i];
+        let v34 = Bs[48i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v33[0]), v34, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v33[1]), v34, acc_1_0);
+        let v35 = As[64i + ty * 1i + 0i];
+        let v36 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v35[0]), v36, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v35[1]), v36, acc_1_0);
+        let v37 = As[80i + ty * 1i + 0i];
+        let v38 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v37[0]), v38, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v37[1]), v38, acc_1_0);
+        let v39 = As[96i + ty * 1i + 0i];
+        let v40 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v39[0]), v40, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v39[1]), v40, acc_1_0);
+        let v41 = As[112i + ty * 1i + 0i];
+        let v42 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v41[0]), v42, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v41[1]), v42, acc_1_0);
+        workgroupBarrier();
+        if (r16 + 8i < 3i) {
+            As[v3 * 16i + v2 / 2i][v2 % 2i] = next_0;
+            Bs[v4 * 16i + v5 / 2i][v5 % 2i] = next_1;
+        }
         workgroupBarrier();
     }
-    let v33 = m0 + ty * 2i + 0i;
-    let v34 = n0 + tx * 2i + 0i;
-    if (v33 < 4i && v34 < 4i) {
-        out[v1 * 16i + v33 * 4i + v34] = acc_0_0[0];
+    let v43 = m0 + ty * 2i + 0i;
+    let v44 = n0 + tx * 2i + 0i;
+    if (v43 < 4i && v44 < 4i) {
+        out[v1 * 16i + v43 * 4i + v44] = acc_0_0[0];
     }
-    let v35 = n0 + tx * 2i + 1i;
-    if (v33 < 4i && v35 < 4i) {
-        out[v1 * 16i + v33 * 4i + v35] = acc_0_0[1];
+    let v45 = n0 + tx * 2i + 1i;
+    if (v43 < 4i && v45 < 4i) {
+        out[v1 * 16i + v43 * 4i + v45] = acc_0_0[1];
     }
-    let v36 = m0 + ty * 2i + 1i;
-    let v37 = n0 + tx * 2i + 0i;
-    if (v36 < 4i && v37 < 4i) {
-        out[v1 * 16i + v36 * 4i + v37] = acc_1_0[0];
+    let v46 = m0 + ty * 2i + 1i;
+    let v47 = n0 + tx * 2i + 0i;
+    if (v46 < 4i && v47 < 4i) {
+        out[v1 * 16i + v46 * 4i + v47] = acc_1_0[0];
     }
-    let v38 = n0 + tx * 2i + 1i;
-    if (v36 < 4i && v38 < 4i) {
-        out[v1 * 16i + v36 * 4i + v38] = acc_1_0[1];
+    let v48 = n0 + tx * 2i + 1i;
+    if (v46 < 4i && v48 < 4i) {
+        out[v1 * 16i + v46 * 4i + v48] = acc_1_0[1];
     }
 }
 

@@ -18,90 +18,113 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r1 = 0i; r1 < 3i; r1 += 8i) {
-        let v2 = (lid + 0i) / 8i;
-        let v3 = (lid + 0i) % 8i;
-        let v4 = m0 + v2;
-        let v5 = r1 + v3;
-        let v6 = min(v4, 2i);
+    let v1 = (lid + 0i) / 8i;
+    let v2 = (lid + 0i) % 8i;
+    let v3 = (lid + 0i) / 32i;
+    let v4 = (lid + 0i) % 32i;
+    {
+        let v5 = m0 + v1;
+        let v6 = 0i + v2;
         let v7 = min(v5, 2i);
-        let v8 = b0[v6 * 3i + v7];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < 3i && v5 < 3i);
-        let v9 = (lid + 0i) / 32i;
-        let v10 = (lid + 0i) % 32i;
-        let v11 = r1 + v9;
-        let v12 = n0 + v10;
+        let v8 = min(v6, 2i);
+        let v9 = b0[v7 * 3i + v8];
+        let v10 = 0i + v3;
+        let v11 = n0 + v4;
+        let v12 = min(v10, 2i);
         let v13 = min(v11, 2i);
-        let v14 = min(v12, 2i);
-        let v15 = b1[v13 * 3i + v14];
-        Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < 3i && v12 < 3i);
-        workgroupBarrier();
-        let v16 = As[0i + ty * 1i + 0i];
-        let v17 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v16[0]), v17, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v16[1]), v17, acc_1_0);
-        let v18 = As[16i + ty * 1i + 0i];
-        let v19 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v18[0]), v19, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v18[1]), v19, acc_1_0);
-        let v20 = As[32i + ty * 1i + 0i];
-        let v21 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v20[0]), v21, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v20[1]), v21, acc_1_0);
-        let v22 = As[48i + ty * 1i + 0i];
-        let v23 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
-        let v24 = As[64i + ty * 1i + 0i];
-        let v25 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[80i + ty * 1i + 0i];
-        let v27 = Bs[80i + tx + 0i];
+        let v14 = b1[v12 * 3i + v13];
+        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < 3i && v6 < 3i);
+        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < 3i && v11 < 3i);
+    }
+    workgroupBarrier();
+    var next_0 = 0.0f;
+    var next_1 = 0.0f;
+    for (var r15 = 0i; r15 < 3i; r15 += 8i) {
+        if (r15 + 8i < 3i) {
+            let v16 = m0 + v1;
+            let v17 = r15 + 8i + v2;
+            let v18 = min(v16, 2i);
+            let v19 = min(v17, 2i);
+            let v20 = b0[v18 * 3i + v19];
+            let v21 = r15 + 8i + v3;
+            let v22 = n0 + v4;
+            let v23 = min(v21, 2i);
+            let v24 = min(v22, 2i);
+            let v25 = b1[v23 * 3i + v24];
+            next_0 = select(0.0f, v20, v16 < 3i && v17 < 3i);
+            next_1 = select(0.0f, v25, v21 < 3i && v22 < 3i);
+        }
+        let v26 = As[0i + ty * 1i + 0i];
+        let v27 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[96i + ty * 1i + 0i];
-        let v29 = Bs[96i + tx + 0i];
+        let v28 = As[16i + ty * 1i + 0i];
+        let v29 = Bs[16i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[112i + ty * 1i + 0i];
-        let v31 = Bs[112i + tx + 0i];
+        let v30 = As[32i + ty * 1i + 0i];
+        let v31 = Bs[32i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
+        let v32 = As[48i + ty * 1i + 0i];
+        let v33 = Bs[48i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
+        let v34 = As[64i + ty * 1i + 0i];
+        let v35 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
+        let v36 = As[80i + ty * 1i + 0i];
+        let v37 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
+        let v38 = As[96i + ty * 1i + 0i];
+        let v39 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
+        let v40 = As[112i + ty * 1i + 0i];
+        let v41 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v40[0]), v41, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v40[1]), v41, acc_1_0);
+        workgroupBarrier();
+        if (r15 + 8i < 3i) {
+            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+        }
         workgroupBarrier();
     }
-    let v32 = m0 + ty * 2i + 0i;
-    let v33 = n0 + tx * 2i + 0i;
-    if (v32 < 3i && v33 < 3i) {
-        let v34 = acc_0_0[0];
-        let v35 = select(tanh(clamp(v34, -15.0f, 15.0f)), v34, is_nan(v34));
-        let v36 = b0[v32 * 3i + v33];
-        let v37 = (v35 * v36);
-        out[v32 * 3i + v33] = v37;
+    let v42 = m0 + ty * 2i + 0i;
+    let v43 = n0 + tx * 2i + 0i;
+    if (v42 < 3i && v43 < 3i) {
+        let v44 = acc_0_0[0];
+        let v45 = select(tanh(clamp(v44, -15.0f, 15.0f)), v44, is_nan(v44));
+        let v46 = b0[v42 * 3i + v43];
+        let v47 = (v45 * v46);
+        out[v42 * 3i + v43] = v47;
     }
-    let v38 = n0 + tx * 2i + 1i;
-    if (v32 < 3i && v38 < 3i) {
-        let v39 = acc_0_0[1];
-        let v40 = select(tanh(clamp(v39, -15.0f, 15.0f)), v39, is_nan(v39));
-        let v41 = b0[v32 * 3i + v38];
-        let v42 = (v40 * v41);
-        out[v32 * 3i + v38] = v42;
+    let v48 = n0 + tx * 2i + 1i;
+    if (v42 < 3i && v48 < 3i) {
+        let v49 = acc_0_0[1];
+        let v50 = select(tanh(clamp(v49, -15.0f, 15.0f)), v49, is_nan(v49));
+        let v51 = b0[v42 * 3i + v48];
+        let v52 = (v50 * v51);
+        out[v42 * 3i + v48] = v52;
     }
-    let v43 = m0 + ty * 2i + 1i;
-    let v44 = n0 + tx * 2i + 0i;
-    if (v43 < 3i && v44 < 3i) {
-        let v45 = acc_1_0[0];
-        let v46 = select(tanh(clamp(v45, -15.0f, 15.0f)), v45, is_nan(v45));
-        let v47 = b0[v43 * 3i + v44];
-        let v48 = (v46 * v47);
-        out[v43 * 3i + v44] = v48;
+    let v53 = m0 + ty * 2i + 1i;
+    let v54 = n0 + tx * 2i + 0i;
+    if (v53 < 3i && v54 < 3i) {
+        let v55 = acc_1_0[0];
+        let v56 = select(tanh(clamp(v55, -15.0f, 15.0f)), v55, is_nan(v55));
+        let v57 = b0[v53 * 3i + v54];
+        let v58 = (v56 * v57);
+        out[v53 * 3i + v54] = v58;
     }
-    let v49 = n0 + tx * 2i + 1i;
-    if (v43 < 3i && v49 < 3i) {
-        let v50 = acc_1_0[1];
-        let v51 = select(tanh(clamp(v50, -15.0f, 15.0f)), v50, is_nan(v50));
-        let v52 = b0[v43 * 3i + v49];
-        let v53 = (v51 * v52);
-        out[v43 * 3i + v49] = v53;
+    let v59 = n0 + tx * 2i + 1i;
+    if (v53 < 3i && v59 < 3i) {
+        let v60 = acc_1_0[1];
+        let v61 = select(tanh(clamp(v60, -15.0f, 15.0f)), v60, is_nan(v60));
+        let v62 = b0[v53 * 3i + v59];
+        let v63 = (v61 * v62);
+        out[v53 * 3i + v59] = v63;
     }
 }

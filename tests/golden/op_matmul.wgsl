@@ -15,74 +15,97 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r1 = 0i; r1 < 4i; r1 += 8i) {
-        let v2 = (lid + 0i) / 8i;
-        let v3 = (lid + 0i) % 8i;
-        let v4 = m0 + v2;
-        let v5 = r1 + v3;
-        let v6 = min(v4, 2i);
-        let v7 = min(v5, 3i);
-        let v8 = b0[v6 * 4i + v7];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < 3i && v5 < 4i);
-        let v9 = (lid + 0i) / 32i;
-        let v10 = (lid + 0i) % 32i;
-        let v11 = r1 + v9;
-        let v12 = n0 + v10;
-        let v13 = min(v11, 3i);
-        let v14 = min(v12, 4i);
-        let v15 = b1[v13 * 5i + v14];
-        Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < 4i && v12 < 5i);
-        workgroupBarrier();
-        let v16 = As[0i + ty * 1i + 0i];
-        let v17 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v16[0]), v17, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v16[1]), v17, acc_1_0);
-        let v18 = As[16i + ty * 1i + 0i];
-        let v19 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v18[0]), v19, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v18[1]), v19, acc_1_0);
-        let v20 = As[32i + ty * 1i + 0i];
-        let v21 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v20[0]), v21, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v20[1]), v21, acc_1_0);
-        let v22 = As[48i + ty * 1i + 0i];
-        let v23 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
-        let v24 = As[64i + ty * 1i + 0i];
-        let v25 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[80i + ty * 1i + 0i];
-        let v27 = Bs[80i + tx + 0i];
+    let v1 = (lid + 0i) / 8i;
+    let v2 = (lid + 0i) % 8i;
+    let v3 = (lid + 0i) / 32i;
+    let v4 = (lid + 0i) % 32i;
+    {
+        let v5 = m0 + v1;
+        let v6 = 0i + v2;
+        let v7 = min(v5, 2i);
+        let v8 = min(v6, 3i);
+        let v9 = b0[v7 * 4i + v8];
+        let v10 = 0i + v3;
+        let v11 = n0 + v4;
+        let v12 = min(v10, 3i);
+        let v13 = min(v11, 4i);
+        let v14 = b1[v12 * 5i + v13];
+        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < 3i && v6 < 4i);
+        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < 4i && v11 < 5i);
+    }
+    workgroupBarrier();
+    var next_0 = 0.0f;
+    var next_1 = 0.0f;
+    for (var r15 = 0i; r15 < 4i; r15 += 8i) {
+        if (r15 + 8i < 4i) {
+            let v16 = m0 + v1;
+            let v17 = r15 + 8i + v2;
+            let v18 = min(v16, 2i);
+            let v19 = min(v17, 3i);
+            let v20 = b0[v18 * 4i + v19];
+            let v21 = r15 + 8i + v3;
+            let v22 = n0 + v4;
+            let v23 = min(v21, 3i);
+            let v24 = min(v22, 4i);
+            let v25 = b1[v23 * 5i + v24];
+            next_0 = select(0.0f, v20, v16 < 3i && v17 < 4i);
+            next_1 = select(0.0f, v25, v21 < 4i && v22 < 5i);
+        }
+        let v26 = As[0i + ty * 1i + 0i];
+        let v27 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[96i + ty * 1i + 0i];
-        let v29 = Bs[96i + tx + 0i];
+        let v28 = As[16i + ty * 1i + 0i];
+        let v29 = Bs[16i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[112i + ty * 1i + 0i];
-        let v31 = Bs[112i + tx + 0i];
+        let v30 = As[32i + ty * 1i + 0i];
+        let v31 = Bs[32i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
+        let v32 = As[48i + ty * 1i + 0i];
+        let v33 = Bs[48i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
+        let v34 = As[64i + ty * 1i + 0i];
+        let v35 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
+        let v36 = As[80i + ty * 1i + 0i];
+        let v37 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
+        let v38 = As[96i + ty * 1i + 0i];
+        let v39 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
+        let v40 = As[112i + ty * 1i + 0i];
+        let v41 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v40[0]), v41, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v40[1]), v41, acc_1_0);
+        workgroupBarrier();
+        if (r15 + 8i < 4i) {
+            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+        }
         workgroupBarrier();
     }
-    let v32 = m0 + ty * 2i + 0i;
-    let v33 = n0 + tx * 2i + 0i;
-    if (v32 < 3i && v33 < 5i) {
-        out[v32 * 5i + v33] = acc_0_0[0];
+    let v42 = m0 + ty * 2i + 0i;
+    let v43 = n0 + tx * 2i + 0i;
+    if (v42 < 3i && v43 < 5i) {
+        out[v42 * 5i + v43] = acc_0_0[0];
     }
-    let v34 = n0 + tx * 2i + 1i;
-    if (v32 < 3i && v34 < 5i) {
-        out[v32 * 5i + v34] = acc_0_0[1];
+    let v44 = n0 + tx * 2i + 1i;
+    if (v42 < 3i && v44 < 5i) {
+        out[v42 * 5i + v44] = acc_0_0[1];
     }
-    let v35 = m0 + ty * 2i + 1i;
-    let v36 = n0 + tx * 2i + 0i;
-    if (v35 < 3i && v36 < 5i) {
-        out[v35 * 5i + v36] = acc_1_0[0];
+    let v45 = m0 + ty * 2i + 1i;
+    let v46 = n0 + tx * 2i + 0i;
+    if (v45 < 3i && v46 < 5i) {
+        out[v45 * 5i + v46] = acc_1_0[0];
     }
-    let v37 = n0 + tx * 2i + 1i;
-    if (v35 < 3i && v37 < 5i) {
-        out[v35 * 5i + v37] = acc_1_0[1];
+    let v47 = n0 + tx * 2i + 1i;
+    if (v45 < 3i && v47 < 5i) {
+        out[v45 * 5i + v47] = acc_1_0[1];
     }
 }

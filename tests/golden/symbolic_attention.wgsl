@@ -17,73 +17,94 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r1 = 0i; r1 < 8i; r1 += 8i) {
-        let v2 = (lid + 0i) / 8i;
-        let v3 = (lid + 0i) % 8i;
-        let v4 = m0 + v2;
-        let v5 = r1 + v3;
-        let v6 = min(v4, dims.size_T - 1i);
-        let v7 = b0[v6 * 8i + v5];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v7, v4 < dims.size_T);
-        let v8 = (lid + 0i) % 8i;
-        let v9 = (lid + 0i) / 8i;
-        let v10 = r1 + v8;
-        let v11 = n0 + v9;
-        let v12 = min(v11, dims.size_T - 1i);
-        let v13 = b1[v12 * 8i + v10];
-        Bs[v8 * 16i + v9 / 2i][v9 % 2i] = select(0.0f, v13, v11 < dims.size_T);
-        workgroupBarrier();
-        let v14 = As[0i + ty * 1i + 0i];
-        let v15 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v14[0]), v15, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v14[1]), v15, acc_1_0);
-        let v16 = As[16i + ty * 1i + 0i];
-        let v17 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v16[0]), v17, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v16[1]), v17, acc_1_0);
-        let v18 = As[32i + ty * 1i + 0i];
-        let v19 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v18[0]), v19, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v18[1]), v19, acc_1_0);
-        let v20 = As[48i + ty * 1i + 0i];
-        let v21 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v20[0]), v21, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v20[1]), v21, acc_1_0);
-        let v22 = As[64i + ty * 1i + 0i];
-        let v23 = Bs[64i + tx + 0i];
+    let v1 = (lid + 0i) / 8i;
+    let v2 = (lid + 0i) % 8i;
+    let v3 = (lid + 0i) % 8i;
+    let v4 = (lid + 0i) / 8i;
+    {
+        let v5 = m0 + v1;
+        let v6 = 0i + v2;
+        let v7 = min(v5, dims.size_T - 1i);
+        let v8 = b0[v7 * 8i + v6];
+        let v9 = 0i + v3;
+        let v10 = n0 + v4;
+        let v11 = min(v10, dims.size_T - 1i);
+        let v12 = b1[v11 * 8i + v9];
+        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v8, v5 < dims.size_T);
+        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v12, v10 < dims.size_T);
+    }
+    workgroupBarrier();
+    var next_0 = 0.0f;
+    var next_1 = 0.0f;
+    for (var r13 = 0i; r13 < 8i; r13 += 8i) {
+        if (r13 + 8i < 8i) {
+            let v14 = m0 + v1;
+            let v15 = r13 + 8i + v2;
+            let v16 = min(v14, dims.size_T - 1i);
+            let v17 = b0[v16 * 8i + v15];
+            let v18 = r13 + 8i + v3;
+            let v19 = n0 + v4;
+            let v20 = min(v19, dims.size_T - 1i);
+            let v21 = b1[v20 * 8i + v18];
+            next_0 = select(0.0f, v17, v14 < dims.size_T);
+            next_1 = select(0.0f, v21, v19 < dims.size_T);
+        }
+        let v22 = As[0i + ty * 1i + 0i];
+        let v23 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
-        let v24 = As[80i + ty * 1i + 0i];
-        let v25 = Bs[80i + tx + 0i];
+        let v24 = As[16i + ty * 1i + 0i];
+        let v25 = Bs[16i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[96i + ty * 1i + 0i];
-        let v27 = Bs[96i + tx + 0i];
+        let v26 = As[32i + ty * 1i + 0i];
+        let v27 = Bs[32i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[112i + ty * 1i + 0i];
-        let v29 = Bs[112i + tx + 0i];
+        let v28 = As[48i + ty * 1i + 0i];
+        let v29 = Bs[48i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
+        let v30 = As[64i + ty * 1i + 0i];
+        let v31 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
+        let v32 = As[80i + ty * 1i + 0i];
+        let v33 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
+        let v34 = As[96i + ty * 1i + 0i];
+        let v35 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
+        let v36 = As[112i + ty * 1i + 0i];
+        let v37 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
+        workgroupBarrier();
+        if (r13 + 8i < 8i) {
+            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+        }
         workgroupBarrier();
     }
-    let v30 = m0 + ty * 2i + 0i;
-    let v31 = n0 + tx * 2i + 0i;
-    if (v30 < dims.size_T && v31 < dims.size_T) {
-        out[v30 * dims.size_T + v31] = acc_0_0[0];
+    let v38 = m0 + ty * 2i + 0i;
+    let v39 = n0 + tx * 2i + 0i;
+    if (v38 < dims.size_T && v39 < dims.size_T) {
+        out[v38 * dims.size_T + v39] = acc_0_0[0];
     }
-    let v32 = n0 + tx * 2i + 1i;
-    if (v30 < dims.size_T && v32 < dims.size_T) {
-        out[v30 * dims.size_T + v32] = acc_0_0[1];
+    let v40 = n0 + tx * 2i + 1i;
+    if (v38 < dims.size_T && v40 < dims.size_T) {
+        out[v38 * dims.size_T + v40] = acc_0_0[1];
     }
-    let v33 = m0 + ty * 2i + 1i;
-    let v34 = n0 + tx * 2i + 0i;
-    if (v33 < dims.size_T && v34 < dims.size_T) {
-        out[v33 * dims.size_T + v34] = acc_1_0[0];
+    let v41 = m0 + ty * 2i + 1i;
+    let v42 = n0 + tx * 2i + 0i;
+    if (v41 < dims.size_T && v42 < dims.size_T) {
+        out[v41 * dims.size_T + v42] = acc_1_0[0];
     }
-    let v35 = n0 + tx * 2i + 1i;
-    if (v33 < dims.size_T && v35 < dims.size_T) {
-        out[v33 * dims.size_T + v35] = acc_1_0[1];
+    let v43 = n0 + tx * 2i + 1i;
+    if (v41 < dims.size_T && v43 < dims.size_T) {
+        out[v41 * dims.size_T + v43] = acc_1_0[1];
     }
 }
 
@@ -196,74 +217,97 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    for (var r1 = 0i; r1 < dims.size_T; r1 += 8i) {
-        let v2 = (lid + 0i) / 8i;
-        let v3 = (lid + 0i) % 8i;
-        let v4 = m0 + v2;
-        let v5 = r1 + v3;
-        let v6 = min(v4, dims.size_T - 1i);
+    let v1 = (lid + 0i) / 8i;
+    let v2 = (lid + 0i) % 8i;
+    let v3 = (lid + 0i) / 32i;
+    let v4 = (lid + 0i) % 32i;
+    {
+        let v5 = m0 + v1;
+        let v6 = 0i + v2;
         let v7 = min(v5, dims.size_T - 1i);
-        let v8 = b1[v6 * dims.size_T + v7];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v8, v4 < dims.size_T && v5 < dims.size_T);
-        let v9 = (lid + 0i) / 32i;
-        let v10 = (lid + 0i) % 32i;
-        let v11 = r1 + v9;
-        let v12 = n0 + v10;
-        let v13 = min(v11, dims.size_T - 1i);
-        let v14 = min(v12, 7i);
-        let v15 = b0[v13 * 8i + v14];
-        Bs[v9 * 16i + v10 / 2i][v10 % 2i] = select(0.0f, v15, v11 < dims.size_T && v12 < 8i);
-        workgroupBarrier();
-        let v16 = As[0i + ty * 1i + 0i];
-        let v17 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v16[0]), v17, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v16[1]), v17, acc_1_0);
-        let v18 = As[16i + ty * 1i + 0i];
-        let v19 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v18[0]), v19, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v18[1]), v19, acc_1_0);
-        let v20 = As[32i + ty * 1i + 0i];
-        let v21 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v20[0]), v21, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v20[1]), v21, acc_1_0);
-        let v22 = As[48i + ty * 1i + 0i];
-        let v23 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
-        let v24 = As[64i + ty * 1i + 0i];
-        let v25 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[80i + ty * 1i + 0i];
-        let v27 = Bs[80i + tx + 0i];
+        let v8 = min(v6, dims.size_T - 1i);
+        let v9 = b1[v7 * dims.size_T + v8];
+        let v10 = 0i + v3;
+        let v11 = n0 + v4;
+        let v12 = min(v10, dims.size_T - 1i);
+        let v13 = min(v11, 7i);
+        let v14 = b0[v12 * 8i + v13];
+        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < dims.size_T && v6 < dims.size_T);
+        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < dims.size_T && v11 < 8i);
+    }
+    workgroupBarrier();
+    var next_0 = 0.0f;
+    var next_1 = 0.0f;
+    for (var r15 = 0i; r15 < dims.size_T; r15 += 8i) {
+        if (r15 + 8i < dims.size_T) {
+            let v16 = m0 + v1;
+            let v17 = r15 + 8i + v2;
+            let v18 = min(v16, dims.size_T - 1i);
+            let v19 = min(v17, dims.size_T - 1i);
+            let v20 = b1[v18 * dims.size_T + v19];
+            let v21 = r15 + 8i + v3;
+            let v22 = n0 + v4;
+            let v23 = min(v21, dims.size_T - 1i);
+            let v24 = min(v22, 7i);
+            let v25 = b0[v23 * 8i + v24];
+            next_0 = select(0.0f, v20, v16 < dims.size_T && v17 < dims.size_T);
+            next_1 = select(0.0f, v25, v21 < dims.size_T && v22 < 8i);
+        }
+        let v26 = As[0i + ty * 1i + 0i];
+        let v27 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[96i + ty * 1i + 0i];
-        let v29 = Bs[96i + tx + 0i];
+        let v28 = As[16i + ty * 1i + 0i];
+        let v29 = Bs[16i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[112i + ty * 1i + 0i];
-        let v31 = Bs[112i + tx + 0i];
+        let v30 = As[32i + ty * 1i + 0i];
+        let v31 = Bs[32i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
+        let v32 = As[48i + ty * 1i + 0i];
+        let v33 = Bs[48i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
+        let v34 = As[64i + ty * 1i + 0i];
+        let v35 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
+        let v36 = As[80i + ty * 1i + 0i];
+        let v37 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
+        let v38 = As[96i + ty * 1i + 0i];
+        let v39 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
+        let v40 = As[112i + ty * 1i + 0i];
+        let v41 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v40[0]), v41, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v40[1]), v41, acc_1_0);
+        workgroupBarrier();
+        if (r15 + 8i < dims.size_T) {
+            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+        }
         workgroupBarrier();
     }
-    let v32 = m0 + ty * 2i + 0i;
-    let v33 = n0 + tx * 2i + 0i;
-    if (v32 < dims.size_T && v33 < 8i) {
-        out[v32 * 8i + v33] = acc_0_0[0];
+    let v42 = m0 + ty * 2i + 0i;
+    let v43 = n0 + tx * 2i + 0i;
+    if (v42 < dims.size_T && v43 < 8i) {
+        out[v42 * 8i + v43] = acc_0_0[0];
     }
-    let v34 = n0 + tx * 2i + 1i;
-    if (v32 < dims.size_T && v34 < 8i) {
-        out[v32 * 8i + v34] = acc_0_0[1];
+    let v44 = n0 + tx * 2i + 1i;
+    if (v42 < dims.size_T && v44 < 8i) {
+        out[v42 * 8i + v44] = acc_0_0[1];
     }
-    let v35 = m0 + ty * 2i + 1i;
-    let v36 = n0 + tx * 2i + 0i;
-    if (v35 < dims.size_T && v36 < 8i) {
-        out[v35 * 8i + v36] = acc_1_0[0];
+    let v45 = m0 + ty * 2i + 1i;
+    let v46 = n0 + tx * 2i + 0i;
+    if (v45 < dims.size_T && v46 < 8i) {
+        out[v45 * 8i + v46] = acc_1_0[0];
     }
-    let v37 = n0 + tx * 2i + 1i;
-    if (v35 < dims.size_T && v37 < 8i) {
-        out[v35 * 8i + v37] = acc_1_0[1];
+    let v47 = n0 + tx * 2i + 1i;
+    if (v45 < dims.size_T && v47 < 8i) {
+        out[v45 * 8i + v47] = acc_1_0[1];
     }
 }
