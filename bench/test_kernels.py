@@ -8,6 +8,7 @@ import pytest
 
 import fgrad as fg
 from fgrad import nn
+from conftest import SQUARE
 from workloads import measure
 
 CALLS = 10  # calls per timed round, synced once at the end
@@ -15,29 +16,34 @@ CALLS = 10  # calls per timed round, synced once at the end
 
 def _timed(benchmark, exe, args, smoke):
     """Seconds per call (median over rounds of CALLS calls), and one output."""
-    out = exe(*args).block_until_ready()  # warm up
+    out = exe(*args)  # warm up
+    exe.device.wait()
 
     def calls():
-        for _ in range(CALLS - 1):
+        for _ in range(CALLS):
             exe(*args)
-        return exe(*args).block_until_ready()
+        exe.device.wait()
 
     _, seconds = measure(benchmark, calls, rounds=1 if smoke else 5)
     return out, seconds / CALLS
 
 
-def _matmul(benchmark, a_shape, b_shape, smoke):
+def _matmul(benchmark, a_shape, b_shape, smoke, dtype=np.float32):
+    """GFLOP/s of a product, from the host's clock and from GPU timestamps (fg.profile), and its
+    error against float64 (f16 operands and result: rounding to f16 bounds it)."""
     rng = np.random.default_rng(0)
-    a = rng.standard_normal(a_shape).astype(np.float32)
-    b = rng.standard_normal(b_shape).astype(np.float32)
+    a = rng.standard_normal(a_shape).astype(dtype)
+    b = rng.standard_normal(b_shape).astype(dtype)
     exe = fg.compile(fg.trace(lambda x, y: x @ y, a, b))
-    out, seconds = _timed(benchmark, exe, fg.device_put((a, b)), smoke)
+    on_device = fg.device_put((a, b))
+    out, seconds = _timed(benchmark, exe, on_device, smoke)
     want = a.astype(np.float64) @ b.astype(np.float64)
     error = float(np.abs(out.numpy() - want).max() / np.abs(want).max())
-    assert error < 1e-5
+    assert error < (1e-5 if dtype == np.float32 else 2e-3)
     flops = 2 * np.prod(want.shape) * a_shape[-1]
-    benchmark.extra_info.update(gflops=round(flops / seconds / 1e9, 1), relative_error=error,
-                                kernels=len(exe.kernels), adapter=exe.device.name)
+    gpu = fg.profile(exe, *on_device).total
+    benchmark.extra_info.update(gflops=round(flops / seconds / 1e9, 1), gpu_gflops=round(flops / gpu / 1e9, 1),
+                                relative_error=error, kernels=len(exe.kernels), adapter=exe.device.name)
 
 
 def test_matmul_square(benchmark, square_n, size, smoke):
@@ -45,31 +51,72 @@ def test_matmul_square(benchmark, square_n, size, smoke):
     _matmul(benchmark, (square_n, square_n), (square_n, square_n), smoke)
 
 
+def test_matmul_square_f16(benchmark, size, smoke):
+    """The largest square product with f16 operands and result (summed in f32), where the adapter
+    has shader-f16: its rate beside the f32 one's."""
+    if "shader-f16" not in fg.default_device().device.features:
+        pytest.skip(f"{fg.default_device().name} has no shader-f16")
+    n = SQUARE[size][-1]
+    benchmark.group = f"matmul-square-{size}"
+    _matmul(benchmark, (n, n), (n, n), smoke, np.float16)
+
+
 def test_matmul_gpt_shapes(benchmark, gpt_shapes, size, smoke):
     benchmark.group = f"matmul-gpt-{size}"
     _matmul(benchmark, *gpt_shapes, smoke)
 
 
-ROWS = {"small": (256, 256), "full": (4096, 1024)}
+ROWS = {"small": (256, 256), "full": (4096, 4096)}
+MEMORY_BOUND = {
+    "elementwise-chain": lambda p, a: fg.tanh(a * 1.5 + 0.5) * fg.sigmoid(a) - a,
+    "softmax": lambda p, a: fg.softmax(a, axis=-1),
+    "layer-norm": lambda p, a: nn.layer_norm(p, a),
+}
 
 
-@pytest.mark.parametrize("kind", ["elementwise-chain", "softmax", "layer-norm"])
-def test_memory_bound(benchmark, kind, size, smoke):
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize("kind", list(MEMORY_BOUND))
+def test_memory_bound(benchmark, kind, direction, size, smoke):
+    """GB/s of the bytes the step's kernels read and write at least once (x, and for the backward
+    the output's cotangent and the gradients: x and its gradient, plus the layer norm's gain and
+    bias), from GPU timestamps (fg.profile) and from the host's clock."""
     rows, width = ROWS[size]
     rng = np.random.default_rng(0)
     x = rng.standard_normal((rows, width)).astype(np.float32)
     ln = nn.init_layer_norm(width)
-    fns = {
-        "elementwise-chain": (lambda a: fg.tanh(a * 1.5 + 0.5) * fg.sigmoid(a) - a, (x,)),
-        "softmax": (lambda a: fg.softmax(a, axis=-1), (x,)),
-        "layer-norm": (lambda p, a: nn.layer_norm(p, a), (ln, x)),
-    }
-    fn, args = fns[kind]
-    exe = fg.compile(fg.trace(fn, *args))
-    _, seconds = _timed(benchmark, exe, fg.device_put(args), smoke)
+    fn = MEMORY_BOUND[kind]
+    if direction == "forward":
+        step, args, moved = fn, (ln, x), 2 * x.nbytes
+    else:  # the gradients of <fn(p, x), g> with respect to p and x: the backward pass on a cotangent g
+        g = rng.standard_normal((rows, width)).astype(np.float32)
+        step = fg.grad(lambda p, a, c: (fn(p, a) * c).sum(), argnums=(0, 1))
+        args, moved = (ln, x, g), 4 * x.nbytes
+    exe = fg.compile(fg.trace(step, *args))
+    on_device = fg.device_put(args)
+    _, seconds = _timed(benchmark, exe, on_device, smoke)
+    gpu = fg.profile(exe, *on_device).total
     benchmark.group = f"memory-bound-{size}"
-    benchmark.extra_info.update(gb_per_s=round(2 * x.nbytes / seconds / 1e9, 1), kernels=len(exe.kernels),
-                                adapter=exe.device.name)
+    benchmark.extra_info.update(gb_per_s=round(moved / seconds / 1e9, 1), gpu_gb_per_s=round(moved / gpu / 1e9, 1),
+                                kernels=len(exe.kernels), adapter=exe.device.name)
+
+
+def test_copy_bandwidth(benchmark, size, smoke):
+    """The device's own buffer copy of the memory-bound benchmarks' x, CALLS copies in one submit:
+    GB/s read and written, the bound those kernels are measured against."""
+    rows, width = ROWS[size]
+    x, y = fg.device_put((np.ones((rows, width), np.float32), np.zeros((rows, width), np.float32)))
+    device, nbytes = x.device, x.buffer.size
+
+    def copies():
+        for _ in range(CALLS):
+            device.copy(x.buffer, y.buffer, nbytes)
+        device.wait()
+
+    copies()
+    _, seconds = measure(benchmark, copies, rounds=1 if smoke else 5)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    benchmark.group = f"memory-bound-{size}"
+    benchmark.extra_info.update(gb_per_s=round(2 * nbytes * CALLS / seconds / 1e9, 1), adapter=device.name)
 
 
 # A 3x3 convolution of a ResNet stage, channels last (NHWC, HWIO), SAME padding.
