@@ -167,7 +167,10 @@ class Device:
             self.staging[nbytes] = staging
         self.copy(buffer, staging, nbytes)
         self.flush()
-        staging.map_sync(1)  # GPUMapMode.READ
+        mapped = staging.map_async(1)  # GPUMapMode.READ
+        if _native is not None:  # wait on this thread: wgpu-py's poll thread would wake, then wake this one
+            _native.wgpuDevicePoll(self.device._internal, True, _ffi.NULL)
+        mapped.sync_wait()
         try:
             return bytes(staging.read_mapped())
         finally:

@@ -92,7 +92,12 @@ def user_call() -> str:
 
 
 def _is_user(frame: Any) -> bool:
-    name = frame.f_code.co_filename
+    return _is_user_file(frame.f_code.co_filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_user_file(name: str) -> bool:
+    """Whether code of the file `name` is the user's (asked once per file: a trace asks per node)."""
     path = os.path.abspath(name)
     return path.startswith(_EXAMPLES_DIR) or not (path.startswith(_NOT_USER) or name.startswith("<@beartype"))
 
