@@ -21,7 +21,7 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,7 @@ CHUNK = 64  # dispatches recorded before a submit: a long step starts on the GPU
 FIRST_CHUNK = 16  # a long heavy call's first submit: the GPU starts soon after the host does
 LATENCY = 1e-3  # seconds of light calls left unsubmitted at most
 POOL_BYTES = 1 << 28  # bytes of free result buffers a device keeps for the next results
+EARLY_BYTES = 1 << 12  # the largest result staged for the host as soon as it is computed
 
 
 # ---------------------------------------------------------------------------
@@ -86,6 +87,8 @@ class Device:
     compute: Any = None  # its open compute pass
     pending: int = 0  # dispatches recorded since the last submit
     submitted_at: float = 0.0  # time.perf_counter() of the last submit
+    submitted: int | None = None  # the queue's index of the last submit (wgpu-native's), to wait for it
+    readback: dict[int, list[Any]] = field(default_factory=dict)  # size -> free staging buffers of early reads
 
     @property
     def name(self) -> str:
@@ -136,7 +139,12 @@ class Device:
         if self.compute is not None:
             self.compute.end()
         encoder, self.encoder, self.compute, self.pending = self.encoder, None, None, 0
-        self.device.queue.submit([encoder.finish()])
+        commands = encoder.finish()
+        if _native is not None:
+            self.submitted = _native.wgpuQueueSubmitForIndex(self.device.queue._internal, 1,
+                                                             _ffi.new("WGPUCommandBuffer[1]", [commands._internal]))
+        else:
+            self.device.queue.submit([commands])
         self.submitted_at = time.perf_counter()
 
     def settle(self, heavy: bool) -> None:
@@ -167,9 +175,25 @@ class Device:
             self.staging[nbytes] = staging
         self.copy(buffer, staging, nbytes)
         self.flush()
+        return self.mapped(staging)
+
+    def stage(self, buffer: Any, nbytes: int) -> tuple[Any, int | None]:
+        """Copy the first `nbytes` of a buffer into a staging buffer of its own and submit the work
+        recorded so far: the value can be read (`mapped`) as soon as that submit is done, while
+        work recorded after runs on."""
+        free = self.readback.get(nbytes)
+        staging = free.pop() if free else self.device.create_buffer(size=nbytes, usage=MAP_READ | COPY_DST)
+        self.copy(buffer, staging, nbytes)
+        self.flush()
+        return staging, self.submitted
+
+    def mapped(self, staging: Any, index: int | None = None) -> bytes:
+        """The contents of a staging buffer once the work submitted has finished, or only submit
+        `index` (Device.stage's), which this thread then waits for itself (wgpu-py's poll thread
+        waits for all the work submitted)."""
         mapped = staging.map_async(1)  # GPUMapMode.READ
-        if _native is not None:  # wait on this thread: wgpu-py's poll thread would wake, then wake this one
-            _native.wgpuDevicePoll(self.device._internal, True, _ffi.NULL)
+        if index is not None and _native is not None:
+            _native.wgpuDevicePoll(self.device._internal, True, _ffi.new("WGPUSubmissionIndex *", index))
         mapped.sync_wait()
         try:
             return bytes(staging.read_mapped())
@@ -286,13 +310,15 @@ class Array(HasSpec):
     the call's results, and any later use is an error.
     """
 
-    __slots__ = ("buffer", "spec", "device", "_host", "donated")
+    __slots__ = ("buffer", "spec", "device", "_host", "donated", "early", "reader")
     __hash__ = None  # type: ignore[assignment]  # `==` is elementwise, as in NumPy
     __array_priority__ = 100  # an ndarray's operators defer to ours, as they do to a JAX array's
 
     def __init__(self, buffer: Any, spec: Spec, device: Device):
         self.buffer, self.spec, self.device, self._host = buffer, spec, device, None
         device.held[id(buffer)] = buffer
+        self.early: tuple[Any, int | None] | None = None  # a staging copy made as the value was computed
+        self.reader: tuple[set[int], int] | None = None  # where to note that result k of a call was read
         self.donated: str | None = None  # where it was donated, once it is
 
     def check_live(self, what: str, site: str | None) -> None:
@@ -307,8 +333,16 @@ class Array(HasSpec):
             self._host = np.empty(self.shape, self.dtype.np)
             self._host.flags.writeable = False
         if self._host is None:
-            stored = np.frombuffer(self.device.read(self.buffer, words(self.spec.nbytes)),
-                                   np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]
+            if self.reader is not None:  # the next call stages this result as soon as it is computed
+                self.reader[0].add(self.reader[1])
+            if self.early is not None:
+                staging, index = self.early
+                self.early = None
+                data = self.device.mapped(staging, index)
+                self.device.readback.setdefault(staging.size, []).append(staging)
+            else:
+                data = self.device.read(self.buffer, words(self.spec.nbytes))
+            stored = np.frombuffer(data, np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]
             # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
             self._host = (stored != 0 if self.dtype is DType.bool else stored.copy()).reshape(self.shape)
             self._host.flags.writeable = False
@@ -340,6 +374,8 @@ class Array(HasSpec):
         # The buffer is this Array's alone (a donated one's belongs to the results written into it).
         if self.donated is None:
             self.device.give(self.buffer)
+        if self.early is not None:
+            self.device.readback.setdefault(self.early[0].size, []).append(self.early[0])
 
     def __copy__(self) -> Array:
         return self.copy()
@@ -712,6 +748,15 @@ class Executable:
         for k, kernel in enumerate(program.kernels):  # the groups of kernels on scratch and constants alone
             if all(b in self.resident for b in self.bindings[k]):
                 self.group(k, self.resident)
+        # Small results of a heavy call that the host read after the previous call (`wanted`) are
+        # staged for it as soon as the kernel writing them has run (`producers`: result -> that
+        # kernel), in a submit of their own: a training loop reading its loss every step reads it
+        # while the rest of the step (the backward pass, the update) runs, and records the next.
+        copied = {target for _, target in program.copies}
+        writers = {b: k for k, kernel in enumerate(program.kernels) for b in kernel.writes}
+        self.producers = {r: writers[b] for r, b in enumerate(program.outputs) if b in writers and b not in copied
+                          and program.specs[b].max_nbytes <= EARLY_BYTES} if self.heavy and not program.repeats else {}
+        self.wanted: set[int] = set()
 
     @property
     def kernels(self) -> list[tuple[str, str]]:
@@ -749,7 +794,8 @@ class Executable:
             buffers, leaves = self.bind(args)
         except FgradError as e:  # the caller's line is found only for a mistake: it costs microseconds
             raise type(e)(e.message, e.site or user_site()) from None
-        self.run(buffers)
+        early, self.wanted = self.wanted, set()
+        staged = self.run(buffers, early)
         if self.program.donated:
             site = user_site()
             for k in self.program.donated:
@@ -757,6 +803,9 @@ class Executable:
                     leaves[k].donated = f"to a compiled call at {site}"
         # The plan gives every result a buffer of its own: each is a new Array.
         outs = [Array(buffers[b], spec, self.device) for b, spec in zip(self.program.outputs, self.out_specs)]
+        for r in self.producers:
+            outs[r].reader = (self.wanted, r)
+            outs[r].early = staged.get(r)
         return unflatten(self.graph.out_tree, outs)
 
     def _captured(self, captures: Any, args: tuple[Any, ...]) -> Any:
@@ -828,10 +877,11 @@ class Executable:
             return self.program.buffers[b].size
         return words(self.program.specs[b].resolve(self.values).nbytes)
 
-    def run(self, buffers: dict[int, Any]) -> None:
+    def run(self, buffers: dict[int, Any], early: Iterable[int] = ()) -> dict[int, tuple[Any, int | None]]:
         """Record the program's dispatches on `buffers` (from `bind`) and its copies, then settle
         (see Device). A while loop's test is submitted and its predicate read back before each
-        run of its body (Program.repeats)."""
+        run of its body (Program.repeats). The results in `early` (with a producer) are staged
+        for the host as soon as they are computed: result -> (staging buffer, submit index)."""
         start = 0
         for loop in self.program.repeats:
             self.submit(buffers, start, loop.test)
@@ -841,26 +891,40 @@ class Executable:
                     break
                 self.submit(buffers, loop.body, loop.end)
             start = loop.end
-        self.submit(buffers, start, len(self.program.kernels))
+        staged = self.submit(buffers, start, len(self.program.kernels), [r for r in early if r in self.producers])
         for source, target in self.program.copies:
             self.device.copy(buffers[source], buffers[target], self.result_bytes(target))
         self.device.settle(self.heavy)
+        return staged
 
-    def submit(self, buffers: dict[int, Any], start: int, stop: int) -> None:
+    def submit(self, buffers: dict[int, Any], start: int, stop: int,
+               early: Sequence[int] = ()) -> dict[int, tuple[Any, int | None]]:
         """Record the dispatches start..stop; a heavy call of more than CHUNK submits them in
         command buffers that double in length from FIRST_CHUNK dispatches: the GPU starts on the
         first while the rest is recorded, and a long step (a loop's iterations) pays for few
-        submits."""
+        submits. Each result in `early` is staged after the kernel that writes it (Device.stage)."""
         work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
-        if not self.heavy or len(work) <= CHUNK:
-            self.device.dispatch(work)
-            return
-        first, size = 0, FIRST_CHUNK
-        while first < len(work):
-            self.device.dispatch(work[first:first + size])
-            if first + size < len(work):
+        chunks: set[int] = set()
+        if self.heavy and len(work) > CHUNK:
+            end, size = FIRST_CHUNK, FIRST_CHUNK
+            while end < len(work):
+                chunks.add(end)
+                size *= 2
+                end += size
+        cuts: dict[int, list[int]] = {}
+        for r in early:
+            cuts.setdefault(self.producers[r] + 1 - start, []).append(r)
+        staged = {}
+        first = 0
+        for end in sorted({*chunks, *cuts, len(work)}):
+            self.device.dispatch(work[first:end])
+            for r in cuts.get(end, ()):
+                b = self.program.outputs[r]
+                staged[r] = self.device.stage(buffers[b], self.result_bytes(b))
+            if end in chunks:
                 self.device.flush()
-            first, size = first + size, 2 * size
+            first = end
+        return staged
 
     def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,
                timestamps: Any = None) -> None:

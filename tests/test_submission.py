@@ -86,3 +86,33 @@ def test_a_heavy_call_is_submitted_at_its_end():
     a = fg.device_put(np.eye(n, dtype=np.float32))
     exe(a, a)
     assert exe.device.pending == 0
+
+
+def _training_step():
+    from fgrad import nn
+    rng = np.random.default_rng(0)
+    params = nn.init_mlp(rng, [256, 512, 10])  # 2^27 FLOPs a step: a heavy call
+    x = rng.standard_normal((256, 256)).astype(np.float32)
+    y = rng.integers(0, 10, 256).astype(np.int32)
+    graph = fg.adam_step(fg.trace(lambda p, a, b: nn.cross_entropy(nn.mlp(p, a), b), params, x, y), lr=1e-2)
+    step = fg.compile(graph, donate_argnums=(0, 1))
+    return step, params, fg.adam_init(params), fg.device_put((x, y))
+
+
+def test_a_loss_read_every_step_is_staged_as_soon_as_it_is_computed():
+    step, params, state, data = _training_step()
+    assert step.heavy and step.producers  # the loss is small and written by a kernel mid-step
+    losses, staged = [], []
+    for _ in range(4):
+        params, state, loss = step(params, state, *data)
+        staged.append(loss.early is not None)
+        losses.append(float(loss))
+    assert staged == [False, True, True, True]  # once the first loss was read, every next one is staged
+    step2, params2, state2, data2 = _training_step()
+    kept = []
+    for _ in range(4):  # the same steps, read only at the end: nothing staged
+        params2, state2, loss2 = step2(params2, state2, *data2)
+        assert loss2.early is None
+        kept.append(loss2)
+    assert losses == [float(v) for v in kept]
+    assert losses[-1] < losses[0]
