@@ -33,6 +33,17 @@ def _leaves(tree):
     return flatten(tree)[0]
 
 
+def gpu_limits(**changes) -> Limits:
+    """The local adapter's limits with kernels shaped for a GPU (`cpu=False`): on a CPU adapter
+    `fg.compile` picks kernels without workgroup memory, and these tests pin the GPU's."""
+    return dataclasses.replace(fg.default_device().limits, cpu=False, **changes)
+
+
+def compile_for_gpu(graph: fg.Graph) -> Executable:
+    """`graph` lowered to the kernels shaped for a GPU, run on the local adapter."""
+    return Executable(lower(graph, gpu_limits()))
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES + DTYPE_CASES])
 def test_op_on_device_matches_interpret(case):
     """Where the adapter lacks a feature the row's dtypes need (shader-f16 on llvmpipe), compiling
@@ -63,6 +74,18 @@ def test_2d_grid_on_device():
     program = lower(fg.trace(lambda a: a * 2.0 + 1.0, x), Limits(max_compute_workgroups_per_dimension=16))
     assert program.kernels[0].grid[:2] == (16, 5)
     np.testing.assert_allclose(Executable(program)(x).numpy(), x * 2.0 + 1.0, rtol=1e-6)
+
+
+def test_streaming_kernels_take_four_elements_an_invocation_each_its_own():
+    """An elementwise output of 2^20 elements or more: each invocation computes four, a quarter
+    of the output apart (the size here is no multiple of 4); written in place over a donated
+    input, no element is read after another invocation wrote it."""
+    x = np.random.default_rng(0).normal(size=(1025, 1027)).astype(np.float32)
+    exe = Executable(lower(fg.trace(lambda a: a * 2.0 + 1.0, x), gpu_limits(), frozenset({0})))
+    (kernel,) = exe.program.kernels
+    invocations = kernel.grid[0] * kernel.grid[1] * 256
+    assert invocations * 4 >= x.size > invocations and kernel.writes == (exe.program.inputs[0],)
+    np.testing.assert_allclose(exe(fg.device_put(x)).numpy(), x * 2.0 + 1.0, rtol=1e-6)
 
 
 def test_fused_chain_runs_as_one_kernel():
@@ -221,7 +244,7 @@ def test_tiled_matmul_shapes(name):
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=sa).astype(np.float32), rng.normal(size=sb).astype(np.float32)
     graph = fg.trace(fn, a, b)
-    exe = fg.compile(graph)
+    exe = compile_for_gpu(graph)
     assert any("var<workgroup> As" in k.wgsl for k in exe.program.kernels)
     assert len(exe.kernels) == 1  # transposes are read in place; the epilogue fuses
     assert_matches(exe(a, b), fg.interpret(graph, a, b), 1e-5, 1e-5, name)
@@ -241,7 +264,7 @@ def test_cooperative_reductions(name):
     fn, shape = COOPERATIVE[name]
     x = np.random.default_rng(6).normal(size=shape).astype(np.float32)
     graph = fg.trace(fn, x)
-    exe = fg.compile(graph)
+    exe = compile_for_gpu(graph)
     assert any("workgroupBarrier" in k.wgsl and "shared_f32" in k.wgsl for k in exe.program.kernels)
     assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, name)
 
@@ -285,7 +308,7 @@ def test_argmax_over_a_few_long_rows_runs_in_chunks_and_keeps_the_first(fn, n, k
     if fn is fg.argmin and kind not in ("nan", "-inf"):
         x = ~x if kind == "bool" else -x
     graph = fg.trace(lambda x: fn(x, axis=-1), x)
-    exe = fg.compile(graph)
+    exe = compile_for_gpu(graph)
     assert len(exe.program.kernels) > 1 and exe.program.kernels[0].grid[0] >= 32  # chunks, a workgroup each
     want = (np.argmax if fn is fg.argmax else np.argmin)(x, axis=-1)
     np.testing.assert_array_equal(fg.interpret(graph, x), want)
@@ -321,7 +344,7 @@ def test_split_k_for_small_products_over_long_k():
     rng = np.random.default_rng(8)
     a, b = rng.normal(size=(2048, 64)).astype(np.float32), rng.normal(size=(2048, 64)).astype(np.float32)
     graph = fg.trace(lambda x, y: x.T @ y, a, b)
-    program = lower(graph, dataclasses.replace(fg.default_device().limits, parallel_workgroups=8))
+    program = lower(graph, gpu_limits(parallel_workgroups=8))
     ops = [program.graph.nodes[i].op for k in program.kernels for i in k.roots]
     assert ops == ["matmul", "sum"]
     assert program.graph.nodes[program.kernels[0].roots[0]].spec.shape == (8, 64, 64)
@@ -333,12 +356,12 @@ def test_layer_norm_runs_as_one_kernel_and_its_gradient_matches():
     x = rng.normal(size=(6, 200)).astype(np.float32)
     p = {"g": (1 + 0.1 * rng.normal(size=200)).astype(np.float32), "b": rng.normal(size=200).astype(np.float32)}
     forward = fg.trace(lambda p, x: fg.nn.layer_norm(p, x), p, x)
-    exe = fg.compile(forward)
+    exe = compile_for_gpu(forward)
     assert len(exe.kernels) == 1 and "workgroupBarrier" in exe.kernels[0][1]
     assert_matches(exe(p, x), fg.interpret(forward, p, x), 1e-5, 1e-5, "layer norm")
     backward = fg.value_and_grad(fg.trace(lambda p, x: fg.sum(fg.tanh(fg.nn.layer_norm(p, x)) ** 2), p, x),
                                  argnums=(0, 1))
-    assert_matches(fg.compile(backward)(p, x), fg.interpret(backward, p, x), 1e-4, 1e-5, "layer norm gradient")
+    assert_matches(compile_for_gpu(backward)(p, x), fg.interpret(backward, p, x), 1e-4, 1e-5, "layer norm gradient")
 
 
 def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monkeypatch):

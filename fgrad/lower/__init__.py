@@ -3,7 +3,7 @@
 `lower(graph, limits)` simplifies the graph and rewrites what maps badly onto
 kernels (rewrites.py: wide concatenates, long reductions, thin long matmuls),
 decides which nodes get kernels (fusion.py), plans buffers by liveness
-(buffers.py) and writes one WGSL module per kernel (wgsl.py, matmul.py).
+(buffers.py) and writes one WGSL module per kernel (wgsl.py, matmul.py; matmul_cpu.py on a CPU adapter).
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
 from fgrad.lower.loops import loop_kernels, while_kernels
-from fgrad.lower.kinds import Loop, Normalization, Window, kind_of
+from fgrad.lower.kinds import Loop, Normalization, Window, folds, kind_of
 from fgrad.lower.rewrites import rewrite
 from fgrad.lower.program import Buffer, Kernel, Limits, Program, Repeat
 from fgrad.lower.matmul import matmul_kernel, tiles
+from fgrad.lower.matmul_cpu import matmul_cpu_kernel
 from fgrad.lower.wgsl import (
-    Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, scan_kernel, sort_kernel,
-    window_kernel,
+    LOOP_LIMIT, Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, row_kernel,
+    scan_kernel, sort_kernel, window_kernel,
 )
 from fgrad.transforms.passes import simplify
 
@@ -97,28 +98,37 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
 def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],
            updated: dict[int, int], limits: Limits) -> Written:
     """The WGSL of the kernel computing `group` and its workgroup grid, in the skeleton that
-    fits: the tiled matmul around a matmul, a cooperative one for big reductions, a scan for
-    long cumsum rows, a sort per row and a merge per result of a sort's passes, else one
-    invocation per element (the only one with several outputs).
+    fits: the tiled matmul around a matmul (on a CPU adapter, the register-tiled one of
+    matmul_cpu.py), a cooperative one for big reductions, a scan for long cumsum rows, a sort
+    per row and a merge per result of a sort's passes, else one invocation per element (the
+    only one with several outputs).
     `updated` maps each donated input the kernel reads from its own output buffers to that
     output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
     kind = skeleton(graph, group, inside)
     most = limits.max_compute_workgroups_per_dimension
+    # On a CPU adapter an invocation folds each of its values in a loop of its own, where llvmpipe's loops allow.
+    serial = limits.cpu and max(folds(graph.nodes, i) for i in inside) < LOOP_LIMIT
     node = graph.nodes[group[0]]
     if len(group) == 1 and isinstance(kind_of(node), Window) and node.inputs[0] in updated and \
             not node.spec.symbols:  # an update in place: the window alone is written
         return window_kernel(name, graph, group[0], reads, sources, most)
     if kind == "matmul":
         core = next(i for i in inside if tiles(graph, i))
+        if serial:
+            return matmul_cpu_kernel(name, graph, group[0], core, inside, reads, sources, limits.parallel_workgroups)
         return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)
-    if kind == "cooperative":
+    if kind == "cooperative":  # serial: with no barriers, which a CPU adapter runs as switches between coroutines
+        if serial:
+            return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
         return cooperative_kernel(name, graph, group, reads, sources, most)
     if kind == "rows":
         node = graph.nodes[group[0]]
         normalizes = kind_of(node)
         axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
+        if serial:
+            return row_kernel(name, graph, group[0], reads, sources, most, axis)
         return cooperative_kernel(name, graph, group, reads, sources, most, axis)
     if kind == "sort":
         return sort_kernel(name, graph, group[0], reads, sources, most)
@@ -128,7 +138,10 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         node = graph.nodes[group[0]]
         scan = kind_of(node)
         return scan_kernel(name, graph, group[0], reads, sources, most, scan.axis(node), scan.reverse(node))
-    return elementwise_kernel(name, graph, group, reads, sources, most)
+    # On a CPU adapter, buffers read along the rows are bound as vec4s, where nothing folds (a fold's
+    # loop, once per element of a vec4, would load each vec4 four times).
+    vectors = limits.cpu and not any(folds(graph.nodes, i) for i in inside)
+    return elementwise_kernel(name, graph, group, reads, sources, most, vectors, streams=not limits.cpu)
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:

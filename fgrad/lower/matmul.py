@@ -63,7 +63,7 @@ def wide(graph: Graph, x: int, value: str) -> str:
     return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
 
 
-def _ragged(n: int | Dim, step: int) -> bool:
+def ragged(n: int | Dim, step: int) -> bool:
     """Whether tiles of `step` may overrun a size: one they do not divide, or a symbol's."""
     return isinstance(n, Dim) or n % step != 0
 
@@ -97,8 +97,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
     def guarded(value_of, pairs: list[tuple[str, int, int]]) -> str:
         """Load at indices clamped into range, zero outside; no checks where tiles divide the sizes."""
-        clamped = [w.let(f"min({x}, {w.last(n)})") if _ragged(n, step) else x for x, n, step in pairs]
-        conds = [f"{x} < {w.size(n)}" for x, n, step in pairs if _ragged(n, step)]
+        clamped = [w.let(f"min({x}, {w.last(n)})") if ragged(n, step) else x for x, n, step in pairs]
+        conds = [f"{x} < {w.size(n)}" for x, n, step in pairs if ragged(n, step)]
         value = value_of(clamped)
         return f"select(0.0f, {value}, {' && '.join(conds)})" if conds else value
 
@@ -171,7 +171,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         for j in range(tn // vb):
             for c in range(vb):
                 n = w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c}i")
-                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (n, N, bn)) if _ragged(size, step)]
+                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (n, N, bn)) if ragged(size, step)]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
                     w.depth += 1
@@ -218,13 +218,13 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     for acc in accs:
         w.line(f"var {acc} = 0.0f;")
     column = w.let(f"min(n, {N - 1}i)")  # read in range; the column past N is never stored
-    ragged = _ragged(K, slices * UNROLL)
+    uneven = ragged(K, slices * UNROLL)
     with w.loop(K, start="slice", step=slices * UNROLL) as k0:
         for u, acc in enumerate(accs):
             k = w.let(f"{k0} + {u * slices}i") if u else k0
-            at = w.let(f"min({k}, {w.last(K)})") if ragged and u else k
+            at = w.let(f"min({k}, {w.last(K)})") if uneven and u else k
             product = f"{wide(graph, a, w.value(a, [*ba, '0i', at]))} * {wide(graph, b, w.value(b, [*bb, at, column]))}"
-            w.line(f"{acc} += select(0.0f, {product}, {k} < {w.size(K)});" if ragged and u else f"{acc} += {product};")
+            w.line(f"{acc} += select(0.0f, {product}, {k} < {w.size(K)});" if uneven and u else f"{acc} += {product};")
     w.line(f"part[lid] = {' + '.join(accs)};")
     w.line("workgroupBarrier();")
     step = slices // 2

@@ -17,7 +17,11 @@ it block by block in shared memory: `w.scan`), `sort` (a workgroup per row
 put in order in shared memory) and `merge` (an invocation per result of a
 merge of sorted runs, for rows longer than shared memory holds), and the
 tiled matmul of fgrad/lower/matmul.py for kernels built around a matmul
-(its epilogue fuses).
+(its epilogue fuses). On a CPU adapter, where barriers are costly, `row` (an
+invocation per softmax row) and the elementwise skeleton take the cooperative
+one's roots, and fgrad/lower/matmul_cpu.py the matmuls; where nothing folds,
+`lanes` (an invocation per 4 elements of a row) binds the buffers it reads
+along rows as vec4s.
 """
 
 from __future__ import annotations
@@ -37,10 +41,15 @@ from fgrad.lower.program import Extent
 Folded = str | tuple[str, ...]  # a value a scan folds: WGSL, or a tuple of parts (a linear recurrence's pairs)
 
 WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
+PER, STREAMING = 4, 1 << 20  # output elements per invocation of the elementwise skeleton, from this size
 COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
+UNROLL = 4  # accumulators of each invocation of a cooperative reduction
 SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
 SORTING = 256  # most invocations of a workgroup sorting a row
+ROW_LANES = 8  # invocations per workgroup of the row skeleton for CPU adapters: one 256-bit vector of lanes
+LOOP_LIMIT = 1 << 16  # llvmpipe ends a loop after 65535 iterations: longer folds stay cooperative
+VEC = 4  # f32s in a vec4<f32>: on a CPU adapter, buffers read along their rows are bound as vec4s
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
@@ -98,6 +107,12 @@ class KernelWriter:
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
         self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
         self.sized = False  # whether it reads symbols' values (the module then binds `dims`)
+        # Bindings whose WGSL element type is not their dtype's storage type (`vec4<f32>`), by name.
+        self.elements: dict[str, str] = {}
+        # Coordinates that are lane c of a vec4's VEC (its index along the row, c): a binding read
+        # at them alone (`vec4<f32>`) loads the whole vec4 once. `scattered`: bindings read elsewhere.
+        self.lanes: dict[str, tuple[str, int]] = {}
+        self.scattered: set[str] = set()
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
@@ -169,13 +184,25 @@ class KernelWriter:
         cooperative kernel, strided over the workgroup and combined in shared memory."""
         if self.cooperative:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
-        acc = self.var(init, dtype)
         if not self.cooperative:
+            acc = self.var(init, dtype)
             with self.loop(count) as r:
                 self.line(f"{acc} = {combine(acc, value_at(r))};")
             return acc
-        with self.loop(count, start="lid", step=self.cooperative) as r:
-            self.line(f"{acc} = {combine(acc, value_at(r))};")
+        # UNROLL accumulators, each folding every UNROLL-th stride of the row: their loads are
+        # in flight together, where one accumulator would wait on each load in turn.
+        accs = [self.var(init, dtype) for _ in range(UNROLL)]
+        stride = self.cooperative * UNROLL
+        ragged = isinstance(count, (Dim, str)) or count % stride != 0
+        with self.loop(count, start="lid", step=stride) as r:
+            for u, acc in enumerate(accs):
+                at = self.let(f"{r} + {u * self.cooperative}i") if u else r
+                if ragged and u:
+                    with self.scope(f"if ({at} < {self.size(count)}) {{"):
+                        self.line(f"{acc} = {combine(acc, value_at(at))};")
+                else:
+                    self.line(f"{acc} = {combine(acc, value_at(at))};")
+        acc = self.let(combine(combine(accs[0], accs[1]), combine(accs[2], accs[3])))
         return self.across(acc, combine, dtype)
 
     def across(self, value: str, combine: Callable[[str, str], str], dtype: DType) -> str:
@@ -289,7 +316,18 @@ class KernelWriter:
         node = self.nodes[i]
         self.dtypes.add(node.spec.dtype)
         if i in self.sources:
-            expr = loaded(f"{self.sources[i]}[{self.ravel(coords, node.spec.shape)}]", node.spec.dtype)
+            source = self.sources[i]
+            lane = self.lanes.get(coords[-1]) if coords and not any(c in self.lanes for c in coords[:-1]) else None
+            if lane is None:
+                self.scattered.add(source)
+            if source in self.elements:
+                assert lane is not None, f"{source}, bound as {self.elements[source]}, is read across lanes"
+                row, shape = list(coords[:-1]), node.spec.shape
+                at = self.ravel([*row, lane[0]], (*shape[:-1], shape[-1] // VEC))
+                four = self.once(("vec4", source, at), lambda: f"{source}[{at}]")
+                expr = f"{four}.{'xyzw'[lane[1]]}"
+            else:
+                expr = loaded(f"{source}[{self.ravel(coords, node.spec.shape)}]", node.spec.dtype)
         else:
             rule = lowerings[node.op].wgsl
             if isinstance(rule, str):
@@ -392,16 +430,17 @@ def output_name(k: int, count: int) -> str:
 def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[int], workgroup: int,
            prelude: Sequence[str], w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
     """A whole WGSL module: header line, the extensions its dtypes need, bindings (reads, then
-    outputs), shared memory, entry point."""
+    outputs; each an array of its dtype's storage type, or of the type `w.elements` gives it),
+    shared memory, entry point."""
     roots = (roots,) if isinstance(roots, int) else tuple(roots)
     made = " ".join(str(graph.nodes[r].spec) for r in roots)
     header = " ".join([made, "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else made
     dtypes = w.dtypes | {t for t, _ in w.shared} | {graph.nodes[j].spec.dtype for j in (*reads, *roots)}
     enables = [f"enable {e};" for e in sorted({d.row.extension for d in dtypes} - {None})]
-    decls = [f"@group(0) @binding({k}) var<storage, read> b{k}: array<{graph.nodes[j].spec.dtype.row.storage}>;"
-             for k, j in enumerate(reads)]
-    decls += [f"@group(0) @binding({len(reads) + k}) var<storage, read_write> {output_name(k, len(roots))}: "
-              f"array<{graph.nodes[r].spec.dtype.row.storage}>;" for k, r in enumerate(roots)]
+    names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots)))]
+    elements = [w.elements.get(n, graph.nodes[j].spec.dtype.row.storage) for n, j in zip(names, (*reads, *roots))]
+    decls = [f"@group(0) @binding({k}) var<storage, {'read' if k < len(reads) else 'read_write'}> {n}: array<{e}>;"
+             for k, (n, e) in enumerate(zip(names, elements))]
     # The symbols' values, one i32 each, in the program's order (Program.symbols); a member's name
     # is prefixed, as a symbol may be named like a WGSL keyword (`loop`, `fn`).
     if w.sized:
@@ -449,19 +488,84 @@ def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
 
 
 def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int) -> Written:
-    """One invocation per output element; several roots of one shape are all computed before
-    any is stored (an output may overwrite a donated input that another reads)."""
+                       max_groups: int, vectors: bool = False, streams: bool = True) -> Written:
+    """One invocation per output element, or, where it `streams` (a GPU), for outputs of
+    STREAMING elements or more, PER a quarter of the output apart (so that each of the
+    invocation's loads and stores is coalesced with its neighbours'): on an H100, four elements
+    an invocation stream at twice the bandwidth of one, while smaller outputs (a column sum's
+    partial sums, each a loop) need every invocation they can have. Several roots of one shape are all computed before any is
+    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU
+    adapter), an invocation per VEC elements along rows of a multiple of VEC, where that binds
+    a buffer as vec4s (`lanes_kernel`)."""
     node = graph.nodes[roots[0]]
+    shape = node.spec.shape
+    if vectors and not node.spec.symbols and shape and shape[-1] % VEC == 0 < shape[-1]:
+        # Written once to learn which bindings are read along the rows alone, then with those as vec4s.
+        specs: dict[str, list[Spec]] = {}  # of the values each binding holds
+        for j, n in sources.items():
+            specs.setdefault(n, []).append(graph.nodes[j].spec)
+        for k, r in enumerate(roots):
+            specs.setdefault(output_name(k, len(roots)), []).append(graph.nodes[r].spec)
+        _, scattered = lanes_kernel(name, graph, roots, reads, sources, max_groups, set())
+        chosen = {n for n, held in specs.items() if n not in scattered and all(  # (a vec4 binding holds 16 bytes)
+            s.dtype is DType.f32 and s.max_size > 0 and isinstance(s.shape[-1], int) and s.shape[-1] % VEC == 0
+            for s in held)}
+        if chosen:
+            return lanes_kernel(name, graph, roots, reads, sources, max_groups, chosen)[0]
     w = KernelWriter(graph, sources)
-    g = grid(math.ceil(node.spec.max_size / WORKGROUP), max_groups)
-    coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
-    values = [w.value(r, coords) for r in roots]
-    stores = [store(graph.nodes[r], "i", v, output_name(k, len(roots))) for k, (r, v) in enumerate(zip(roots, values))]
-    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
-               f"if (i >= {w.size(w.extent(node.spec.shape))}) {{", "    return;", "}"]
-    groups = (Extent.of(node.spec.shape, WORKGROUP),) if node.spec.symbols else ()
-    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, groups, w.sized)
+    size = w.size(w.extent(node.spec.shape))
+    per = PER if streams and node.spec.max_size >= STREAMING else 1
+    g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
+    first = f"i32(gid.x + gid.y * {g[0] * WORKGROUP}u)"
+
+    def element(i: str) -> None:
+        coords = w.unravel(i, node.spec.shape) if node.spec.shape else []
+        values = [w.value(r, coords) for r in roots]
+        for k, (r, v) in enumerate(zip(roots, values)):
+            w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
+
+    if per == 1:
+        prelude = [f"let i = {first};", f"if (i >= {size}) {{", "    return;", "}"]
+        element("i")
+    else:
+        prelude = [f"let first = {first};"]
+        span = f"{-(-node.spec.max_size // per)}i" if not node.spec.symbols else w.let(f"({size} + {per - 1}i) / {per}i")
+        w.line(f"if (first >= {span}) {{ return; }}")  # an element is one invocation's alone
+        with w.loop(per) as u:
+            i = w.let(f"first + {u} * {span}")
+            with w.scope(f"if ({i} < {size}) {{"):
+                element(i)
+    groups = (Extent.of(node.spec.shape, per * WORKGROUP),) if node.spec.symbols else ()
+    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized)
+
+
+def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
+                 max_groups: int, vec4: set[str]) -> tuple[Written, set[str]]:
+    """The elementwise skeleton on a CPU adapter, for roots of a static shape whose rows are a
+    multiple of VEC long: an invocation per VEC adjacent elements, computed lane by lane. The
+    bindings named in `vec4` are arrays of vec4<f32>, loaded (or stored) a vec4 at once: a CPU
+    adapter loads a storage buffer lane by lane, a vec4 as cheaply as an f32. Returns the WGSL
+    and the bindings read other than along the rows (which stay arrays of their dtype)."""
+    node = graph.nodes[roots[0]]
+    shape = node.spec.shape
+    w = KernelWriter(graph, sources)
+    w.elements = dict.fromkeys(sorted(vec4), "vec4<f32>")
+    count = node.spec.size // VEC
+    g = grid(math.ceil(count / WORKGROUP), max_groups)
+    prelude = [f"let q = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);", f"if (q >= {count}i) {{", "    return;", "}"]
+    *outer, four = w.unravel("q", (*shape[:-1], shape[-1] // VEC))
+    first = w.let(f"{four} * {VEC}i")
+    at = [first, *(w.let(f"{first} + {c}i") for c in range(1, VEC))]
+    w.lanes.update({e: (four, c) for c, e in enumerate(at)})
+    values = [[w.value(r, [*outer, e]) for e in at] for r in roots]
+    stores = []
+    for k, (r, lanes) in enumerate(zip(roots, values)):
+        out = output_name(k, len(roots))
+        if out in vec4:
+            stores.append(f"{out}[q] = vec4<f32>({', '.join(lanes)});")
+        else:
+            stores += [store(graph.nodes[r], f"q * {VEC}i + {c}i", v, out) for c, v in enumerate(lanes)]
+    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (), w.sized), w.scattered
 
 
 def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
@@ -510,6 +614,28 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
     return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+
+
+def row_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
+               max_groups: int, axis: int) -> Written:
+    """On a CPU adapter, the rows of a root that normalizes along `axis` (softmax), in place of
+    the cooperative skeleton: an invocation per row, its reductions loops of its own, computed
+    once at the top, then the row written. A CPU adapter runs a workgroup's invocations in the
+    lanes of one thread, and a barrier as a switch between coroutines: here there are none, and
+    ROW_LANES rows run side by side."""
+    node = graph.nodes[root]
+    w = KernelWriter(graph, sources)
+    outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
+    g = grid(math.ceil(math.prod(at_max(outer)) / ROW_LANES), max_groups)
+    prelude = [f"let o = i32(gid.x + gid.y * {g[0] * ROW_LANES}u);",
+               f"if (o >= {w.size(w.extent(outer))}) {{", "    return;", "}"]
+    coords = w.unravel("o", outer) if outer else []
+    w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
+    with w.loop(node.spec.shape[axis]) as e:
+        at = [*coords[:axis], e, *coords[axis:]]
+        w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
+    groups = (Extent.of(outer, ROW_LANES),) if any(isinstance(d, Dim) for d in outer) else ()
+    return Written(module(name, graph, root, reads, ROW_LANES, prelude, w, []), g, groups, w.sized)
 
 
 def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],

@@ -133,15 +133,46 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v8 = select(v7, v6, v5);
     let v9 = (v3 + v8);
     var a10: f32 = bitcast<f32>(0xff800000u);
-    for (var r11 = lid; r11 < dims.size_T; r11 += 128i) {
-        let v12 = b0[o * dims.size_T + r11];
-        let v13 = (v12 / v2);
-        let v14 = (o >= r11);
-        let v15 = select(v7, v6, v14);
-        let v16 = (v13 + v15);
-        a10 = max(a10, v16);
+    var a11: f32 = bitcast<f32>(0xff800000u);
+    var a12: f32 = bitcast<f32>(0xff800000u);
+    var a13: f32 = bitcast<f32>(0xff800000u);
+    for (var r14 = lid; r14 < dims.size_T; r14 += 512i) {
+        let v15 = b0[o * dims.size_T + r14];
+        let v16 = (v15 / v2);
+        let v17 = (o >= r14);
+        let v18 = select(v7, v6, v17);
+        let v19 = (v16 + v18);
+        a10 = max(a10, v19);
+        let v20 = r14 + 128i;
+        if (v20 < dims.size_T) {
+            let v21 = b0[o * dims.size_T + v20];
+            let v22 = (v21 / v2);
+            let v23 = (o >= v20);
+            let v24 = select(v7, v6, v23);
+            let v25 = (v22 + v24);
+            a11 = max(a11, v25);
+        }
+        let v26 = r14 + 256i;
+        if (v26 < dims.size_T) {
+            let v27 = b0[o * dims.size_T + v26];
+            let v28 = (v27 / v2);
+            let v29 = (o >= v26);
+            let v30 = select(v7, v6, v29);
+            let v31 = (v28 + v30);
+            a12 = max(a12, v31);
+        }
+        let v32 = r14 + 384i;
+        if (v32 < dims.size_T) {
+            let v33 = b0[o * dims.size_T + v32];
+            let v34 = (v33 / v2);
+            let v35 = (o >= v32);
+            let v36 = select(v7, v6, v35);
+            let v37 = (v34 + v36);
+            a13 = max(a13, v37);
+        }
     }
-    shared_f32[lid] = a10;
+    let v38 = max(max(a10, a11), max(a12, a13));
+    shared_f32[lid] = v38;
     workgroupBarrier();
     if (lid < 64i) { shared_f32[lid] = max(shared_f32[lid], shared_f32[lid + 64i]); }
     workgroupBarrier();
@@ -157,18 +188,49 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
     if (lid < 1i) { shared_f32[lid] = max(shared_f32[lid], shared_f32[lid + 1i]); }
     workgroupBarrier();
-    let v17 = shared_f32[0];
+    let v39 = shared_f32[0];
     workgroupBarrier();
-    var a18: f32 = 0.0f;
-    for (var r19 = lid; r19 < dims.size_T; r19 += 128i) {
-        let v20 = b0[o * dims.size_T + r19];
-        let v21 = (v20 / v2);
-        let v22 = (o >= r19);
-        let v23 = select(v7, v6, v22);
-        let v24 = (v21 + v23);
-        a18 = a18 + exp(v24 - v17);
+    var a40: f32 = 0.0f;
+    var a41: f32 = 0.0f;
+    var a42: f32 = 0.0f;
+    var a43: f32 = 0.0f;
+    for (var r44 = lid; r44 < dims.size_T; r44 += 512i) {
+        let v45 = b0[o * dims.size_T + r44];
+        let v46 = (v45 / v2);
+        let v47 = (o >= r44);
+        let v48 = select(v7, v6, v47);
+        let v49 = (v46 + v48);
+        a40 = a40 + exp(v49 - v39);
+        let v50 = r44 + 128i;
+        if (v50 < dims.size_T) {
+            let v51 = b0[o * dims.size_T + v50];
+            let v52 = (v51 / v2);
+            let v53 = (o >= v50);
+            let v54 = select(v7, v6, v53);
+            let v55 = (v52 + v54);
+            a41 = a41 + exp(v55 - v39);
+        }
+        let v56 = r44 + 256i;
+        if (v56 < dims.size_T) {
+            let v57 = b0[o * dims.size_T + v56];
+            let v58 = (v57 / v2);
+            let v59 = (o >= v56);
+            let v60 = select(v7, v6, v59);
+            let v61 = (v58 + v60);
+            a42 = a42 + exp(v61 - v39);
+        }
+        let v62 = r44 + 384i;
+        if (v62 < dims.size_T) {
+            let v63 = b0[o * dims.size_T + v62];
+            let v64 = (v63 / v2);
+            let v65 = (o >= v62);
+            let v66 = select(v7, v6, v65);
+            let v67 = (v64 + v66);
+            a43 = a43 + exp(v67 - v39);
+        }
     }
-    shared_f32[lid] = a18;
+    let v68 = a40 + a41 + a42 + a43;
+    shared_f32[lid] = v68;
     workgroupBarrier();
     if (lid < 64i) { shared_f32[lid] = shared_f32[lid] + shared_f32[lid + 64i]; }
     workgroupBarrier();
@@ -184,17 +246,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
     if (lid < 1i) { shared_f32[lid] = shared_f32[lid] + shared_f32[lid + 1i]; }
     workgroupBarrier();
-    let v25 = shared_f32[0];
+    let v69 = shared_f32[0];
     workgroupBarrier();
-    let v26 = exp(v9 - v17) / v25;
-    for (var r27 = lid; r27 < dims.size_T; r27 += 128i) {
-        let v28 = b0[o * dims.size_T + r27];
-        let v29 = (v28 / v2);
-        let v30 = (o >= r27);
-        let v31 = select(v7, v6, v30);
-        let v32 = (v29 + v31);
-        let v33 = exp(v32 - v17) / v25;
-        out[o * dims.size_T + r27] = v33;
+    let v70 = exp(v9 - v39) / v69;
+    for (var r71 = lid; r71 < dims.size_T; r71 += 128i) {
+        let v72 = b0[o * dims.size_T + r71];
+        let v73 = (v72 / v2);
+        let v74 = (o >= r71);
+        let v75 = select(v7, v6, v74);
+        let v76 = (v73 + v75);
+        let v77 = exp(v76 - v39) / v69;
+        out[o * dims.size_T + r71] = v77;
     }
 }
 

@@ -1,0 +1,159 @@
+"""The matmul kernel shaped for CPU adapters (llvmpipe): register tiles, no shared memory, no barriers.
+
+A CPU adapter runs each workgroup on one thread, its invocations side by side in the lanes
+of a SIMD vector (8 f32 on a 256-bit unit); a barrier is a switch between coroutines, and
+every load from a storage buffer walks the lanes one by one, unless every lane reads the
+same address, which is one load. So here a workgroup is one vector of LANES invocations
+along n, with no workgroup memory: each invocation sums a tm x tn block of the output in
+named scalar accumulators, its tn columns adjacent, over rows the whole workgroup shares.
+Each k then costs tm loads of A that every lane makes at one address (m from the workgroup,
+k from the loop), tn lane-by-lane loads of B, and tm * tn fused multiply-adds, each over all
+lanes; the k loop is unrolled by UNROLL. Operands are read through the writer (transposes,
+broadcast batch dims and reshapes in place), f16 widened to f32, and the epilogue is applied
+before the one store, as in the tiled kernel of fgrad/lower/matmul.py.
+
+An operand that is an f32 buffer read by nothing else, its rows a multiple of 4 long, is bound
+as array<vec4<f32>>: a lane loads a vec4 of B (its adjacent columns) as cheaply as one f32,
+summed in vec4 accumulators, and A's rows give 4 steps of k per load. Over a long k, each
+BLOCK of steps is summed from zero and then added to a total, so the rounding error grows with
+BLOCK + k / BLOCK rather than k.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from fgrad.ir import Dim, DType, Graph
+from fgrad.lower.matmul import ragged, wide
+from fgrad.lower.program import Extent
+from fgrad.lower.wgsl import VEC, KernelWriter, Written, module, store
+
+LANES = 8  # invocations per workgroup: one vector of a 256-bit SIMD unit's f32 lanes
+SIDES = (8, 4, 2, 1)  # rows and columns per invocation, most work first
+UNROLL = 2  # k steps per loop iteration (VEC where A's rows are loaded as vec4s)
+BLOCK = 128  # k steps summed apart before they join the total: a long k keeps the error of a short one
+
+
+def cpu_tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
+    """Rows and columns per invocation: the largest that the matrix fills (rows up to m, a
+    workgroup's columns up to n), halved, columns first, while there are fewer than two
+    workgroups per core (`parallel`) to share out."""
+    tm = next(s for s in SIDES if s <= m or s == 1)
+    tn = next(s for s in SIDES if LANES * s <= n or s == 1)
+    while math.ceil(m / tm) * math.ceil(n / (LANES * tn)) * batch < 2 * parallel and tm * tn > 1:
+        if tn >= tm:
+            tn //= 2
+        else:
+            tm //= 2
+    return tm, tn
+
+
+def _vectors(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], width: int | Dim) -> bool:
+    """Whether operand x can be bound as vec4s loaded along its rows of `width`: an f32 buffer
+    (not a view of one, nor empty: a vec4 binding holds 16 bytes at least) that nothing else in
+    the kernel reads, its rows a multiple of VEC long."""
+    spec = graph.nodes[x].spec
+    return (x in reads and spec.dtype is DType.f32 and spec.max_size > 0 and isinstance(width, int)
+            and width % VEC == 0 and sum(graph.nodes[i].inputs.count(x) for i in inside) == 1)
+
+
+def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Sequence[int], reads: Sequence[int],
+                      sources: dict[int, str], parallel: int) -> Written:
+    """The kernel computing `root`, an epilogue of (or) the matmul `core`, on a CPU adapter.
+    Where an operand allows (`_vectors`), B's columns are loaded as vec4s and summed in vec4
+    accumulators, and A's rows as vec4s along k, VEC steps of k at a time."""
+    node, mm = graph.nodes[root], graph.nodes[core]
+    a, b = mm.inputs
+    sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
+    M, N, K = out[-2], out[-1], sa[-1]
+    batch = out[:-2]
+    *batch_max, M_max, N_max = mm.spec.max_shape  # the grid covers the symbols' maxima
+    tm, tn = cpu_tile(M_max, N_max, math.prod(batch_max), parallel)
+    bn = LANES * tn
+    grid = (math.ceil(N_max / bn), math.ceil(M_max / tm), math.prod(batch_max))
+    groups = (Extent.of([N], bn), Extent.of([M], tm), Extent.of(batch)) if mm.spec.symbols else ()
+    w = KernelWriter(graph, sources)
+    vec_a = _vectors(graph, a, inside, reads, K)
+    vec_b = tn % VEC == 0 and _vectors(graph, b, inside, reads, N)
+    for x, vec in ((a, vec_a), (b, vec_b)):
+        if vec:
+            w.elements[sources[x]] = "vec4<f32>"
+    unroll = VEC if vec_a else UNROLL
+    prelude = ["let lid = i32(local.x);", f"let m0 = i32(group.y) * {tm}i;",
+               f"let n0 = (i32(group.x) * {LANES}i + lid) * {tn}i;"]
+    bc = w.unravel("i32(group.z)", batch) if batch else []
+    ba = [c if d != 1 else "0i" for c, d in zip(bc, sa[:-2])]
+    bb = [c if d != 1 else "0i" for c, d in zip(bc, sb[:-2])]
+    rows = [w.let(f"m0 + {i}i") for i in range(tm)]
+    cols = [w.let(f"n0 + {j}i") for j in range(tn)]
+    # Loads read in range: rows and columns past the end repeat the last, and are never stored.
+    at_rows = [w.let(f"min({r}, {w.last(M)})") for r in rows] if ragged(M, tm) else rows
+    if vec_b:  # B's vec4s of the invocation's columns (N a multiple of VEC: a clamped one stays whole)
+        fours = [w.let(f"n0 / {VEC}i + {q}i") for q in range(tn // VEC)]
+        at_cols = [w.let(f"min({c}, {N // VEC - 1}i)") for c in fours] if ragged(N, bn) else fours
+    else:
+        at_cols = [w.let(f"min({c}, {w.last(N)})") for c in cols] if ragged(N, bn) else cols
+    zero = "vec4<f32>()" if vec_b else "0.0f"
+    accs = [[f"acc_{i}_{j}" for j in range(len(at_cols))] for i in range(tm)]
+    blocked = K > BLOCK if isinstance(K, int) else K.max > BLOCK
+    totals = [[f"total_{i}_{j}" for j in range(len(at_cols))] for i in range(tm)] if blocked else accs
+    for row in (*accs, *(totals if blocked else [])):
+        for acc in row:
+            w.line(f"var {acc} = {zero};")
+
+    def steps(k0: str, count: int, into: list[list[str]]) -> None:
+        """Add the products at k0, k0 + 1, ..., k0 + count - 1 to the accumulators `into` (k0 a
+        multiple of VEC where A is loaded as vec4s)."""
+        ks = [k0] + [w.let(f"{k0} + {u}i") for u in range(1, count)]
+        if vec_a:
+            k4 = w.let(f"{k0} / {VEC}i")
+            fours = [w.let(f"{sources[a]}[{w.ravel([*ba, r, k4], (*sa[:-1], K // VEC))}]") for r in at_rows]
+            avals = [[f"{v}.{'xyzw'[u]}" for v in fours] for u in range(count)]
+        else:
+            avals = [[wide(graph, a, w.value(a, [*ba, r, k])) for r in at_rows] for k in ks]
+        for k, arow in zip(ks, avals):
+            if vec_b:
+                bvals = [w.let(f"{sources[b]}[{w.ravel([*bb, k, c], (*sb[:-1], N // VEC))}]") for c in at_cols]
+                arow = [f"vec4<f32>({av})" for av in arow]
+            else:
+                bvals = [wide(graph, b, w.value(b, [*bb, k, c])) for c in at_cols]
+            for i, av in enumerate(arow):
+                for j, bv in enumerate(bvals):
+                    w.line(f"{into[i][j]} = fma({av}, {bv}, {into[i][j]});")
+
+    def loop(start: str, end: int | Dim | str) -> None:
+        """Steps over k in [start, end), `unroll` at a time (end - start a multiple of it)."""
+        with w.loop(end, start=start, step=unroll) as k0:  # also where it runs no step: the operands stay bound
+            steps(k0, unroll, accs)
+
+    # k in whole steps of `unroll`, a long k in blocks of BLOCK, each summed from zero and then
+    # added to the totals, then the rest one at a time, into the totals: k goes up, as in every
+    # matmul kernel, so a product over a symbol's k rounds as one over a fixed k does.
+    whole = w.let(f"{w.size(K)} / {unroll}i * {unroll}i") if isinstance(K, Dim) else f"{K - K % unroll}i"
+    if blocked:
+        with w.loop(whole, step=BLOCK) as kb:
+            loop(kb, w.let(f"min({kb} + {BLOCK}i, {whole})"))
+            for row, total in zip(accs, totals):
+                for acc, t in zip(row, total):
+                    w.line(f"{t} = {t} + {acc}; {acc} = {zero};")
+    else:
+        loop("0i", whole)
+    if isinstance(K, Dim):
+        with w.loop(K, start=whole) as k:
+            steps(k, 1, totals)
+    else:
+        for k in range(K - K % unroll, K):
+            with w.scope("{"):
+                steps(f"{k}i", 1, totals)
+
+    for i, m in enumerate(rows):
+        for j, n in enumerate(cols):
+            conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, tm), (n, N, bn)) if ragged(size, step)]
+            with w.scope(f"if ({' && '.join(conds)}) {{" if conds else "{"):
+                coords = [*bc, m, n]
+                acc = f"{totals[i][j // VEC]}.{'xyzw'[j % VEC]}" if vec_b else totals[i][j]
+                w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
+                    f"{mm.spec.dtype.row.compute}({acc})"
+                w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
+    return Written(module(name, graph, root, reads, LANES, prelude, w, []), grid, groups, w.sized)

@@ -1,0 +1,219 @@
+"""Kernels shaped for CPU adapters (`Limits.cpu`: the register-tiled matmul, an invocation per
+result or row for reductions) and for GPUs, both lowered explicitly and run on the local
+adapter against `interpret`, so each shape keeps running wherever the tests do."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+from fgrad import nn
+from fgrad.lower import Limits, lower
+from fgrad.runtime import Executable, default_device
+
+RNG = np.random.default_rng(0)
+
+
+def _normal(*shape: int, dtype: type = np.float32) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+T = fg.dim("T", max=40)
+
+# name -> (function, arguments, spec of each argument where it differs (a symbolic one)).
+MATMULS = {
+    "square": (lambda a, b: a @ b, (_normal(64, 64), _normal(64, 64))),
+    "ragged": (lambda a, b: a @ b, (_normal(37, 19), _normal(19, 23))),
+    "one_row": (lambda a, b: a @ b, (_normal(1, 70), _normal(70, 30))),
+    "k_of_one": (lambda a, b: a @ b, (_normal(10, 1), _normal(1, 30))),
+    "odd_k": (lambda a, b: a @ b, (_normal(12, 7), _normal(7, 40))),
+    "empty_k": (lambda a, b: fg.relu(a @ b + 1.0), (_normal(5, 0), _normal(0, 7))),
+    "batched": (lambda a, b: a @ b, (_normal(3, 9, 5), _normal(3, 5, 17))),
+    "broadcast_batch": (lambda a, b: a @ b, (_normal(2, 1, 9, 5), _normal(3, 5, 17))),
+    "weight_shared": (lambda a, b: a @ b, (_normal(4, 6, 8), _normal(8, 12))),
+    "a_transposed": (lambda a, b: a.T @ b, (_normal(5, 9), _normal(5, 17))),
+    "b_transposed": (lambda a, b: a @ b.T, (_normal(9, 5), _normal(17, 5))),
+    "both_transposed": (lambda a, b: fg.swapaxes(a, -1, -2) @ fg.swapaxes(b, -1, -2),
+                        (_normal(2, 6, 11), _normal(2, 13, 6))),
+    "bias_relu": (lambda a, b, c: fg.relu(a @ b + c), (_normal(33, 16), _normal(16, 70), _normal(70))),
+    "residual": (lambda a, b, r: fg.tanh(a @ b) * 0.5 + r, (_normal(20, 24), _normal(24, 36), _normal(20, 36))),
+    "same_operand": (lambda a: a @ a.T, (_normal(14, 9),)),
+    # Operands bound as vec4s (rows a multiple of 4 long): A along k, B along its columns.
+    "vec4_operands": (lambda a, b: a @ b, (_normal(16, 32), _normal(32, 64))),
+    "vec4_ragged_columns": (lambda a, b: a @ b, (_normal(37, 24), _normal(24, 36))),
+    "vec4_b_read_twice": (lambda a, b: fg.relu(a @ b + b[0] * 2.0), (_normal(16, 32), _normal(32, 64))),
+    "vec4_long_k": (lambda a, b: a @ b, (_normal(16, 260), _normal(260, 32))),  # summed in blocks
+    "odd_long_k": (lambda a, b: a @ b, (_normal(9, 133), _normal(133, 10))),
+}
+
+
+def _limits(cpu: bool) -> Limits:
+    """The local adapter's limits, with kernels shaped for a CPU or for a GPU."""
+    return dataclasses.replace(default_device().limits, cpu=cpu)
+
+
+def _run(graph: fg.Graph, args: tuple, cpu: bool, rtol: float = 1e-4, atol: float = 1e-4) -> Executable:
+    """Lower `graph` for a CPU or a GPU, run it on the local adapter and compare with interpret."""
+    exe = Executable(lower(graph, _limits(cpu)))
+    got = fg.tree_util.tree_leaves(exe(*args))
+    want = fg.tree_util.tree_leaves(fg.interpret(graph, *args))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(w, np.float64), rtol=rtol, atol=atol)
+    return exe
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+@pytest.mark.parametrize("name", list(MATMULS))
+def test_matmul(name, cpu):
+    fn, args = MATMULS[name]
+    exe = _run(fg.trace(fn, *args), args, cpu)
+    if cpu and name in ("vec4_operands", "vec4_ragged_columns"):
+        assert exe.kernels[0][1].count("array<vec4<f32>>") == 2
+
+
+def test_cpu_matmul_sums_a_long_k_as_accurately_as_the_vector_kernel():
+    """A row times a matrix over k = 576 in one invocation: summed in blocks, it keeps to 1e-5 of
+    the float64 product (as the GPU's matrix-vector kernel, test_lower.py, does)."""
+    rng = np.random.default_rng(576)
+    x, w, b = (rng.normal(size=s).astype(np.float32) for s in ((1, 576), (576, 130), (130,)))
+    graph = fg.trace(lambda x, w, b: fg.tanh(x @ w + b), x, w, b)
+    program = lower(graph, _limits(True))
+    assert "total_" in program.kernels[0].wgsl
+    np.testing.assert_allclose(np.asarray(Executable(program)(x, w, b)), np.tanh(x.astype(np.float64) @ w + b),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_matmul_gradient(cpu):
+    """The backward pass: products of transposed operands, and epilogues of the forward's."""
+    x, w, b = _normal(12, 20), _normal(20, 16), _normal(16)
+    graph = fg.value_and_grad(fg.trace(lambda p, x: fg.tanh(x @ p["w"] + p["b"]).sum(), {"w": w, "b": b}, x))
+    _run(graph, ({"w": w, "b": b}, x), cpu)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_matmul_symbolic_rows(cpu):
+    """A symbol's rows: one program, run at several values of T."""
+    w = _normal(24, 18)
+    graph = fg.trace(lambda x, w: fg.relu(x @ w), fg.spec((T, 24)), w)
+    exe = Executable(lower(graph, _limits(cpu)))
+    for t in (1, 7, 40):
+        x = _normal(t, 24)
+        np.testing.assert_allclose(exe(x, w).numpy(), fg.interpret(graph, x, w), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_matmul_symbolic_k(cpu):
+    """A symbol along k (attention's scores times values): the loop runs to its value."""
+    graph = fg.trace(lambda p, v: p @ v, fg.spec((2, 8, T)), fg.spec((2, T, 12)))
+    exe = Executable(lower(graph, _limits(cpu)))
+    for t in (1, 5, 40):
+        p, v = _normal(2, 8, t), _normal(2, t, 12)
+        np.testing.assert_allclose(exe(p, v).numpy(), fg.interpret(graph, p, v), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_matmul_symbolic_long_k(cpu):
+    """A symbol along k whose maximum is past a block: whole blocks, a short one, the odd steps."""
+    u = fg.dim("U", max=300)
+    graph = fg.trace(lambda p, v: p @ v, fg.spec((2, 8, u)), fg.spec((2, u, 12)))
+    exe = Executable(lower(graph, _limits(cpu)))
+    for t in (1, 130, 300):
+        p, v = _normal(2, 8, t), _normal(2, t, 12)
+        np.testing.assert_allclose(exe(p, v).numpy(), fg.interpret(graph, p, v), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_matmul_f16(cpu):
+    """f16 operands are summed in f32 and rounded once."""
+    if "shader-f16" not in default_device().device.features:
+        pytest.skip("the adapter has no shader-f16")
+    a, b = _normal(19, 33, dtype=np.float16), _normal(33, 21, dtype=np.float16)
+    _run(fg.trace(lambda a, b: a @ b, a, b), (a, b), cpu, rtol=2e-3, atol=2e-3)
+
+
+LN = nn.init_layer_norm(300)
+
+ROWS = {
+    "softmax": (lambda a: fg.softmax(a, axis=-1), (_normal(37, 300),)),
+    "softmax_leading_axis": (lambda a: fg.softmax(a, axis=0), (_normal(300, 7),)),
+    "log_softmax": (lambda a: fg.log_softmax(a, axis=-1), (_normal(5, 200),)),
+    "layer_norm": (lambda p, a: nn.layer_norm(p, a), (LN, _normal(9, 300))),
+    "layer_norm_grad": (fg.grad(lambda p, a: nn.layer_norm(p, a).sum()), (LN, _normal(9, 300))),
+    "row_sums": (lambda a: a.sum(-1), (_normal(9, 3000),)),
+    "sum_past_a_loop": (lambda a: a.sum(), (_normal(90, 1000),)),  # folds more than llvmpipe's loops run
+    "elementwise_chain": (lambda a, b: fg.tanh(a * 1.5 + b) * fg.sigmoid(a) - a, (_normal(257, 33), _normal(33))),
+}
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+@pytest.mark.parametrize("name", list(ROWS))
+def test_reductions_and_rows(name, cpu):
+    fn, args = ROWS[name]
+    _run(fg.trace(fn, *args), args, cpu, rtol=1e-4, atol=2e-3 if name == "sum_past_a_loop" else 1e-4)
+
+
+# Elementwise kernels over rows of a multiple of 4: on a CPU adapter an invocation per 4 elements,
+# each buffer read along the rows alone bound as vec4s, the others (a transpose, an offset slice,
+# a scalar, bools) as they are.
+LANES = {
+    "broadcast_and_two_outputs": (lambda a, b, c: (fg.tanh(a * 1.5 + b) * fg.sigmoid(a) - a, a * c[0]),
+                                  (_normal(16, 32), _normal(32), _normal(3))),
+    "transposed_read": (lambda a: a.T * 2.0 + a, (_normal(8, 8),)),
+    "offset_slice": (lambda a: a[:, 4:12] * 2.0 + a[:, :8], (_normal(16, 16),)),
+    "bool_and_f32_outputs": (lambda a: (a > 0.0, fg.where(a > 0.0, a, 0.1 * a)), (_normal(12, 8),)),
+    "one_vector_per_row": (lambda a, b: a * b + 1.0, (_normal(5, 4), _normal(5, 4))),
+    "row_of_one_column": (lambda a, b: a * b, (_normal(6, 1), _normal(6, 4))),
+}
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+@pytest.mark.parametrize("name", list(LANES))
+def test_elementwise_in_lanes(name, cpu):
+    fn, args = LANES[name]
+    exe = _run(fg.trace(fn, *args), args, cpu, rtol=1e-6, atol=1e-6)
+    assert any("array<vec4<f32>>" in wgsl for _, wgsl in exe.kernels) == cpu
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_elementwise_in_lanes_in_place(cpu):
+    """A donated operand updated in place: its buffer, the output's, read and written as vec4s."""
+    graph = fg.trace(lambda p, g: (p - 0.1 * g, g * 2.0), _normal(8, 12), _normal(8, 12))
+    p, g = _normal(8, 12), _normal(8, 12)
+    want = fg.interpret(graph, p, g)
+    program = lower(graph, _limits(cpu), frozenset({0}))
+    got = Executable(program)(fg.device_put(p), g)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_softmax_symbolic_rows(cpu):
+    graph = fg.trace(lambda x: fg.softmax(x * 2.0, axis=-1), fg.spec((T, 50)))
+    exe = Executable(lower(graph, _limits(cpu)))
+    for t in (1, 13):
+        x = _normal(t, 50)
+        np.testing.assert_allclose(exe(x).numpy(), fg.interpret(graph, x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
+def test_training_step(cpu):
+    """An Adam step of a small MLP: every kernel kind of a training step at once."""
+    rng = np.random.default_rng(1)
+    params = nn.init_mlp(rng, [20, 32, 5])
+    x, y = _normal(16, 20), rng.integers(0, 5, 16).astype(np.int32)
+    graph = fg.adam_step(fg.trace(lambda p, x, y: nn.cross_entropy(nn.mlp(p, x), y), params, x, y), lr=1e-2)
+    _run(graph, (params, fg.adam_init(params), x, y), cpu, rtol=1e-4, atol=1e-5)
+
+
+def test_cpu_matmul_has_no_barriers(golden):
+    """The CPU matmul uses no workgroup memory: its WGSL, bias and activation fused, is pinned."""
+    graph = fg.trace(lambda a, b, c: fg.relu(a @ b + c), fg.spec((30, 16)), fg.spec((16, 20)), fg.spec((20,)))
+    program = lower(graph, Limits(cpu=True, parallel_workgroups=2))
+    (kernel,) = program.kernels
+    assert "workgroupBarrier" not in kernel.wgsl and "var<workgroup>" not in kernel.wgsl
+    golden("cpu_matmul_bias_relu", kernel.wgsl)
