@@ -750,12 +750,16 @@ class Executable:
                 self.group(k, self.resident)
         # Small results of a heavy call that the host read after the previous call (`wanted`) are
         # staged for it as soon as the kernel writing them has run (`producers`: result -> that
-        # kernel), in a submit of their own: a training loop reading its loss every step reads it
-        # while the rest of the step (the backward pass, the update) runs, and records the next.
+        # kernel), in a submit of their own, where a quarter of the call's kernels or more follow:
+        # a training loop reading its loss every step reads it while the rest of the step (the
+        # backward pass, the update) runs, and records the next. (A token sampled at the end of a
+        # decode step gains nothing: the submit would only cost.)
         copied = {target for _, target in program.copies}
         writers = {b: k for k, kernel in enumerate(program.kernels) for b in kernel.writes}
+        early = 3 * len(program.kernels) // 4
         self.producers = {r: writers[b] for r, b in enumerate(program.outputs) if b in writers and b not in copied
-                          and program.specs[b].max_nbytes <= EARLY_BYTES} if self.heavy and not program.repeats else {}
+                          and writers[b] < early and program.specs[b].max_nbytes <= EARLY_BYTES} \
+            if self.heavy and not program.repeats else {}
         self.wanted: set[int] = set()
 
     @property
@@ -865,7 +869,7 @@ class Executable:
         if values == self.values:
             return
         data = np.array([values[d.name] for d in self.program.symbols], np.int32).tobytes()
-        self.device.device.queue.write_buffer(self.sizes, 0, data)
+        self.device.write(self.sizes, data)
         self.values = values
         self.grids = [k.grid_at(values) for k in self.program.kernels]
         self.out_specs = [self.program.specs[b].resolve(values) for b in self.program.outputs]

@@ -116,3 +116,14 @@ def test_a_loss_read_every_step_is_staged_as_soon_as_it_is_computed():
         kept.append(loss2)
     assert losses == [float(v) for v in kept]
     assert losses[-1] < losses[0]
+
+
+def test_light_calls_of_one_symbolic_program_keep_their_own_sizes(monkeypatch):
+    monkeypatch.setattr(runtime, "LATENCY", 60.0)  # both calls wait in one submit
+    T = fg.dim("T", max=16)
+    exe = fg.compile(fg.trace(lambda x: x.sum(axis=0) * 2.0, fg.spec((T, 4))))
+    exe(np.ones((1, 4), np.float32)).numpy()  # a read: the next calls come after a submit
+    short = exe(np.ones((2, 4), np.float32))  # the sizes buffer holds T = 2 for this one
+    long = exe(np.ones((5, 4), np.float32))  # and T = 5 for this one: written after the first is submitted
+    np.testing.assert_array_equal(short.numpy(), np.full(4, 4.0, np.float32))
+    np.testing.assert_array_equal(long.numpy(), np.full(4, 10.0, np.float32))
