@@ -51,8 +51,10 @@ MATMULS = {
 
 
 def _limits(cpu: bool) -> Limits:
-    """The local adapter's limits, with kernels shaped for a CPU or for a GPU."""
-    return dataclasses.replace(default_device().limits, cpu=cpu)
+    """The local adapter's limits, with kernels shaped for a CPU (of 2 cores, so that the tiles,
+    which the cores' count sizes, are the same on any machine) or for a GPU."""
+    limits = dataclasses.replace(default_device().limits, cpu=cpu)
+    return dataclasses.replace(limits, parallel_workgroups=2) if cpu else limits
 
 
 def _run(graph: fg.Graph, args: tuple, cpu: bool, rtol: float = 1e-4, atol: float = 1e-4) -> Executable:
