@@ -84,11 +84,9 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
     """Reduce over leading axes in two passes when each result folds more than `longest`
     values and there are fewer than `enough` results to keep the GPU busy: (R, *rest) ->
     (R/c, c, *rest) reduced over c, then over R/c. Each pass runs one invocation per result,
-    reading along the contiguous rest, with R/c times the parallelism: c is the chunk that
-    gives the first pass `enough` results, at most sqrt(R) (a bias gradient's 4096 rows of 256
-    sum in chunks of 16, not 64: 256 workgroups, not 64). For associative reductions (sum, max,
-    min). Both passes run in the dtype's `wide` one (an f16 sum's partial sums stay f32),
-    rounded back once."""
+    reading along the contiguous rest, with R/c times the parallelism. For associative
+    reductions (sum, max, min). Both passes run in the dtype's `wide` one (an f16 sum's partial
+    sums stay f32), rounded back once."""
     axes = node.attrs["axes"]
     shape = nodes[node.inputs[0]].spec.shape
     if nodes[node.inputs[0]].spec.symbols:  # a symbol's axis cannot be split into fixed chunks
@@ -97,7 +95,6 @@ def split_long_reduction(node: Node, nodes: list[Node], add: Callable[..., int],
     if axes != tuple(range(len(axes))) or len(shape) - 1 in axes or count <= longest or node.spec.size >= enough:
         return None
     chunk = 1 << (int(math.log2(count)) // 2)
-    chunk = min(chunk, max(8, 1 << max(int(math.log2(count * node.spec.size / enough)), 0)))
     while count % chunk:
         chunk //= 2
     if chunk < 8:
