@@ -67,8 +67,9 @@ class Device:
     microseconds of host time, so a run of light calls (a few small kernels each) is recorded
     into one command buffer and submitted together, every CHUNK dispatches or when the host
     needs a value (`read`, `wait`) or writes a buffer (`write`). A heavy call, or one made
-    after a pause of LATENCY seconds, is submitted at its end: the GPU never waits on work
-    the host has finished recording but for the light calls of the last LATENCY seconds.
+    LATENCY seconds or more after the last submit, is submitted at its end: what waits
+    unsubmitted is at most the light calls of LATENCY seconds, until the host's next call,
+    read or write.
     """
 
     adapter: Any
