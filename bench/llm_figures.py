@@ -15,7 +15,7 @@ def main(path: str) -> None:
     for b in benchmarks:
         info = b["extra_info"]
         rate = info.get("prefill_tokens_per_s") or info.get("decode_tokens_per_s")
-        if rate is None:  # another benchmark run in the same session
+        if rate is None:  # another benchmark of the same run
             continue
         read = f"  read {info['read_gb_per_s']} GB/s" if "read_gb_per_s" in info else ""
         print(f"{b['name']:<32} {rate:>10} tokens/s  dispatches {info['dispatches_per_call']}{read}")
