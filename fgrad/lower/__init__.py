@@ -123,7 +123,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         if serial:
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
         return cooperative_kernel(name, graph, group, reads, sources, most)
-    if kind == "rows":
+    short_rows = serial and kind == "elementwise" and len(group) == 1 and isinstance(kind_of(node), Normalization)
+    if kind == "rows" or short_rows:  # a CPU adapter's short softmax rows too: each value would fold its row again
         node = graph.nodes[group[0]]
         normalizes = kind_of(node)
         axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
