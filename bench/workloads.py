@@ -90,7 +90,7 @@ def host_us_per_dispatch(work: Workload, repeat: int = 20) -> float:
     def record() -> None:
         encoder = device.create_command_encoder()
         compute = encoder.begin_compute_pass()
-        runtime._dispatch(compute, list(zip(step.pipelines, step.groups_for(buffers), step.grids)))
+        runtime._dispatch(compute, step.work(buffers, 0, len(step.program.kernels)))
         compute.end()
         encoder.finish()
 

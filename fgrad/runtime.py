@@ -51,6 +51,9 @@ FIRST_CHUNK = 16  # a long heavy call's first submit: the GPU starts soon after 
 LATENCY = 1e-3  # seconds of light calls left unsubmitted at most
 POOL_BYTES = 1 << 28  # bytes of free result buffers a device keeps for the next results
 EARLY_BYTES = 1 << 12  # the largest result staged for the host as soon as it is computed
+# A heavy call is submitted at its end (see Device): a matrix product of HEAVY_FLOPS or more, or
+# HEAVY_BYTES read and written, takes longer on a GPU than a submit on the host.
+HEAVY_FLOPS, HEAVY_BYTES = 1 << 26, 1 << 24
 
 
 # ---------------------------------------------------------------------------
@@ -76,7 +79,7 @@ class Device:
     device: Any
     limits: Limits
     pipelines: dict[str, Any] = field(default_factory=dict)  # sha256 of WGSL -> compute pipeline
-    staging: dict[int, Any] = field(default_factory=dict)  # size -> mappable readback buffer
+    staging: dict[int, list[Any]] = field(default_factory=dict)  # size -> free mappable readback buffers
     fence: Any = None  # the buffer wait() reads back, made on first use
     # The buffer of every live Array, by id: so that no buffer is ever garbage of a reference cycle
     # (whose collector could release it after its Array's __del__ has pooled it).
@@ -89,7 +92,6 @@ class Device:
     pending: int = 0  # dispatches recorded since the last submit
     submitted_at: float = 0.0  # time.perf_counter() of the last submit
     submitted: int | None = None  # the queue's index of the last submit (wgpu-native's), to wait for it
-    readback: dict[int, list[Any]] = field(default_factory=dict)  # size -> free staging buffers of early reads
 
     @property
     def name(self) -> str:
@@ -169,29 +171,23 @@ class Device:
 
     def read(self, buffer: Any, nbytes: int) -> bytes:
         """The first `nbytes` of a buffer of this device, once the work recorded before has finished
-        (copied through a staging buffer kept per size, in the same submit as that work)."""
-        staging = self.staging.get(nbytes)
-        if staging is None:
-            staging = self.device.create_buffer(size=nbytes, usage=MAP_READ | COPY_DST)
-            self.staging[nbytes] = staging
-        self.copy(buffer, staging, nbytes)
-        self.flush()
-        return self.mapped(staging)
+        (copied through a staging buffer, in the same submit as that work)."""
+        return self.mapped(self.stage(buffer, nbytes)[0])
 
     def stage(self, buffer: Any, nbytes: int) -> tuple[Any, int | None]:
         """Copy the first `nbytes` of a buffer into a staging buffer of its own and submit the work
         recorded so far: the value can be read (`mapped`) as soon as that submit is done, while
         work recorded after runs on."""
-        free = self.readback.get(nbytes)
+        free = self.staging.get(nbytes)
         staging = free.pop() if free else self.device.create_buffer(size=nbytes, usage=MAP_READ | COPY_DST)
         self.copy(buffer, staging, nbytes)
         self.flush()
         return staging, self.submitted
 
     def mapped(self, staging: Any, index: int | None = None) -> bytes:
-        """The contents of a staging buffer once the work submitted has finished, or only submit
-        `index` (Device.stage's), which this thread then waits for itself (wgpu-py's poll thread
-        waits for all the work submitted)."""
+        """The contents of a staging buffer (from `stage`, which gets it back) once the work
+        submitted has finished, or only submit `index`, which this thread then waits for itself
+        (wgpu-py's poll thread waits for all the work submitted)."""
         mapped = staging.map_async(1)  # GPUMapMode.READ
         if index is not None and _native is not None:
             _native.wgpuDevicePoll(self.device._internal, True, _ffi.new("WGPUSubmissionIndex *", index))
@@ -200,6 +196,11 @@ class Device:
             return bytes(staging.read_mapped())
         finally:
             staging.unmap()
+            self.unstage(staging)
+
+    def unstage(self, staging: Any) -> None:
+        """Give back a staging buffer from `stage`, for the next read of its size."""
+        self.staging.setdefault(staging.size, []).append(staging)
 
 
 def devices() -> list[str]:
@@ -340,7 +341,6 @@ class Array(HasSpec):
                 staging, index = self.early
                 self.early = None
                 data = self.device.mapped(staging, index)
-                self.device.readback.setdefault(staging.size, []).append(staging)
             else:
                 data = self.device.read(self.buffer, words(self.spec.nbytes))
             stored = np.frombuffer(data, np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]
@@ -368,15 +368,15 @@ class Array(HasSpec):
         self.check_live("copy()", user_site())
         buffer = self.device.take(self.buffer.size)
         self.device.copy(self.buffer, buffer, self.buffer.size)
-        self.device.settle(heavy=self.buffer.size >= 1 << 24)
+        self.device.settle(heavy=self.buffer.size >= HEAVY_BYTES)
         return Array(buffer, self.spec, self.device)
 
     def __del__(self) -> None:
         # The buffer is this Array's alone (a donated one's belongs to the results written into it).
         if self.donated is None:
             self.device.give(self.buffer)
-        if self.early is not None:
-            self.device.readback.setdefault(self.early[0].size, []).append(self.early[0])
+        if self.early is not None:  # staged, never read
+            self.device.unstage(self.early[0])
 
     def __copy__(self) -> Array:
         return self.copy()
@@ -733,6 +733,7 @@ class Executable:
         self.grids = [k.grid for k in program.kernels]
         self.out_specs = [program.specs[b] for b in program.outputs]  # the results' specs at those values
         self.results = [b for b, buf in enumerate(program.buffers) if buf.kind == "output"]
+        self.returned = frozenset(program.outputs)
         # Bind groups by pipeline and bound buffers (kept alive by the entry, so their ids stay
         # theirs): kernels of one pipeline on the same buffers (a loop's body) share one, and a
         # result buffer coming back from the pool finds its group again.
@@ -742,10 +743,8 @@ class Executable:
         self.bound_sets = [frozenset(b) for b in self.bindings]
         self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
         self.last: tuple[dict[int, Any], list[Any]] = ({}, [])  # the previous call's buffers and groups
-        # A heavy call is submitted at its end (see Device): a matrix product of 2^26 FLOPs or
-        # more, or 2^24 bytes read and written, takes longer on a GPU than a submit on the host.
         work = [program.work(k, {d.name: d.max for d in program.symbols}) for k in range(len(program.kernels))]
-        self.heavy = sum(f for f, _ in work) >= 1 << 26 or sum(b for _, b in work) >= 1 << 24
+        self.heavy = sum(f for f, _ in work) >= HEAVY_FLOPS or sum(b for _, b in work) >= HEAVY_BYTES
         for k, kernel in enumerate(program.kernels):  # the groups of kernels on scratch and constants alone
             if all(b in self.resident for b in self.bindings[k]):
                 self.group(k, self.resident)
@@ -838,7 +837,6 @@ class Executable:
             self.resize(values)
         buffers = dict(self.resident)
         donated = self.program.donated
-        returned = set(self.program.outputs)
         bound: dict[int, str] = {}  # id of each Array buffer passed -> argument name
         for k, (name, b, leaf) in enumerate(zip(self.graph.input_names, self.program.inputs, leaves)):
             if isinstance(leaf, Array):
@@ -853,7 +851,7 @@ class Executable:
                 buffers[b] = leaf.buffer
                 continue
             data = buffer_bytes(leaf, self.program.specs[b].dtype)
-            if b in returned:  # the caller keeps what is returned: no shared upload buffer
+            if b in self.returned:  # the caller keeps what is returned: no shared upload buffer
                 buffers[b] = device.device.create_buffer_with_data(data=data, usage=STORAGE)
                 continue
             if b not in self.uploads:  # planned at the symbols' maxima: a value of any size fits
@@ -908,7 +906,7 @@ class Executable:
         command buffers that double in length from FIRST_CHUNK dispatches: the GPU starts on the
         first while the rest is recorded, and a long step (a loop's iterations) pays for few
         submits. Each result in `early` is staged after the kernel that writes it (Device.stage)."""
-        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
+        work = self.work(buffers, start, stop)
         chunks: set[int] = set()
         if self.heavy and len(work) > CHUNK:
             end, size = FIRST_CHUNK, FIRST_CHUNK
@@ -938,13 +936,16 @@ class Executable:
         given a timestamp query set (two entries per kernel), the pass writes timestamp 2k before
         it and 2k + 1 after."""
         stop = len(self.program.kernels) if stop is None else stop
-        work = list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
-        for k, one in enumerate(work, start):
+        for k, one in enumerate(self.work(buffers, start, stop), start):
             stamps = {} if timestamps is None else {"timestamp_writes": {
                 "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1}}
             compute = encoder.begin_compute_pass(**stamps)
             _dispatch(compute, [one])
             compute.end()
+
+    def work(self, buffers: dict[int, Any], start: int, stop: int) -> list[tuple[Any, Any, tuple[int, int, int]]]:
+        """(pipeline, bind group, grid) of kernels start..stop on `buffers` (from `bind`)."""
+        return list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
 
     def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
         """Every kernel's bind group for these buffers. Only kernels bound to a buffer that
