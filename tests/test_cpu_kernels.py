@@ -109,22 +109,14 @@ def test_matmul_symbolic_rows(cpu):
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
-def test_matmul_symbolic_k(cpu):
-    """A symbol along k (attention's scores times values): the loop runs to its value."""
-    graph = fg.trace(lambda p, v: p @ v, fg.spec((2, 8, T)), fg.spec((2, T, 12)))
+@pytest.mark.parametrize("k, lengths", [(T, (1, 5, 40)), (fg.dim("U", max=300), (1, 130, 300))],
+                         ids=["short", "past_a_block"])
+def test_matmul_symbolic_k(cpu, k, lengths):
+    """A symbol along k (attention's scores times values): the loop runs to its value; where its
+    maximum is past a block, whole blocks, a short one and the odd steps."""
+    graph = fg.trace(lambda p, v: p @ v, fg.spec((2, 8, k)), fg.spec((2, k, 12)))
     exe = Executable(lower(graph, _limits(cpu)))
-    for t in (1, 5, 40):
-        p, v = _normal(2, 8, t), _normal(2, t, 12)
-        np.testing.assert_allclose(exe(p, v).numpy(), fg.interpret(graph, p, v), rtol=1e-4, atol=1e-4)
-
-
-@pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
-def test_matmul_symbolic_long_k(cpu):
-    """A symbol along k whose maximum is past a block: whole blocks, a short one, the odd steps."""
-    u = fg.dim("U", max=300)
-    graph = fg.trace(lambda p, v: p @ v, fg.spec((2, 8, u)), fg.spec((2, u, 12)))
-    exe = Executable(lower(graph, _limits(cpu)))
-    for t in (1, 130, 300):
+    for t in lengths:
         p, v = _normal(2, 8, t), _normal(2, t, 12)
         np.testing.assert_allclose(exe(p, v).numpy(), fg.interpret(graph, p, v), rtol=1e-4, atol=1e-4)
 

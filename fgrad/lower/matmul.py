@@ -131,26 +131,27 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     a_places = slots(a, (bm, bk), False, "As", va)  # A[m0 : m0 + bm, k : k + bk]
     b_places = slots(b, (bk, bn), True, "Bs", vb)  # B[k : k + bk, n0 : n0 + bn]
 
-    def staged(k: str) -> list[tuple[str, str]]:
-        """(shared element, value) of both operands' blocks at k."""
-        return [(place[2], value) for places, value_list in (
-            (a_places, loads(a, ba, (M, K), (bm, bk), ("m0", k), a_places)),
-            (b_places, loads(b, bb, (K, N), (bk, bn), (k, "n0"), b_places))) for place, value in zip(places, value_list)]
+    targets = [place for *_, place in (*a_places, *b_places)]  # the shared element of each staged value
+
+    def staged(k: str) -> list[str]:
+        """The values of both operands' blocks at k this invocation stages, in `targets`' order."""
+        return [*loads(a, ba, (M, K), (bm, bk), ("m0", k), a_places),
+                *loads(b, bb, (K, N), (bk, bn), (k, "n0"), b_places)]
 
     # The first blocks are staged before the loop; each step then loads the next blocks into
     # registers (`next_*`) before it multiplies the staged ones, so their reads are in flight
     # while it computes, and stores them for the next step between its two barriers.
     with w.scope("{"):
-        for target, value in staged("0i"):
+        for target, value in zip(targets, staged("0i")):
             w.line(f"{target} = {value};")
     w.line("workgroupBarrier();")
-    held = [f"next_{q}" for q in range(len(a_places) + len(b_places))]
+    held = [f"next_{q}" for q in range(len(targets))]
     for reg in held:
         w.line(f"var {reg} = 0.0f;")
     with w.loop(K, step=bk) as k0:
         more = f"{k0} + {bk}i < {w.size(K)}"
         with w.scope(f"if ({more}) {{"):
-            for reg, (_, value) in zip(held, staged(f"{k0} + {bk}i")):
+            for reg, value in zip(held, staged(f"{k0} + {bk}i")):
                 w.line(f"{reg} = {value};")
         for kk in range(bk):
             avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
@@ -162,7 +163,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                     w.line(f"{accs[i][j]} = fma({vecb}({a_i}), {bv}, {accs[i][j]});")
         w.line("workgroupBarrier();")
         with w.scope(f"if ({more}) {{"):
-            for reg, (_, _, target) in zip(held, [*a_places, *b_places]):
+            for reg, target in zip(held, targets):
                 w.line(f"{target} = {reg};")
         w.line("workgroupBarrier();")
 

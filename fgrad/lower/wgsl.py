@@ -202,8 +202,9 @@ class KernelWriter:
                         self.line(f"{acc} = {combine(acc, value_at(at))};")
                 else:
                     self.line(f"{acc} = {combine(acc, value_at(at))};")
-        acc = self.let(combine(combine(accs[0], accs[1]), combine(accs[2], accs[3])))
-        return self.across(acc, combine, dtype)
+        while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
+            accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
+        return self.across(self.let(accs[0]), combine, dtype)
 
     def across(self, value: str, combine: Callable[[str, str], str], dtype: DType) -> str:
         """Combine every invocation's `value` over the workgroup, halving in shared memory;
@@ -487,16 +488,23 @@ def grid(groups: int, max_per_dimension: int) -> tuple[int, int, int]:
     return x, math.ceil(groups / x), 1
 
 
+def invocation(name: str, across: int, bound: str | None = None) -> list[str]:
+    """Prelude lines binding `name` to the invocation's index in a grid `across` invocations wide
+    (wrapping into y past the per-dimension limit: `grid`), returning where it reaches `bound`."""
+    lines = [f"let {name} = i32(gid.x + gid.y * {across}u);"]
+    return lines + ([f"if ({name} >= {bound}) {{", "    return;", "}"] if bound is not None else [])
+
+
 def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                        max_groups: int, vectors: bool = False, streams: bool = True) -> Written:
     """One invocation per output element, or, where it `streams` (a GPU), for outputs of
     STREAMING elements or more, PER a quarter of the output apart (so that each of the
     invocation's loads and stores is coalesced with its neighbours'): on an H100, four elements
     an invocation stream at twice the bandwidth of one, while smaller outputs (a column sum's
-    partial sums, each a loop) need every invocation they can have. Several roots of one shape are all computed before any is
-    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU
-    adapter), an invocation per VEC elements along rows of a multiple of VEC, where that binds
-    a buffer as vec4s (`lanes_kernel`)."""
+    partial sums, each a loop) need every invocation they can have. Several roots of one shape
+    are all computed before any is stored (an output may overwrite a donated input that another
+    reads). With `vectors` (a CPU adapter), an invocation per VEC elements along rows of a
+    multiple of VEC, where that binds a buffer as vec4s (`lanes_kernel`)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
     if vectors and not node.spec.symbols and shape and shape[-1] % VEC == 0 < shape[-1]:
@@ -516,8 +524,6 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     size = w.size(w.extent(node.spec.shape))
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
-    first = f"i32(gid.x + gid.y * {g[0] * WORKGROUP}u)"
-
     def element(i: str) -> None:
         coords = w.unravel(i, node.spec.shape) if node.spec.shape else []
         values = [w.value(r, coords) for r in roots]
@@ -525,10 +531,10 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
             w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
 
     if per == 1:
-        prelude = [f"let i = {first};", f"if (i >= {size}) {{", "    return;", "}"]
+        prelude = invocation("i", g[0] * WORKGROUP, size)
         element("i")
     else:
-        prelude = [f"let first = {first};"]
+        prelude = invocation("first", g[0] * WORKGROUP)
         span = f"{-(-node.spec.max_size // per)}i" if not node.spec.symbols else w.let(f"({size} + {per - 1}i) / {per}i")
         w.line(f"if (first >= {span}) {{ return; }}")  # an element is one invocation's alone
         with w.loop(per) as u:
@@ -552,7 +558,7 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
     w.elements = dict.fromkeys(sorted(vec4), "vec4<f32>")
     count = node.spec.size // VEC
     g = grid(math.ceil(count / WORKGROUP), max_groups)
-    prelude = [f"let q = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);", f"if (q >= {count}i) {{", "    return;", "}"]
+    prelude = invocation("q", g[0] * WORKGROUP, f"{count}i")
     *outer, four = w.unravel("q", (*shape[:-1], shape[-1] // VEC))
     first = w.let(f"{four} * {VEC}i")
     at = [first, *(w.let(f"{first} + {c}i") for c in range(1, VEC))]
@@ -582,8 +588,7 @@ def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sour
     at = [w.let(f"clamp({w.value(j, [])}, 0i, {n - k}i)") for j, n, k in zip(starts, node.spec.shape, shape)]
     value = w.value(update, coords)
     index = w.ravel([w.let(f"{a} + {c}") for a, c in zip(at, coords)], node.spec.shape) if shape else "0i"
-    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
-               f"if (i >= {math.prod(shape)}i) {{", "    return;", "}"]
+    prelude = invocation("i", g[0] * WORKGROUP, f"{math.prod(shape)}i")
     return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, index, value)]), g)
 
 
@@ -627,8 +632,7 @@ def row_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources
     w = KernelWriter(graph, sources)
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
     g = grid(math.ceil(math.prod(at_max(outer)) / ROW_LANES), max_groups)
-    prelude = [f"let o = i32(gid.x + gid.y * {g[0] * ROW_LANES}u);",
-               f"if (o >= {w.size(w.extent(outer))}) {{", "    return;", "}"]
+    prelude = invocation("o", g[0] * ROW_LANES, w.size(w.extent(outer)))
     coords = w.unravel("o", outer) if outer else []
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
     with w.loop(node.spec.shape[axis]) as e:
@@ -751,8 +755,7 @@ def merge_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sourc
     (a, ka) = entry(w.let(f"{base} + min({lo}, {la} - 1i)"))
     (b, kb) = entry(w.let(f"{base} + {run}i + min({j}, {lb} - 1i)"))
     value = f"select({b}, {a}, {lo} < {la} && ({j} >= {lb} || {ka} <= {kb}))"
-    prelude = [f"let i = i32(gid.x + gid.y * {g[0] * WORKGROUP}u);",
-               f"if (i >= {w.size(w.extent(node.spec.shape))}) {{", "    return;", "}"]
+    prelude = invocation("i", g[0] * WORKGROUP, w.size(w.extent(node.spec.shape)))
     return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", w.let(value))]), g)
 
 
