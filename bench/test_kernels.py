@@ -101,6 +101,24 @@ def test_memory_bound(benchmark, kind, direction, size, smoke):
                                 kernels=len(exe.kernels), adapter=exe.device.name)
 
 
+def test_one_kernel_call(benchmark, smoke):
+    """Host time of a call of a one-kernel program on a small value already on the device, its
+    result dropped (its buffer goes back to the pool): what a call costs beside its kernel."""
+    x = fg.device_put(np.ones((64, 64), np.float32))
+    exe = fg.compile(fg.trace(lambda a: a * 2.0 + 1.0, x))
+    np.testing.assert_array_equal(exe(x).numpy(), np.full((64, 64), 3.0, np.float32))
+    calls = 10 if smoke else 1000
+
+    def run() -> None:
+        for _ in range(calls):
+            exe(x)
+
+    _, seconds = measure(benchmark, run, rounds=1 if smoke else 5)
+    exe.device.wait()
+    benchmark.group = "host"
+    benchmark.extra_info.update(us_per_call=round(seconds / calls * 1e6, 1), adapter=exe.device.name)
+
+
 def test_copy_bandwidth(benchmark, size, smoke):
     """The device's own buffer copy of the memory-bound benchmarks' x, CALLS copies in one submit:
     GB/s read and written, the bound those kernels are measured against."""
