@@ -71,6 +71,14 @@ def test_golden_long_rows(name, golden):
     golden(name, "\n".join(k.wgsl for k in program.kernels))
 
 
+def test_golden_columns(golden):
+    """A column sum with an epilogue: a workgroup per 32 adjacent columns, 8 invocations folding
+    each (300 rows, no power of two of 8 or more divides them: one pass)."""
+    program = lower(fg.trace(lambda x: fg.sum(x, axis=0) * 2.0, fg.spec((300, 40))))
+    assert [k.grid for k in program.kernels] == [(2, 1, 1)]
+    golden("skeleton_columns", "\n".join(k.wgsl for k in program.kernels))
+
+
 def test_argmax_over_a_long_leading_axis_stays_one_pass():
     """A sum over 4096 rows is split into two passes; an argmax, which would have to carry
     indices through the first, is not."""

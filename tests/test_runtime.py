@@ -36,7 +36,7 @@ def _leaves(tree):
 def gpu_limits(**changes) -> Limits:
     """The local adapter's limits with kernels shaped for a GPU (`cpu=False`): on a CPU adapter
     `fg.compile` picks kernels without workgroup memory, and these tests pin the GPU's."""
-    return dataclasses.replace(fg.default_device().limits, cpu=False, **changes)
+    return dataclasses.replace(fg.default_device().limits, **{"cpu": False, **changes})
 
 
 def compile_for_gpu(graph: fg.Graph) -> Executable:
@@ -269,18 +269,43 @@ def test_cooperative_reductions(name):
     assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, name)
 
 
-def test_long_column_sums_run_in_two_passes_and_siblings_share_a_kernel():
+@pytest.mark.parametrize("cpu", [False, True], ids=["gpu", "cpu"])
+def test_long_column_sums_run_in_two_passes_and_siblings_share_a_kernel(cpu):
+    """Kernels shaped for a GPU fold each column with several invocations side by side (the
+    columns skeleton, combined in shared memory); for a CPU adapter, each in one invocation's loop."""
     def f(x):
         return fg.sum(x, axis=0), fg.sum(x * x, axis=0), fg.max(x, axis=(0, 1))
 
     x = np.random.default_rng(7).normal(size=(64, 40, 5)).astype(np.float32)
     graph = fg.trace(f, x)
-    exe = fg.compile(graph)
+    exe = Executable(lower(graph, gpu_limits(cpu=cpu)))
     ops = [[exe.program.graph.nodes[r].op for r in k.roots] for k in exe.program.kernels]
-    assert all("workgroupBarrier" not in k.wgsl for k in exe.program.kernels)  # leading axes: no cooperation
+    shared = ["workgroupBarrier" in k.wgsl and "let lane = lid / 32i;" in k.wgsl for k in exe.program.kernels]
+    assert not any(shared) if cpu else all(shared)
     assert any(len(roots) > 1 for roots in ops)  # the partial sums of x and x*x share a kernel
     assert sum(op == "max" for roots in ops for op in roots) == 2  # 2560 values: two passes
     assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, "column sums")
+
+
+COLUMNS = {  # folds over leading axes, each result folded by several invocations side by side
+    "ragged-columns-with-epilogue": (lambda x: fg.sum(x, axis=0) * 2.0 + 1.0, (300, 45)),
+    "middle-axis": (lambda x: fg.mean(fg.tanh(x), axis=1), (3, 100, 7)),
+    "argmax-and-min": (lambda x: (fg.argmax(x, axis=0), fg.min(x, axis=0)), (70, 33)),
+    "symbolic-fold": (lambda x: fg.sum(x * x, axis=0), (fg.dim("T", 128), 40)),
+    "symbolic-results": (lambda x: fg.max(x, axis=0), (50, fg.dim("T", 128))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_column_reductions(name):
+    fn, shape = COLUMNS[name]
+    graph = fg.trace(fn, fg.spec(shape))
+    exe = compile_for_gpu(graph)
+    assert any("let lane = lid / 32i;" in k.wgsl for k in exe.program.kernels)
+    sizes = [(tuple(d if isinstance(d, int) else n for d in shape)) for n in ((1, 33, 128) if graph.symbols else (0,))]
+    for k, size in enumerate(sizes):
+        x = np.random.default_rng(k).normal(size=size).astype(np.float32)
+        assert_matches(exe(x), fg.interpret(graph, x), 1e-5, 1e-5, f"{name} at {size}")
 
 
 def _long_rows(kind: str, n: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from fgrad.lower.program import Buffer, Kernel, Limits, Program, Repeat
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.matmul_cpu import matmul_cpu_kernel
 from fgrad.lower.wgsl import (
-    LOOP_LIMIT, Written, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, row_kernel,
+    LOOP_LIMIT, Written, columns_kernel, cooperative_kernel, elementwise_kernel, merge_kernel, output_name, row_kernel,
     scan_kernel, sort_kernel, window_kernel,
 )
 from fgrad.transforms.passes import simplify
@@ -119,10 +119,11 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         if serial:
             return matmul_cpu_kernel(name, graph, group[0], core, inside, reads, sources, limits.parallel_workgroups)
         return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)
-    if kind == "cooperative":  # serial: with no barriers, which a CPU adapter runs as switches between coroutines
-        if serial:
+    if kind in ("cooperative", "columns"):
+        if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
-        return cooperative_kernel(name, graph, group, reads, sources, most)
+        made = cooperative_kernel if kind == "cooperative" else columns_kernel
+        return made(name, graph, group, reads, sources, most)
     short_rows = serial and kind == "elementwise" and len(group) == 1 and isinstance(kind_of(node), Normalization)
     if kind == "rows" or short_rows:  # a CPU adapter's short softmax rows too: each value would fold its row again
         node = graph.nodes[group[0]]

@@ -25,7 +25,7 @@ from fgrad.lower.kinds import (
     kind_of,
 )
 from fgrad.lower.program import Extent
-from fgrad.lower.wgsl import COOPERATE_FROM
+from fgrad.lower.wgsl import COLUMNS_FROM, COOPERATE_FROM, FEW_RESULTS
 from fgrad.transforms.passes import uniform_constant
 
 
@@ -78,7 +78,9 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
 def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
     `cooperative` (a workgroup per result), `rows` (per softmax row) or `scan` (per cumsum
-    row) where each result folds many contiguous values, `sort` (per row put in order) and
+    row) where each result folds many contiguous values, `columns` (several invocations per
+    result, results side by side) where results fold many values over leading axes (a column
+    sum), `sort` (per row put in order) and
     `merge` (an invocation per result of merged runs), else `elementwise` (an invocation
     per result, loops inline)."""
     root = group[0]
@@ -92,9 +94,17 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
         return "merge" if kind.merges else "sort"
     if any(along_rows(graph, i) for i in inside if i not in group):
         return "rows"  # an elementwise root with its rows' reductions inside
-    # A reduction over leading axes reads contiguously with an invocation per result.
-    leading = isinstance(kind, Reduction) and not along_rows(graph, root)
-    if folds(graph.nodes, root) < COOPERATE_FROM or leading:
+    # Reductions over leading axes (a column sum) read contiguously with invocations side by side:
+    # several per result where each folds many values, else one.
+    folding = [i for i in inside if folds(graph.nodes, i)]
+    leading = [i for i in folding if isinstance(kind_of(graph.nodes[i]), Reduction) and not along_rows(graph, i)]
+    if leading and leading == folding and max(folds(graph.nodes, i) for i in leading) >= COLUMNS_FROM:
+        return "columns"
+    # Fewer results (rows, for a softmax) than a GPU has invocations at once share out shorter folds too.
+    results = node.spec.max_size // max(folds(graph.nodes, root), 1) if isinstance(kind, Normalization) \
+        else node.spec.max_size
+    least = COLUMNS_FROM if results < FEW_RESULTS else COOPERATE_FROM
+    if folds(graph.nodes, root) < least or root in leading:
         return "elementwise"
     if isinstance(kind, Scan):
         return "scan"
@@ -126,13 +136,17 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
                 g.append(r)  # the results of one loop: one run of its body
                 break
-            fits = (kind == kinds[-back] and kind in ("elementwise", "cooperative")
+            # A columns kernel computes elementwise roots too (each result's invocations alike).
+            merged = kind if kind == kinds[-back] else \
+                "columns" if {kind, kinds[-back]} == {"elementwise", "columns"} else None
+            fits = (merged in ("elementwise", "cooperative", "columns")
                     and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
                     and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r])
                     and not any(needs[x] & set(g) for x in between)
                     and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
             if fits:
                 g.append(r)
+                kinds[-back] = merged
                 break
         else:
             groups.append([r])

@@ -3,7 +3,7 @@
 A workgroup of 16x16 invocations computes a (16 tm)x(16 tn) tile of the
 output, each invocation a tm x tn block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
-of 8 along k multiplies A and B tiles staged in workgroup memory while the
+of 8 (or 4) along k multiplies A and B tiles staged in workgroup memory while the
 next step's tiles load into registers (stored between the step's two
 barriers); the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k. Bounds
 checks are emitted only along axes the tiles do not divide. Operands are read
@@ -24,7 +24,7 @@ from fgrad.lower.wgsl import KernelWriter, Written, module, store
 from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
-BK = 8  # the k extent of a staged tile (16 was slower for every tile on an H100)
+BK, SHORT_BK = 8, 4  # the k extents of staged tiles (see `depth`)
 
 
 def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
@@ -57,6 +57,20 @@ def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
     return TILES[-1]
 
 
+def depth(graph: Graph, a: int, b: int, sources: dict[int, str], bm: int, bn: int) -> int:
+    """The k extent of the staged tiles of A (bm rows) and B (bn columns): SHORT_BK where A's rows
+    are read along k and either the tile is the biggest or B is read along k too (a product by a
+    transposed weight, as backward passes take), else BK. On an H100: 4096^3 at 34 TFLOP/s with
+    4, 31 with 8; the gpt step's products 0.15 ms faster in all; 4 elsewhere (A transposed, or
+    smaller tiles of row-major operands) was slower in the step, as 16 and 32 were for every shape.
+    A block staged in SHORT_BK rows has an element for each invocation."""
+    along_k = inner_is_last(graph, a, sources)
+    if along_k and (bm * bn >= (8 * THREADS) ** 2 or not inner_is_last(graph, b, sources)) and \
+            min(bm, bn) * SHORT_BK >= THREADS * THREADS:
+        return SHORT_BK
+    return BK
+
+
 def wide(graph: Graph, x: int, value: str) -> str:
     """An operand's value as the f32 the products are summed in (f16 operands are widened; the
     sum is rounded once, at the store)."""
@@ -81,7 +95,8 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     tm, tn = tile(min(M_max, SHORT_ROWS) if isinstance(M, Dim) else M_max, N_max, math.prod(batch_max), parallel)
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
     veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
-    bm, bn, bk = THREADS * tm, THREADS * tn, BK
+    bm, bn = THREADS * tm, THREADS * tn
+    bk = depth(graph, a, b, sources, bm, bn)
     grid = (math.ceil(N_max / bn), math.ceil(M_max / bm), math.prod(batch_max))
     groups = (Extent.of([N], bn), Extent.of([M], bm), Extent.of(batch)) if mm.spec.symbols else ()
     w = KernelWriter(graph, sources)
@@ -109,6 +124,7 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
         block, and the element of `shared` (laid out [k][other]) it goes to, each invocation
         loading along x's contiguous axis."""
         fast = inner_is_last(graph, x, sources)
+        assert tile[0] * tile[1] % threads == 0, f"a {tile} block is not staged evenly by {threads} invocations"
         out = []
         for q in range(tile[0] * tile[1] // threads):
             e = f"(lid + {q * threads}i)"

@@ -12,7 +12,9 @@ so chains fuse. Names come from counters, so the text is deterministic.
 Skeletons: `elementwise` (one invocation per output element), `cooperative`
 (a workgroup per output element or softmax row, for roots that reduce many
 values: `w.reduce` then splits the work across the workgroup and combines
-in shared memory), `scan` (a workgroup per row of a long cumsum, scanning
+in shared memory), `columns` (a workgroup per run of adjacent results that
+fold many values over leading axes, several invocations per result, their
+shares combined as the cooperative one's), `scan` (a workgroup per row of a long cumsum, scanning
 it block by block in shared memory: `w.scan`), `sort` (a workgroup per row
 put in order in shared memory) and `merge` (an invocation per result of a
 merge of sorted runs, for rows longer than shared memory holds), and the
@@ -44,6 +46,9 @@ WORKGROUP = 256  # invocations per workgroup in the elementwise skeleton
 PER, STREAMING = 4, 1 << 20  # output elements per invocation of the elementwise skeleton, from this size
 COOPERATIVE = 128  # most invocations per workgroup in the cooperative skeleton (fewer for short rows)
 COOPERATE_FROM = 128  # reductions over at least this many values use the cooperative skeleton
+FEW_RESULTS = 1 << 15  # ... and over COLUMNS_FROM or more where they have fewer results than this
+COLUMNS, FOLDERS = 32, 8  # a columns workgroup's adjacent results, and its invocations folding each
+COLUMNS_FROM = 32  # folds over leading axes of at least this many values use the columns skeleton
 UNROLL = 4  # accumulators of each invocation of a cooperative reduction
 SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
 SORTING = 256  # most invocations of a workgroup sorting a row
@@ -97,11 +102,15 @@ class KernelWriter:
     arithmetic, loop counts or guards need them (`size`, `extent`).
     """
 
-    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0):
+    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0, columns: int = 1):
         self.graph = graph
         self.nodes = graph.nodes
         self.sources = sources
-        self.cooperative = cooperative  # the workgroup width computing each value together (0: one invocation)
+        self.cooperative = cooperative  # the invocations computing each value together (0: one invocation)
+        # Values a workgroup computes side by side, `cooperative` invocations each: invocation
+        # `lid` is lane `lid / columns` of value `col` (`lid % columns`).
+        self.columns = columns
+        self.lane = "lid" if columns == 1 else "lane"
         self.shared: set[tuple[DType, int]] = set()  # dtypes and slots of the shared scratch the kernel uses
         self.dtypes: set[DType] = set()  # dtypes of the values it computes (f16 asks for `enable f16;`)
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
@@ -194,7 +203,7 @@ class KernelWriter:
         accs = [self.var(init, dtype) for _ in range(UNROLL)]
         stride = self.cooperative * UNROLL
         ragged = isinstance(count, (Dim, str)) or count % stride != 0
-        with self.loop(count, start="lid", step=stride) as r:
+        with self.loop(count, start=self.lane, step=stride) as r:
             for u, acc in enumerate(accs):
                 at = self.let(f"{r} + {u * self.cooperative}i") if u else r
                 if ragged and u:
@@ -207,17 +216,18 @@ class KernelWriter:
         return self.across(self.let(accs[0]), combine, dtype)
 
     def across(self, value: str, combine: Callable[[str, str], str], dtype: DType) -> str:
-        """Combine every invocation's `value` over the workgroup, halving in shared memory;
+        """Combine the `value` of every invocation computing one value, halving in shared memory;
         each invocation gets the result."""
         load, store = self.scratch(dtype)
         self.line(store("lid", value))
         self.line("workgroupBarrier();")
         half = self.cooperative // 2
         while half:
-            self.line(f"if (lid < {half}i) {{ {store('lid', combine(load('lid'), load(f'lid + {half}i')))} }}")
+            self.line(f"if ({self.lane} < {half}i) {{ "
+                      f"{store('lid', combine(load('lid'), load(f'lid + {half * self.columns}i')))} }}")
             self.line("workgroupBarrier();")
             half //= 2
-        result = self.let(load("0"))
+        result = self.let(load("0" if self.columns == 1 else "col"))
         self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
         return result
 
@@ -244,7 +254,7 @@ class KernelWriter:
         once, so the winner is compared with itself, not a copy the compiler rounded apart. A
         loop in one invocation, or strided over the workgroup: then the best of the
         invocations' winners, and the least index among the invocations holding it."""
-        start = "lid" if self.cooperative else "0i"
+        start = self.lane if self.cooperative else "0i"
         if self.cooperative:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
         best, at = self.var(init, dtype), self.var(start, DType.i32)
@@ -601,7 +611,9 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     root = roots[0]
     node = graph.nodes[root]
     span = node.spec.max_shape[axis] if axis is not None else max(folds(graph.nodes, r) for r in roots)
-    width = _width(span)
+    # UNROLL values an invocation: folded at once, and fewer invocations combine their shares in
+    # fewer halvings
+    width = _width(span, UNROLL)
     w = KernelWriter(graph, sources, cooperative=width)
     row = node.spec.shape[axis] if axis is not None else 1
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
@@ -619,6 +631,33 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
     return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+
+
+def columns_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
+                   max_groups: int) -> Written:
+    """Roots of one shape that fold values over leading axes (a column sum, its second pass with
+    an optimizer's update): a workgroup per COLUMNS adjacent results, each folded by FOLDERS
+    invocations together (strided along the fold, combined in shared memory). Adjacent results
+    fold adjacent values, so neighbouring invocations read neighbouring memory, and each result
+    has FOLDERS invocations' loads in flight where one invocation would wait on each in turn.
+    Invocations past the last result fold it again (barriers need them all) and store nothing."""
+    node = graph.nodes[roots[0]]
+    w = KernelWriter(graph, sources, cooperative=FOLDERS, columns=COLUMNS)
+    size = w.size(w.extent(node.spec.shape))
+    g = grid(math.ceil(node.spec.max_size / COLUMNS), max_groups)
+    last = f"{size} - 1i" if node.spec.symbols else f"{node.spec.size - 1}i"
+    prelude = ["let lid = i32(local.x);", f"let col = lid % {COLUMNS}i;", f"let lane = lid / {COLUMNS}i;",
+               f"let first = i32(group.x + group.y * {g[0]}u) * {COLUMNS}i;",
+               # (a whole workgroup past a symbol's results returns: a uniform branch)
+               *([f"if (first >= {size}) {{", "    return;", "}"] if node.spec.symbols else []),
+               "let at = first + col;", f"let i = min(at, {last});"]
+    coords = w.unravel("i", node.spec.shape) if node.spec.shape else []
+    values = [w.value(r, coords) for r in roots]
+    tail = [f"if (lane == 0i && at < {size}) {{",
+            *("    " + store(graph.nodes[r], "i", v, output_name(k, len(roots))) for k, (r, v) in
+              enumerate(zip(roots, values))), "}"]
+    groups = (Extent.of(node.spec.shape, COLUMNS),) if node.spec.symbols else ()
+    return Written(module(name, graph, roots, reads, COLUMNS * FOLDERS, prelude, w, tail), g, groups, w.sized)
 
 
 def row_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
@@ -759,9 +798,10 @@ def merge_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sourc
     return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", w.let(value))]), g)
 
 
-def _width(span: int) -> int:
-    """Invocations of a workgroup that folds rows of `span` values: a power of two, about the row."""
-    return min(COOPERATIVE, max(32, 1 << (span - 1).bit_length()))
+def _width(span: int, each: int = 1) -> int:
+    """Invocations of a workgroup that handles rows of `span` values, `each` values an invocation:
+    a power of two, about the row over `each`, from a warp to COOPERATIVE."""
+    return min(COOPERATIVE, max(32, (1 << (span - 1).bit_length()) // each))
 
 
 def _workgroups(w: KernelWriter, outer: Sequence[int | Dim], max_groups: int
