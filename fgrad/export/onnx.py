@@ -23,6 +23,9 @@ from fgrad.ir import Graph, Node, RuleTable, call_params
 from fgrad.trace import user_site
 
 OPSET = 18
+# The IR version of opset 18's release (ONNX 1.13): what a model needs, so that runtimes older than
+# the installed `onnx` package (which would stamp its own, newest, IR version) load it.
+IR_VERSION = 8
 onnx_rules = RuleTable("to_onnx", "ONNX export rule", optional=True)
 
 
@@ -89,7 +92,8 @@ def to_onnx(graph: Graph, path: str | Path | None = None) -> onnx.ModelProto:
         value = graph.nodes[i]
         outputs.append(helper.make_tensor_value_info(f"output{k}", dtype_of(value), list(value.spec.shape)))
     model = helper.make_model(helper.make_graph(emit.nodes, "fgrad", inputs, outputs, emit.initializers),
-                              opset_imports=[helper.make_opsetid("", OPSET)], producer_name="fgrad")
+                              opset_imports=[helper.make_opsetid("", OPSET)], producer_name="fgrad",
+                              ir_version=IR_VERSION)
     onnx.checker.check_model(model)
     if path is not None:
         onnx.save(model, str(path))
