@@ -71,6 +71,16 @@ def test_golden_long_rows(name, golden):
     golden(name, "\n".join(k.wgsl for k in program.kernels))
 
 
+def test_golden_held_rows(golden):
+    """A softmax over rows of 256: a workgroup of 64 per row, each invocation loading its 4 values
+    of the row once, for the max, the sum and the store."""
+    program = lower(fg.trace(lambda x: fg.softmax(x * 2.0, axis=-1), fg.spec((3, 256))))
+    assert [k.grid for k in program.kernels] == [(3, 1, 1)]
+    # its 4 values, and the row's first once more, computed ahead of the folds (as any fold's operand)
+    assert program.kernels[0].wgsl.count("b0[") == 5
+    golden("skeleton_held_rows", "\n".join(k.wgsl for k in program.kernels))
+
+
 def test_golden_columns(golden):
     """A column sum with an epilogue: a workgroup per 32 adjacent columns, 8 invocations folding
     each (300 rows, no power of two of 8 or more divides them: one pass)."""

@@ -256,6 +256,11 @@ COOPERATIVE = {
     "softmax-rows": (lambda x: fg.softmax(x * 2.0, axis=-1), (3, 200)),
     "log-softmax-middle-axis": (lambda x: fg.log_softmax(x, axis=1), (2, 150, 3)),
     "scatter-add": (lambda x: fg.scatter_add(x, np.arange(140) % 7, 7), (140, 3)),
+    # rows a multiple of the workgroup's width: each invocation holds its values of the row
+    "softmax-held-rows": (lambda x: fg.softmax(x * 2.0, axis=-1), (5, 256)),
+    "log-softmax-held-long-rows": (lambda x: fg.log_softmax(x, axis=-1), (2, 4096)),
+    "layer-norm-held-rows": (lambda x: fg.nn.layer_norm({"g": fg.ones(128), "b": fg.zeros(128)}, x), (6, 128)),
+    "max-subtracted-held-rows": (lambda x: x - fg.max(x, axis=-1, keepdims=True), (4, 512)),
 }
 
 

@@ -50,6 +50,7 @@ FEW_RESULTS = 1 << 15  # ... and over COLUMNS_FROM or more where they have fewer
 COLUMNS, FOLDERS = 32, 8  # a columns workgroup's adjacent results, and its invocations folding each
 COLUMNS_FROM = 32  # folds over leading axes of at least this many values use the columns skeleton
 UNROLL = 4  # accumulators of each invocation of a cooperative reduction
+HELD = 32  # most values of a row each invocation of a rows kernel keeps, read once for its folds and store
 SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
 SORTING = 256  # most invocations of a workgroup sorting a row
 ROW_LANES = 8  # invocations per workgroup of the row skeleton for CPU adapters: one 256-bit vector of lanes
@@ -111,6 +112,8 @@ class KernelWriter:
         # `lid` is lane `lid / columns` of value `col` (`lid % columns`).
         self.columns = columns
         self.lane = "lid" if columns == 1 else "lane"
+        # In a rows kernel, the length of a row each invocation keeps its values of (`held`), else 0.
+        self.row = 0
         self.shared: set[tuple[DType, int]] = set()  # dtypes and slots of the shared scratch the kernel uses
         self.dtypes: set[DType] = set()  # dtypes of the values it computes (f16 asks for `enable f16;`)
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
@@ -201,6 +204,12 @@ class KernelWriter:
         # UNROLL accumulators, each folding every UNROLL-th stride of the row: their loads are
         # in flight together, where one accumulator would wait on each load in turn.
         accs = [self.var(init, dtype) for _ in range(UNROLL)]
+        if count == self.row:  # the row's values this invocation holds, each folded in turn
+            for j, at in enumerate(self.held()):
+                self.line(f"{accs[j % UNROLL]} = {combine(accs[j % UNROLL], value_at(at))};")
+            while len(accs) > 1:
+                accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
+            return self.across(self.let(accs[0]), combine, dtype)
         stride = self.cooperative * UNROLL
         ragged = isinstance(count, (Dim, str)) or count % stride != 0
         with self.loop(count, start=self.lane, step=stride) as r:
@@ -214,6 +223,13 @@ class KernelWriter:
         while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
             accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
         return self.across(self.let(accs[0]), combine, dtype)
+
+    def held(self) -> list[str]:
+        """Where along a row (of `row` values) the values this invocation holds are: the same
+        names each time, so that what is computed at them once (a load, a product) is found
+        again by every fold of the row and by its store."""
+        return [self.once(("held", j), lambda j=j: f"lid + {j * self.cooperative}i")
+                for j in range(self.row // self.cooperative)]
 
     def across(self, value: str, combine: Callable[[str, str], str], dtype: DType) -> str:
         """Combine the `value` of every invocation computing one value, halving in shared memory;
@@ -626,7 +642,14 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
                   enumerate(zip(roots, values))), "}"]
         return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
+    if isinstance(row, int) and row % width == 0 and row // width <= HELD:
+        w.row = row  # each invocation keeps its values of the row: read once, for every fold and the store
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
+    if w.row:
+        for e in w.held():
+            at = [*coords[:axis], e, *coords[axis:]]
+            w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
+        return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
     with w.loop(row, start="lid", step=width) as e:
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
