@@ -172,7 +172,7 @@ class Device:
     def read(self, buffer: Any, nbytes: int) -> bytes:
         """The first `nbytes` of a buffer of this device, once the work recorded before has finished
         (copied through a staging buffer, in the same submit as that work)."""
-        return self.mapped(self.stage(buffer, nbytes)[0])
+        return self.mapped(*self.stage(buffer, nbytes))
 
     def stage(self, buffer: Any, nbytes: int) -> tuple[Any, int | None]:
         """Copy the first `nbytes` of a buffer into a staging buffer of its own and submit the work
@@ -185,12 +185,16 @@ class Device:
         return staging, self.submitted
 
     def mapped(self, staging: Any, index: int | None = None) -> bytes:
-        """The contents of a staging buffer (from `stage`, which gets it back) once the work
-        submitted has finished, or only submit `index`, which this thread then waits for itself
-        (wgpu-py's poll thread waits for all the work submitted)."""
-        mapped = staging.map_async(1)  # GPUMapMode.READ
+        """The contents of a staging buffer (from `stage`, which gets it back) once submit `index`
+        has finished, which this thread waits for itself (without wgpu-native's submit indices:
+        once all the work submitted has, which wgpu-py's poll thread waits for)."""
         if index is not None and _native is not None:
+            # NOTE: before the map is asked for: a pending map wakes wgpu-py's poll thread, whose
+            # blocking poll waits for all the work submitted, and this thread's poll for `index`
+            # then returned only with it (reads of a mid-step loss took a whole step more, 10 ms,
+            # one step in three on an H100). Asked for after, the map is resolved at once.
             _native.wgpuDevicePoll(self.device._internal, True, _ffi.new("WGPUSubmissionIndex *", index))
+        mapped = staging.map_async(1)  # GPUMapMode.READ
         mapped.sync_wait()
         try:
             return bytes(staging.read_mapped())
