@@ -272,11 +272,13 @@ def _open(wanted: str | None) -> Device:
         if cpu and not wanted:
             warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}",
                           RuntimeWarning, stacklevel=3)
-        # timestamps for fg.profile; what dtypes need (shader-f16), where the adapter has it
-        wanted = ["timestamp-query", *sorted({row.feature for row in DTYPES.values()} - {None})]
+        # timestamps for fg.profile; what dtypes need (shader-f16); subgroup operations for
+        # reductions; each where the adapter has it
+        wanted = ["timestamp-query", "subgroup", *sorted({row.feature for row in DTYPES.values()} - {None})]
         features = [f for f in wanted if f in adapter.features]
         device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
-        _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192, cpu))
+        _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192, cpu,
+                                                       "subgroup" in features))
     return _OPENED[k]
 
 

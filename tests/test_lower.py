@@ -81,6 +81,17 @@ def test_golden_held_rows(golden):
     golden("skeleton_held_rows", "\n".join(k.wgsl for k in program.kernels))
 
 
+def test_golden_rows_by_subgroups(golden):
+    """Where the adapter has subgroup operations, a row's shares combine by exchanges within each
+    subgroup, then across subgroups in one pass through shared memory (an argmax: its value, then
+    the least index holding it)."""
+    program = lower(fg.trace(lambda x: fg.argmax(x * 2.0, -1), fg.spec((3, 256))), Limits(subgroups=True))
+    wgsl = program.kernels[0].wgsl
+    assert "subgroupShuffleXor" in wgsl and "@builtin(subgroup_size) sg_size: u32" in wgsl
+    assert wgsl.count("workgroupBarrier();") == 4  # two combines, each one barrier and one before reuse
+    golden("skeleton_rows_subgroups", "\n".join(k.wgsl for k in program.kernels))
+
+
 def test_golden_columns(golden):
     """A column sum with an epilogue: a workgroup per 32 adjacent columns, 8 invocations folding
     each (300 rows, no power of two of 8 or more divides them: one pass)."""

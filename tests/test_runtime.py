@@ -221,6 +221,11 @@ def test_unknown_adapter_is_a_clear_error():
         _open("no-such-gpu")
 
 
+def test_subgroup_operations_are_used_where_the_adapter_has_them():
+    device = fg.default_device()
+    assert device.limits.subgroups == ("subgroup" in device.adapter.features) == ("subgroup" in device.device.features)
+
+
 def test_devices_lists_the_adapter_in_use():
     assert fg.default_device().name in fg.devices()
 

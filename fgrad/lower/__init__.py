@@ -122,8 +122,9 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     if kind in ("cooperative", "columns"):
         if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
-        made = cooperative_kernel if kind == "cooperative" else columns_kernel
-        return made(name, graph, group, reads, sources, most)
+        if kind == "columns":
+            return columns_kernel(name, graph, group, reads, sources, most)
+        return cooperative_kernel(name, graph, group, reads, sources, most, subgroups=limits.subgroups)
     short_rows = serial and kind == "elementwise" and len(group) == 1 and isinstance(kind_of(node), Normalization)
     if kind == "rows" or short_rows:  # a CPU adapter's short softmax rows too: each value would fold its row again
         node = graph.nodes[group[0]]
@@ -131,7 +132,7 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
         if serial:
             return row_kernel(name, graph, group[0], reads, sources, most, axis)
-        return cooperative_kernel(name, graph, group, reads, sources, most, axis)
+        return cooperative_kernel(name, graph, group, reads, sources, most, axis, limits.subgroups)
     if kind == "sort":
         return sort_kernel(name, graph, group[0], reads, sources, most)
     if kind == "merge":

@@ -23,20 +23,24 @@ class Limits:
     and how many workgroups it should have at once (a GPU: a couple per multiprocessor, measured
     best on an H200; a CPU: one per core),
     which sizes the matmul tiles; and whether the adapter is a CPU (llvmpipe, lavapipe,
-    SwiftShader), whose kernels are shaped for a CPU's cores and vector units."""
+    SwiftShader), whose kernels are shaped for a CPU's cores and vector units; and whether it has
+    subgroup operations (wgpu's `subgroup` feature), with which a workgroup's invocations combine
+    their shares of a reduction."""
 
     max_storage_buffers_per_shader_stage: int = 8
     max_storage_buffer_binding_size: int = 1 << 27
     max_compute_workgroups_per_dimension: int = 65535
     parallel_workgroups: int = 192
     cpu: bool = False
+    subgroups: bool = False
 
     @staticmethod
-    def of(adapter_limits: dict[str, int], parallel_workgroups: int = 192, cpu: bool = False) -> Limits:
+    def of(adapter_limits: dict[str, int], parallel_workgroups: int = 192, cpu: bool = False,
+           subgroups: bool = False) -> Limits:
         """From a wgpu limits dict (`max-storage-buffers-per-shader-stage`, ...)."""
-        names = [f for f in Limits.__dataclass_fields__ if f not in ("parallel_workgroups", "cpu")]
+        names = [f for f in Limits.__dataclass_fields__ if f not in ("parallel_workgroups", "cpu", "subgroups")]
         return Limits(**{f: int(adapter_limits[f.replace("_", "-")]) for f in names},
-                      parallel_workgroups=parallel_workgroups, cpu=cpu)
+                      parallel_workgroups=parallel_workgroups, cpu=cpu, subgroups=subgroups)
 
 
 WORD = 4  # WebGPU writes, copies and maps buffers in whole 4-byte words

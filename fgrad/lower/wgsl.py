@@ -50,6 +50,7 @@ FEW_RESULTS = 1 << 15  # ... and over COLUMNS_FROM or more where they have fewer
 COLUMNS, FOLDERS = 32, 8  # a columns workgroup's adjacent results, and its invocations folding each
 COLUMNS_FROM = 32  # folds over leading axes of at least this many values use the columns skeleton
 UNROLL = 4  # accumulators of each invocation of a cooperative reduction
+SHUFFLED = (DType.f32, DType.i32, DType.u32)  # what subgroup operations exchange (f16 needs a feature of its own)
 HELD = 32  # most values of a row each invocation of a rows kernel keeps, read once for its folds and store
 SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
 SORTING = 256  # most invocations of a workgroup sorting a row
@@ -103,7 +104,8 @@ class KernelWriter:
     arithmetic, loop counts or guards need them (`size`, `extent`).
     """
 
-    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0, columns: int = 1):
+    def __init__(self, graph: Graph, sources: dict[int, str], cooperative: int = 0, columns: int = 1,
+                 subgroups: bool = False):
         self.graph = graph
         self.nodes = graph.nodes
         self.sources = sources
@@ -114,6 +116,10 @@ class KernelWriter:
         self.lane = "lid" if columns == 1 else "lane"
         # In a rows kernel, the length of a row each invocation keeps its values of (`held`), else 0.
         self.row = 0
+        # Whether `across` may combine 32-bit values with subgroup operations (the adapter has them),
+        # and whether it did (the entry point then takes the subgroup builtins).
+        self.subgroups = subgroups and columns == 1
+        self.subgrouped = False
         self.shared: set[tuple[DType, int]] = set()  # dtypes and slots of the shared scratch the kernel uses
         self.dtypes: set[DType] = set()  # dtypes of the values it computes (f16 asks for `enable f16;`)
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
@@ -235,6 +241,8 @@ class KernelWriter:
         """Combine the `value` of every invocation computing one value, halving in shared memory;
         each invocation gets the result."""
         load, store = self.scratch(dtype)
+        if self.subgroups and dtype in SHUFFLED:
+            return self._across_subgroups(value, combine, dtype, load, store)
         self.line(store("lid", value))
         self.line("workgroupBarrier();")
         half = self.cooperative // 2
@@ -244,6 +252,27 @@ class KernelWriter:
             self.line("workgroupBarrier();")
             half //= 2
         result = self.let(load("0" if self.columns == 1 else "col"))
+        self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
+        return result
+
+    def _across_subgroups(self, value: str, combine: Callable[[str, str], str], dtype: DType,
+                          load: Callable[[str], str], store: Callable[[str, str], str]) -> str:
+        """`across` by subgroup operations: each subgroup combines its invocations' values by
+        exchanging them (a butterfly, the same order in every subgroup), its first invocation
+        stores the result, and every invocation combines the subgroups' in order: one barrier,
+        where halving in shared memory takes one per halving. Subgroups are taken to be runs of
+        `sg_size` consecutive invocations (as Vulkan's drivers lay out a 1-D workgroup)."""
+        self.subgrouped = True
+        width = self.cooperative
+        t = self.var(value, dtype)
+        with self.scope(f"for (var m = 1u; m < min(sg_size, {width}u); m = m << 1u) {{"):
+            self.line(f"{t} = {combine(t, self.let(f'subgroupShuffleXor({t}, m)'))};")
+        self.line(f"if (sg_id == 0u) {{ {store('lid / i32(sg_size)', t)} }}")
+        self.line("workgroupBarrier();")
+        total = self.var(load("0"), dtype)
+        with self.scope(f"for (var q = 1i; q < {width}i / min(i32(sg_size), {width}i); q++) {{"):
+            self.line(f"{total} = {combine(total, self.let(load('q')))};")
+        result = self.let(total)
         self.line("workgroupBarrier();")  # the scratch may be reused by the next reduction
         return result
 
@@ -484,7 +513,9 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
         "",
         f"@compute @workgroup_size({workgroup})",
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,",
-        "        @builtin(workgroup_id) group: vec3<u32>) {",
+        "        @builtin(workgroup_id) group: vec3<u32>" + (
+            ",\n        @builtin(subgroup_size) sg_size: u32, @builtin(subgroup_invocation_id) sg_id: u32) {"
+            if w.subgrouped else ") {"),
         *("    " + ln for ln in prelude),
         *w.lines,
         *("    " + ln for ln in tail),
@@ -619,7 +650,7 @@ def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sour
 
 
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int, axis: int | None = None) -> Written:
+                       max_groups: int, axis: int | None = None, subgroups: bool = False) -> Written:
     """A workgroup per output element (for several roots of one shape, each folded in turn),
     or per row for one root that normalizes along an axis (softmax): its reductions are
     computed once at the top (uniform control flow, as barriers need), then the workgroup
@@ -630,7 +661,7 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     # UNROLL values an invocation: folded at once, and fewer invocations combine their shares in
     # fewer halvings
     width = _width(span, UNROLL)
-    w = KernelWriter(graph, sources, cooperative=width)
+    w = KernelWriter(graph, sources, cooperative=width, subgroups=subgroups)
     row = node.spec.shape[axis] if axis is not None else 1
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
     g, groups, prelude = _workgroups(w, outer, max_groups)
