@@ -992,11 +992,14 @@ def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -
     """Set each (pipeline, bind group, grid) of `work` in a compute pass and dispatch the grid."""
     if _native is not None and hasattr(compute, "_internal"):
         # NOTE: errors recorded here surface at finish() and submit(), which check them.
-        handle = compute._internal
-        for pipeline, group, grid in work:
-            _native.wgpuComputePassEncoderSetPipeline(handle, pipeline._internal)
-            _native.wgpuComputePassEncoderSetBindGroup(handle, 0, group._internal, 0, _ffi.NULL)
-            _native.wgpuComputePassEncoderDispatchWorkgroups(handle, *grid)
+        handle, null = compute._internal, _ffi.NULL
+        set_pipeline = _native.wgpuComputePassEncoderSetPipeline  # looked up once: cffi's are slow
+        set_group = _native.wgpuComputePassEncoderSetBindGroup
+        dispatch = _native.wgpuComputePassEncoderDispatchWorkgroups
+        for pipeline, group, (x, y, z) in work:
+            set_pipeline(handle, pipeline._internal)
+            set_group(handle, 0, group._internal, 0, null)
+            dispatch(handle, x, y, z)
     else:
         for pipeline, group, grid in work:
             compute.set_pipeline(pipeline)
