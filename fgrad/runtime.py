@@ -868,6 +868,7 @@ class Executable:
         for b in self.results:  # a result of the call's shape (smaller than the plan's where symbols are)
             buffers[b] = device.take(self.result_bytes(b))
         return buffers, leaves
+
     def resize(self, values: dict[str, int]) -> None:
         """Make the next dispatches run at these values of the symbols: write them to the uniform
         buffer the kernels read them from (nothing is allocated), and find each kernel's grid."""

@@ -127,7 +127,6 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         return cooperative_kernel(name, graph, group, reads, sources, most, subgroups=limits.subgroups)
     short_rows = serial and kind == "elementwise" and len(group) == 1 and isinstance(kind_of(node), Normalization)
     if kind == "rows" or short_rows:  # a CPU adapter's short softmax rows too: each value would fold its row again
-        node = graph.nodes[group[0]]
         normalizes = kind_of(node)
         axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
         if serial:
@@ -138,7 +137,6 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     if kind == "merge":
         return merge_kernel(name, graph, group[0], reads, sources, most)
     if kind == "scan":
-        node = graph.nodes[group[0]]
         scan = kind_of(node)
         return scan_kernel(name, graph, group[0], reads, sources, most, scan.axis(node), scan.reverse(node))
     # On a CPU adapter, buffers read along the rows are bound as vec4s, where nothing folds (a fold's

@@ -96,15 +96,15 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
         return "rows"  # an elementwise root with its rows' reductions inside
     # Reductions over leading axes (a column sum) read contiguously with invocations side by side:
     # several per result where each folds many values, else one.
-    folding = [i for i in inside if folds(graph.nodes, i)]
+    folding = {i: n for i in inside if (n := folds(graph.nodes, i))}  # node -> values it folds per result
     leading = [i for i in folding if isinstance(kind_of(graph.nodes[i]), Reduction) and not along_rows(graph, i)]
-    if leading and leading == folding and max(folds(graph.nodes, i) for i in leading) >= COLUMNS_FROM:
+    if leading and len(leading) == len(folding) and max(folding.values()) >= COLUMNS_FROM:
         return "columns"
     # Fewer results (rows, for a softmax) than a GPU has invocations at once share out shorter folds too.
-    results = node.spec.max_size // max(folds(graph.nodes, root), 1) if isinstance(kind, Normalization) \
-        else node.spec.max_size
+    count = folding.get(root, 0)
+    results = node.spec.max_size // max(count, 1) if isinstance(kind, Normalization) else node.spec.max_size
     least = COLUMNS_FROM if results < FEW_RESULTS else COOPERATE_FROM
-    if folds(graph.nodes, root) < least or root in leading:
+    if count < least or root in leading:
         return "elementwise"
     if isinstance(kind, Scan):
         return "scan"

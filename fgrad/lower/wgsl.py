@@ -213,19 +213,17 @@ class KernelWriter:
         if count == self.row:  # the row's values this invocation holds, each folded in turn
             for j, at in enumerate(self.held()):
                 self.line(f"{accs[j % UNROLL]} = {combine(accs[j % UNROLL], value_at(at))};")
-            while len(accs) > 1:
-                accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
-            return self.across(self.let(accs[0]), combine, dtype)
-        stride = self.cooperative * UNROLL
-        ragged = isinstance(count, (Dim, str)) or count % stride != 0
-        with self.loop(count, start=self.lane, step=stride) as r:
-            for u, acc in enumerate(accs):
-                at = self.let(f"{r} + {u * self.cooperative}i") if u else r
-                if ragged and u:
-                    with self.scope(f"if ({at} < {self.size(count)}) {{"):
+        else:
+            stride = self.cooperative * UNROLL
+            ragged = isinstance(count, (Dim, str)) or count % stride != 0
+            with self.loop(count, start=self.lane, step=stride) as r:
+                for u, acc in enumerate(accs):
+                    at = self.let(f"{r} + {u * self.cooperative}i") if u else r
+                    if ragged and u:
+                        with self.scope(f"if ({at} < {self.size(count)}) {{"):
+                            self.line(f"{acc} = {combine(acc, value_at(at))};")
+                    else:
                         self.line(f"{acc} = {combine(acc, value_at(at))};")
-                else:
-                    self.line(f"{acc} = {combine(acc, value_at(at))};")
         while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
             accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
         return self.across(self.let(accs[0]), combine, dtype)
@@ -581,6 +579,7 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     size = w.size(w.extent(node.spec.shape))
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
+
     def element(i: str) -> None:
         coords = w.unravel(i, node.spec.shape) if node.spec.shape else []
         values = [w.value(r, coords) for r in roots]
@@ -676,14 +675,17 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     if isinstance(row, int) and row % width == 0 and row // width <= HELD:
         w.row = row  # each invocation keeps its values of the row: read once, for every fold and the store
     w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
-    if w.row:
-        for e in w.held():
-            at = [*coords[:axis], e, *coords[axis:]]
-            w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
-        return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
-    with w.loop(row, start="lid", step=width) as e:
+
+    def put(e: str) -> None:  # the row's element e
         at = [*coords[:axis], e, *coords[axis:]]
         w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
+
+    if w.row:
+        for e in w.held():
+            put(e)
+    else:
+        with w.loop(row, start="lid", step=width) as e:
+            put(e)
     return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
 
 
