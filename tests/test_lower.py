@@ -92,6 +92,26 @@ def test_golden_rows_by_subgroups(golden):
     golden("skeleton_rows_subgroups", "\n".join(k.wgsl for k in program.kernels))
 
 
+def _layer_norm_statistics(x):
+    """A layer norm keeping what its backward pass reads: the centred rows, the mean and the
+    reciprocal standard deviation."""
+    mu = fg.mean(x, axis=-1, keepdims=True)
+    centred = x - mu
+    rstd = fg.rsqrt(fg.mean(centred * centred, axis=-1) + 1e-5)
+    return centred * rstd[..., None] * 2.0 + 1.0, centred, mu, rstd
+
+
+def test_golden_rows_with_values_per_row(golden):
+    """Roots of whole rows and of one value per row, kept or not, in one kernel walking the rows:
+    a layer norm's output with its statistics. Each invocation holds its 4 values of a row of 128;
+    the first invocation of each row stores the row's values."""
+    program = lower(fg.trace(_layer_norm_statistics, fg.spec((3, 128))))
+    (kernel,) = program.kernels
+    assert kernel.grid == (3, 1, 1)
+    assert [program.graph.nodes[r].spec.shape for r in kernel.roots] == [(3, 1), (3, 128), (3,), (3, 128)]
+    golden("skeleton_rows_per_row", kernel.wgsl)
+
+
 def test_golden_columns(golden):
     """A column sum with an epilogue: a workgroup per 32 adjacent columns, 8 invocations folding
     each (300 rows, no power of two of 8 or more divides them: one pass)."""

@@ -399,6 +399,48 @@ def test_layer_norm_runs_as_one_kernel_and_its_gradient_matches():
     assert_matches(compile_for_gpu(backward)(p, x), fg.interpret(backward, p, x), 1e-4, 1e-5, "layer norm gradient")
 
 
+def _statistics(x):
+    mu = fg.mean(x, axis=-1, keepdims=True)
+    centred = x - mu
+    rstd = fg.rsqrt(fg.mean(centred * centred, axis=-1) + 1e-5)
+    return centred * rstd[..., None] * 2.0 + 1.0, mu, rstd
+
+
+# name: (function, operand shapes, the kernels' roots' shapes)
+ROWS_AND_VALUES = {
+    # whole rows and one value per row: a layer norm with the statistics its backward pass keeps
+    "statistics-held-rows": (_statistics, [(6, 128)], [[(6, 1), (6, 128), (6,)]]),
+    "statistics-strided-rows": (_statistics, [(5, 200)], [[(5, 1), (5, 200), (5,)]]),
+    "statistics-batched-rows": (_statistics, [(3, 4, 96)], [[(3, 4, 1), (3, 4, 96), (3, 4)]]),
+    # a row sum kept, and the rows divided by it
+    "row-sum-and-shares": (lambda x: (x.sum(-1), x / x.sum(-1, keepdims=True)), [(7, 300)], [[(7,), (7, 300)]]),
+    # a row reduction's per-row epilogue, and a full sum's, join the reduction
+    "rms-epilogue": (lambda x: fg.rsqrt(fg.mean(x * x, axis=-1) + 1e-6), [(7, 300)], [[(7,)]]),
+    "negated-mean": (lambda x: -fg.mean(x), [(7, 300)], [[()]]),
+    # the softmax recomputed in its backward pass's kernel
+    "softmax-backward": (fg.grad(lambda x, c: (fg.softmax(x, -1) * c).sum()), [(7, 300), (7, 300)], [[(7, 300)]]),
+    "log-softmax-backward": (fg.grad(lambda x, c: (fg.log_softmax(x, -1) * c).sum()), [(5, 256), (5, 256)],
+                             [[(5, 256)]]),
+    # a variance's mean stays a kernel of its own: folded inside the variance's loop, it would be
+    # folded again for every value
+    "variance": (lambda x: fg.var(x, axis=-1), [(7, 300)], [[(7,)], [(7,)]]),
+}
+
+
+@pytest.mark.parametrize("cpu", [False, True], ids=["gpu", "cpu"])
+@pytest.mark.parametrize("name", sorted(ROWS_AND_VALUES))
+def test_rows_kernels_write_whole_rows_and_values_per_row(name, cpu):
+    fn, shapes, kernels = ROWS_AND_VALUES[name]
+    rng = np.random.default_rng(11)
+    args = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    graph = fg.trace(fn, *args)
+    exe = Executable(lower(graph, gpu_limits(cpu=cpu)))
+    program = exe.program
+    assert [sorted(set(program.graph.nodes[r].spec.shape for r in k.roots), key=len) for k in program.kernels] == \
+        [sorted(set(k), key=len) for k in kernels]
+    assert_matches(exe(*args), fg.interpret(graph, *args), 1e-5, 1e-5, name)
+
+
 def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monkeypatch):
     from fgrad.lower import disk_cache
 

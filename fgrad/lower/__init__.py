@@ -13,7 +13,7 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import group_inlined, plan_kernels, skeleton
+from fgrad.lower.fusion import group_inlined, plan_kernels, row_root, skeleton
 from fgrad.lower.loops import loop_kernels, while_kernels
 from fgrad.lower.kinds import Loop, Normalization, Window, folds, kind_of
 from fgrad.lower.rewrites import rewrite
@@ -124,14 +124,17 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
         if kind == "columns":
             return columns_kernel(name, graph, group, reads, sources, most)
-        return cooperative_kernel(name, graph, group, reads, sources, most, subgroups=limits.subgroups)
+        span = max(folds(graph.nodes, i) for i in inside)
+        return cooperative_kernel(name, graph, group, reads, sources, most, span, subgroups=limits.subgroups)
     short_rows = serial and kind == "elementwise" and len(group) == 1 and isinstance(kind_of(node), Normalization)
     if kind == "rows" or short_rows:  # a CPU adapter's short softmax rows too: each value would fold its row again
-        normalizes = kind_of(node)
-        axis = normalizes.axis(node) if isinstance(normalizes, Normalization) else node.spec.ndim - 1
+        walked = row[0] if (row := row_root(graph, group, inside)) else group[0]
+        normalizes = kind_of(graph.nodes[walked])
+        axis = normalizes.axis(graph.nodes[walked]) if isinstance(normalizes, Normalization) else \
+            graph.nodes[walked].spec.ndim - 1
         if serial:
-            return row_kernel(name, graph, group[0], reads, sources, most, axis)
-        return cooperative_kernel(name, graph, group, reads, sources, most, axis, limits.subgroups)
+            return row_kernel(name, graph, group, walked, reads, sources, most, axis)
+        return cooperative_kernel(name, graph, group, reads, sources, most, 0, axis, walked, limits.subgroups)
     if kind == "sort":
         return sort_kernel(name, graph, group[0], reads, sources, most)
     if kind == "merge":

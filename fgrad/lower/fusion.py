@@ -5,21 +5,24 @@ of elementwise ops, with their broadcasts, views and scalar constants, fuse
 into their consumer. Each primitive's kernel kind (fgrad/lower/kinds.py) decides.
 
 Graph outputs are always materialized. A reduction along the last axis
-joins the elementwise kernel of its rows (a layer norm is one kernel); what
-a max or min so joined folds is materialized where the kernel computes it
-per element too, so that comparisons with the max see the values it saw.
-Roots of one shape and skeleton merge into kernels with several outputs. A
-kernel that would bind more storage buffers than the adapter allows
-materializes part of what it inlines.
+joins the elementwise kernel of its rows, or of its results (a variance's
+reciprocal square root); a softmax joins the kernel of its rows that alone
+reads it (its backward pass); what a max or min so joined folds is
+materialized where the kernel computes it per element too, so that
+comparisons with the max see the values it saw. Roots of one shape and
+skeleton merge into kernels with several outputs, and so do roots of whole
+rows and of one value per row that a kernel of those rows computes (a layer
+norm's output and the statistics its backward pass keeps). A kernel that
+would bind more storage buffers than the adapter allows materializes part
+of what it inlines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fgrad.ir import Graph
+from fgrad.ir import Graph, Spec, call_of
 from fgrad.lower.matmul import tiles
-from fgrad.ir import call_of
 from fgrad.lower.kinds import (
     Contraction, Conversion, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
     kind_of,
@@ -77,10 +80,10 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
 
 def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     """Which kernel skeleton computes a root: `matmul` around a matmul (fgrad/lower/matmul.py),
-    `cooperative` (a workgroup per result), `rows` (per softmax row) or `scan` (per cumsum
-    row) where each result folds many contiguous values, `columns` (several invocations per
-    result, results side by side) where results fold many values over leading axes (a column
-    sum), `sort` (per row put in order) and
+    `cooperative` (a workgroup per result), `rows` (per softmax row, or per row of roots whose
+    rows' folds are inside) or `scan` (per cumsum row) where each result folds many contiguous
+    values, `columns` (several invocations per result, results side by side) where results fold
+    many values over leading axes (a column sum), `sort` (per row put in order) and
     `merge` (an invocation per result of merged runs), else `elementwise` (an invocation
     per result, loops inline)."""
     root = group[0]
@@ -92,16 +95,17 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
         return "matmul"
     if isinstance(kind, Sort):
         return "merge" if kind.merges else "sort"
-    if any(along_rows(graph, i) for i in inside if i not in group):
-        return "rows"  # an elementwise root with its rows' reductions inside
+    if row_root(graph, group, inside) is not None:
+        return "rows"  # roots of whole rows, with their rows' folds inside
     # Reductions over leading axes (a column sum) read contiguously with invocations side by side:
     # several per result where each folds many values, else one.
     folding = {i: n for i in inside if (n := folds(graph.nodes, i))}  # node -> values it folds per result
     leading = [i for i in folding if isinstance(kind_of(graph.nodes[i]), Reduction) and not along_rows(graph, i)]
     if leading and len(leading) == len(folding) and max(folding.values()) >= COLUMNS_FROM:
         return "columns"
-    # Fewer results (rows, for a softmax) than a GPU has invocations at once share out shorter folds too.
-    count = folding.get(root, 0)
+    # Fewer results (rows, for a softmax) than a GPU has invocations at once share out shorter folds
+    # too. A root computed from row reductions (a variance's reciprocal square root) counts theirs.
+    count = folding.get(root) or max((n for i, n in folding.items() if along_rows(graph, i)), default=0)
     results = node.spec.max_size // max(count, 1) if isinstance(kind, Normalization) else node.spec.max_size
     least = COLUMNS_FROM if results < FEW_RESULTS else COOPERATE_FROM
     if count < least or root in leading:
@@ -117,17 +121,56 @@ def along_rows(graph: Graph, i: int) -> bool:
     return isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 in kind.axes(node)
 
 
+Rows = tuple[Extent, Extent, object]  # rows one at a time: how many, their values in all, how long each is
+
+
+def folded_rows(graph: Graph, i: int) -> Rows | None:
+    """The rows node i folds one at a time: a reduction along its operand's last axis alone, or
+    a normalization (softmax, not a scan) along its own last axis."""
+    node, kind = graph.nodes[i], kind_of(graph.nodes[i])
+    if isinstance(kind, Reduction):
+        x = graph.nodes[node.inputs[0]].spec
+        if x.ndim and kind.axes(node) == (x.ndim - 1,):
+            return Extent.of(node.spec.shape), Extent.of(x.shape), x.shape[-1]
+    elif isinstance(kind, Normalization) and not isinstance(kind, Scan) and kind.axis(node) == node.spec.ndim - 1:
+        return Extent.of(node.spec.shape[:-1]), Extent.of(node.spec.shape), node.spec.shape[-1]
+    return None
+
+
+def row_role(spec: Spec, rows: Rows) -> str | None:
+    """`row` for a value of whole `rows` (a row along its last axis), `per-row` for one value per
+    row, else None."""
+    count, values, width = rows
+    if spec.shape and spec.shape[-1] == width and Extent.of(spec.shape) == values:
+        return "row"
+    return "per-row" if Extent.of(spec.shape) == count else None
+
+
+def row_root(graph: Graph, group: Group, inside: Sequence[int]) -> tuple[int, Rows] | None:
+    """The first of a kernel's roots of whole rows that the kernel folds inside (a layer norm's
+    output, its mean and variance folded along its rows; a softmax root's own rows do not
+    count), with those rows: a rows kernel walks them, a workgroup per row."""
+    found = [(i, rows) for i in inside if (rows := folded_rows(graph, i))]
+    return next(((r, rows) for r in group for i, rows in found
+                 if i != r and row_role(graph.nodes[r].spec, rows) == "row"), None)
+
+
 def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
     """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
     writes the parameter and both moments in one pass, a layer norm's backward sums share
-    theirs. A kernel runs where its last root is due. A root joins a recent kernel if the
-    roots it reads of that kernel are elementwise (computed inline, at the same coordinates),
-    no kernel in between reads that kernel's roots, and the bindings fit."""
+    theirs. Roots of whole rows and of one value per row join a kernel walking those rows
+    (`_joins_rows`): a layer norm's output with its mean and variance's statistics. A kernel
+    runs where its last root is due. A root joins a recent kernel if the roots it reads of that
+    kernel are elementwise (computed inline, at the same coordinates), no kernel in between
+    reads that kernel's roots, and the bindings fit."""
     groups: list[list[int]] = []
     kinds: list[str] = []
+    walks: list[Rows | None] = []  # the rows along which every fold of each kernel's roots runs
     needs: dict[int, set[int]] = {}
     for r in order:
-        kind = skeleton(graph, (r,), inlined(graph, r, roots))
+        inside = inlined(graph, r, roots)
+        kind = skeleton(graph, (r,), inside)
+        walk = _walk(graph, r, kind, inside)
         needs[r] = {j for j in _reads(graph, r, roots) if j in roots}
         for back in range(1, min(8, len(groups)) + 1):
             g = groups[-back]
@@ -136,22 +179,81 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
                 g.append(r)  # the results of one loop: one run of its body
                 break
-            # A columns kernel computes elementwise roots too (each result's invocations alike).
-            merged = kind if kind == kinds[-back] else \
-                "columns" if {kind, kinds[-back]} == {"elementwise", "columns"} else None
-            fits = (merged in ("elementwise", "cooperative", "columns")
-                    and graph.nodes[g[0]].spec.shape == graph.nodes[r].spec.shape
-                    and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r])
-                    and not any(needs[x] & set(g) for x in between)
+            rows = walks[-back] or walk
+            pair = {kind, kinds[-back]}
+            if rows and walk in (None, rows) and walks[-back] in (None, rows) and \
+                    pair <= {"rows", "cooperative", "elementwise"} and ("rows" in pair or "cooperative" in pair and any(
+                        row_role(graph.nodes[x].spec, rows) == "row" for x in (*g, r))):
+                merged, fits = "rows", _joins_rows(graph, g, r, rows, roots)
+            else:
+                # A columns kernel computes elementwise roots too (each result's invocations alike);
+                # a cooperative one, roots of one count of results (one value per row, kept or not).
+                merged = kind if kind == kinds[-back] else \
+                    "columns" if {kind, kinds[-back]} == {"elementwise", "columns"} else None
+                a, b = graph.nodes[g[0]].spec.shape, graph.nodes[r].spec.shape
+                fits = (merged in ("elementwise", "cooperative", "columns")
+                        and (a == b or merged == "cooperative" and Extent.of(a) == Extent.of(b))
+                        and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r]))
+                rows = walk if walk == walks[-back] else None
+            fits = (fits and not any(needs[x] & set(g) for x in between)
                     and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
             if fits:
                 g.append(r)
-                kinds[-back] = merged
+                kinds[-back], walks[-back] = merged, rows
                 break
         else:
             groups.append([r])
             kinds.append(kind)
+            walks.append(walk)
     return sorted((tuple(g) for g in groups), key=max)
+
+
+def _walk(graph: Graph, r: int, kind: str, inside: Sequence[int]) -> Rows | None:
+    """The rows a kernel of root r alone walks (`rows`), or folds one value per row of (a
+    `cooperative` one whose every fold is along the same rows), else None."""
+    if kind == "rows":
+        return row[1] if (row := row_root(graph, (r,), inside)) else None
+    found = {folded_rows(graph, i) for i in inside if folds(graph.nodes, i)}
+    if kind == "cooperative" and len(found) == 1 and None not in found:
+        (rows,) = found
+        return rows if row_role(graph.nodes[r].spec, rows) == "per-row" else None
+    return None
+
+
+def _joins_rows(graph: Graph, group: list[int], r: int, rows: Rows, roots: set[int]) -> bool:
+    """Whether root r and the roots of `group` can share a kernel walking `rows` a workgroup per
+    row: each is a value of whole rows or one value per row, what each folds is folded along
+    those rows (never a max or min, whose folded values a second computation could round
+    apart), and r reads the group's roots within its own row: through elementwise work, views
+    keeping one value per row, and folds of those rows. The group's roots are then computed
+    inline where r reads them."""
+    nodes = graph.nodes
+    for x in (*group, r):
+        if row_role(nodes[x].spec, rows) is None:
+            return False
+        for i in inlined(graph, x, roots):
+            if folds(nodes, i) and (folded_rows(graph, i) != rows or getattr(kind_of(nodes[i]), "selects", False)):
+                return False
+    inside, width = set(inlined(graph, r, roots)), rows[2]
+    reaching: dict[int, bool] = {}
+
+    def reaches(i: int) -> bool:  # whether node i of r's kernel reads a root of the group
+        if i not in reaching:
+            reaching[i] = any(j in group or (j in inside and reaches(j)) for j in nodes[i].inputs)
+        return reaching[i]
+
+    for i in inside:
+        if not reaches(i):
+            continue
+        k = kind_of(nodes[i])
+        if isinstance(k, View):
+            ok = k.keeps_rows(nodes[i], nodes[nodes[i].inputs[0]].spec, width)
+        else:
+            ok = isinstance(k, Elementwise) or folded_rows(graph, i) == rows
+        if not ok:
+            return False
+    return all(isinstance(kind_of(nodes[j]), Elementwise) or folded_rows(graph, j) == rows
+               for j in _reads(graph, r, roots) if j in group)
 
 
 def group_reads(graph: Graph, group: Group, roots: set[int]) -> list[int]:
@@ -224,18 +326,24 @@ def _fuse_epilogues(graph: Graph, roots: set[int], consumers: list[list[int]]) -
 def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
     """A reduction along the last axis whose result is only broadcast back along that axis
     into one elementwise kernel of its rows joins it: the kernel runs a workgroup per row,
-    reduces first, then writes the row (a layer norm, softmax's backward: one kernel)."""
+    reduces first, then writes the row (a layer norm, softmax's backward: one kernel). So does a
+    softmax along the last axis that one such kernel alone reads (its backward pass, which
+    recomputes it), and a reduction whose last axis is folded (a row sum, a full sum) that only
+    elementwise work of one value per result reads (a variance's reciprocal square root, a loss's
+    negated mean): a workgroup per result folds, then applies it."""
     nodes = graph.nodes
     kind = [kind_of(n) for n in nodes]
     for n in sorted(roots, reverse=True):
         node = nodes[n]
-        if not isinstance(kind[n], Reduction) or n in graph.outputs:
+        rows = folded_rows(graph, n)
+        if n in graph.outputs or not (rows or along_rows(graph, n)):
             continue
-        x = nodes[node.inputs[0]].spec
-        if kind[n].axes(node) != (x.ndim - 1,):
-            continue
-        width, reached, stack, seen = x.shape[-1], set(), list(consumers[n]), set()
-        ok = True
+        if nodes[node.inputs[0]].spec.max_size == 0:
+            continue  # a fold of nothing stays apart (see _fuse_leading_reductions)
+        per = rows[0] if rows else Extent.of(node.spec.shape)
+        width = rows[2] if rows else nodes[node.inputs[0]].spec.shape[-1]
+        reached, stack, seen = set(), list(consumers[n]), set()
+        ok, through = True, False
         while stack and ok:
             c = stack.pop()
             if c in seen:
@@ -244,19 +352,23 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
             if c in roots:
                 reached.add(c)
                 continue
-            # Between the reduction and the root: elementwise work, and views that keep one
-            # value per row (adding or dropping size-1 axes, broadcasting the last axis back).
+            # Between the fold and the root: elementwise work, views that keep one value per row
+            # (adding or dropping size-1 axes, broadcasting the last axis back), and folds of the
+            # same rows already joined to the root.
             if isinstance(kind[c], View):
                 ok = kind[c].keeps_rows(nodes[c], nodes[nodes[c].inputs[0]].spec, width)
             elif not isinstance(kind[c], Elementwise):
-                ok = False
+                ok = rows is not None and folded_rows(graph, c) == rows
+                through = True
             stack.extend(consumers[c])
         if not ok or len(reached) != 1:
             continue
         (e,) = reached
-        shape = nodes[e].spec.shape
-        if isinstance(kind[e], Elementwise) and shape and shape[-1] == width and \
-                Extent.of(shape) == Extent.of((*node.spec.shape, width)):
+        if not isinstance(kind[e], Elementwise):
+            continue
+        # (one value per result computed from a fold through another would fold in the other's loop)
+        if (rows and row_role(nodes[e].spec, rows) == "row") or \
+                (isinstance(kind[n], Reduction) and Extent.of(nodes[e].spec.shape) == per and not through):
             roots.discard(n)
 
 

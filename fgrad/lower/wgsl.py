@@ -37,7 +37,7 @@ import numpy as np
 
 from fgrad.errors import CompileError
 from fgrad.ir import Dim, DType, Graph, Node, Spec, at_max
-from fgrad.lower.kinds import folds, kind_of, lowerings
+from fgrad.lower.kinds import kind_of, lowerings
 from fgrad.lower.program import Extent
 
 Folded = str | tuple[str, ...]  # a value a scan folds: WGSL, or a tuple of parts (a linear recurrence's pairs)
@@ -649,14 +649,18 @@ def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sour
 
 
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int, axis: int | None = None, subgroups: bool = False) -> Written:
-    """A workgroup per output element (for several roots of one shape, each folded in turn),
-    or per row for one root that normalizes along an axis (softmax): its reductions are
-    computed once at the top (uniform control flow, as barriers need), then the workgroup
-    writes the row."""
-    root = roots[0]
+                       max_groups: int, span: int, axis: int | None = None, walked: int | None = None,
+                       subgroups: bool = False) -> Written:
+    """A workgroup per output element (for several roots of one shape, each folded in turn; the
+    most values one folds: `span`), or per row of the root `walked` (the first) along `axis`: a
+    softmax's, or that of roots whose row reductions are inside (a layer norm). The row's
+    reductions are computed once at the top (uniform control flow, as barriers need), then the
+    workgroup writes the row of each root of whole rows (rows along their last axis, but the
+    walked root's), and its first invocation the value of each root of one value per row."""
+    root = roots[0] if walked is None else walked
     node = graph.nodes[root]
-    span = node.spec.max_shape[axis] if axis is not None else max(folds(graph.nodes, r) for r in roots)
+    if axis is not None:
+        span = node.spec.max_shape[axis]
     # UNROLL values an invocation: folded at once, and fewer invocations combine their shares in
     # fewer halvings
     width = _width(span, UNROLL)
@@ -665,8 +669,12 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
     g, groups, prelude = _workgroups(w, outer, max_groups)
     coords = w.unravel("o", outer) if outer else []
-    if axis is None:
-        values = [w.value(r, coords) for r in roots]
+    if axis is None:  # roots of one count of results: of one shape, or a value per row kept or not
+        at = {node.spec.shape: coords}
+        for r in roots:
+            if (shape := graph.nodes[r].spec.shape) not in at:
+                at[shape] = w.unravel("o", shape) if shape else []
+        values = [w.value(r, at[graph.nodes[r].spec.shape]) for r in roots]
         index = w.ravel(coords, node.spec.shape)
         tail = ["if (lid == 0i) {",
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
@@ -674,19 +682,49 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
     if isinstance(row, int) and row % width == 0 and row // width <= HELD:
         w.row = row  # each invocation keeps its values of the row: read once, for every fold and the store
-    w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
-
-    def put(e: str) -> None:  # the row's element e
-        at = [*coords[:axis], e, *coords[axis:]]
-        w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
-
+    put, per_row = _rows(w, roots, root, axis, coords)
     if w.row:
         for e in w.held():
             put(e)
     else:
         with w.loop(row, start="lid", step=width) as e:
             put(e)
-    return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+    tail = ["if (lid == 0i) {", *("    " + line for line in per_row), "}"] if per_row else []
+    return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
+
+
+def _rows(w: KernelWriter, roots: Sequence[int], walked: int, axis: int, coords: Sequence[str]
+          ) -> tuple[Callable[[str], None], list[str]]:
+    """For a kernel walking the rows of root `walked` along `axis` (row `o`, whose other
+    coordinates are `coords`), with the row's reductions computed here, at the top: `put(e)`,
+    writing the row's element e of each root of whole rows (the others' rows are along their last
+    axis), every root's value computed before any is stored (an output may overwrite a donated
+    input another reads); and the stores of each root of one value per row, its value computed
+    here."""
+    spec = w.spec(walked)
+    whole: dict[int, Callable[[str], list[str]]] = {}
+    per_row: dict[int, str] = {}
+    for r in roots:
+        shape = w.spec(r).shape
+        if r == walked:
+            whole[r] = lambda e: [*coords[:axis], e, *coords[axis:]]
+        elif shape and shape[-1] == spec.shape[axis] and w.spec(r).max_size == spec.max_size:
+            lead = w.unravel("o", shape[:-1]) if len(shape) > 1 else []
+            whole[r] = lambda e, lead=lead: [*lead, e]
+        else:
+            per_row[r] = w.unravel("o", shape) if shape else []
+    for r, at in whole.items():  # hoists the row's reductions out of the loop (before folds that use them)
+        w.value(r, at("0i"))
+    values = {r: w.value(r, at) for r, at in per_row.items()}
+    out = [output_name(k, len(roots)) for k in range(len(roots))]
+
+    def put(e: str) -> None:
+        found = [(k, r, w.ravel(at(e), w.spec(r).shape), w.value(r, at(e))) for k, r in enumerate(roots)
+                 if (at := whole.get(r))]
+        for k, r, index, v in found:
+            w.line(store(w.nodes[r], index, v, out[k]))
+
+    return put, [store(w.nodes[r], "o", v, out[roots.index(r)]) for r, v in values.items()]
 
 
 def columns_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
@@ -716,25 +754,25 @@ def columns_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequenc
     return Written(module(name, graph, roots, reads, COLUMNS * FOLDERS, prelude, w, tail), g, groups, w.sized)
 
 
-def row_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
-               max_groups: int, axis: int) -> Written:
-    """On a CPU adapter, the rows of a root that normalizes along `axis` (softmax), in place of
-    the cooperative skeleton: an invocation per row, its reductions loops of its own, computed
-    once at the top, then the row written. A CPU adapter runs a workgroup's invocations in the
-    lanes of one thread, and a barrier as a switch between coroutines: here there are none, and
+def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads: Sequence[int],
+               sources: dict[int, str], max_groups: int, axis: int) -> Written:
+    """On a CPU adapter, the rows of root `walked` along `axis` (a softmax's, a layer norm's), with
+    the group's other roots of whole rows or of one value per row (`_rows`), in place of the
+    cooperative skeleton: an invocation per row, its reductions loops of its own, computed once
+    at the top, then the rows written. A CPU adapter runs a workgroup's invocations in the lanes
+    of one thread, and a barrier as a switch between coroutines: here there are none, and
     ROW_LANES rows run side by side."""
-    node = graph.nodes[root]
+    node = graph.nodes[walked]
     w = KernelWriter(graph, sources)
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
     g = grid(math.ceil(math.prod(at_max(outer)) / ROW_LANES), max_groups)
     prelude = invocation("o", g[0] * ROW_LANES, w.size(w.extent(outer)))
     coords = w.unravel("o", outer) if outer else []
-    w.value(root, [*coords[:axis], "0i", *coords[axis:]])  # hoists the row's reductions out of the loop
+    put, per_row = _rows(w, roots, walked, axis, coords)
     with w.loop(node.spec.shape[axis]) as e:
-        at = [*coords[:axis], e, *coords[axis:]]
-        w.line(store(node, w.ravel(at, node.spec.shape), w.value(root, at)))
+        put(e)
     groups = (Extent.of(outer, ROW_LANES),) if any(isinstance(d, Dim) for d in outer) else ()
-    return Written(module(name, graph, root, reads, ROW_LANES, prelude, w, []), g, groups, w.sized)
+    return Written(module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups, w.sized)
 
 
 def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],

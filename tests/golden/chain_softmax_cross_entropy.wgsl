@@ -50,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     out[i] = a1;
 }
 
-// fgrad: sum f32[] <- f32[6]
+// fgrad: sum_mul_neg f32[] <- f32[6]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 
@@ -66,23 +66,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v3 = b0[r2];
         a1 = a1 + v3;
     }
-    out[i] = a1;
-}
-
-// fgrad: mul_neg f32[] <- f32[]
-@group(0) @binding(0) var<storage, read> b0: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
-        @builtin(workgroup_id) group: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 256u);
-    if (i >= 1i) {
-        return;
-    }
-    let v1 = b0[0i];
-    let v2 = 0.1666666716337204f;
-    let v3 = (v1 * v2);
-    let v4 = (-v3);
-    out[i] = v4;
+    let v4 = 0.1666666716337204f;
+    let v5 = (a1 * v4);
+    let v6 = (-v5);
+    out[i] = v6;
 }
