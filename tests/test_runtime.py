@@ -386,6 +386,27 @@ def test_split_k_for_small_products_over_long_k():
     assert_matches(Executable(program)(a, b), fg.interpret(graph, a, b), 1e-5, 1e-4, "split-k")
 
 
+def test_split_k_goes_on_while_the_partial_products_tiles_stay_small():
+    """Split-k goes on where the partial products' tiles would stay under 32 outputs an invocation
+    and k pays for the partial sums: 4096 x 1024 @ 1024 x 256 on a GPU's 192 workgroups in 2 (its
+    tiles 8 x 4, not 4 x 4); 128 x 2048 @ 2048 x 64 over 4 workgroups in 4, not 2; never where k
+    is short (4096 x 256 @ 256 x 256) or on a CPU adapter."""
+    def product_shapes(sa, sb, limits):
+        program = lower(fg.trace(lambda x, w: x @ w, fg.spec(sa), fg.spec(sb)), limits)
+        return [program.graph.nodes[r].spec.shape for k in program.kernels for r in k.roots
+                if program.graph.nodes[r].op == "matmul"]
+
+    assert product_shapes((4096, 1024), (1024, 256), Limits(parallel_workgroups=192)) == [(2, 4096, 256)]
+    assert product_shapes((4096, 256), (256, 256), Limits(parallel_workgroups=192)) == [(4096, 256)]
+    assert product_shapes((128, 2048), (2048, 64), Limits(parallel_workgroups=4, cpu=True)) == [(2, 128, 64)]
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(128, 2048)).astype(np.float32), rng.normal(size=(2048, 64)).astype(np.float32)
+    graph = fg.trace(lambda x, w: x @ w, a, b)
+    program = lower(graph, gpu_limits(parallel_workgroups=4))
+    assert [program.graph.nodes[r].spec.shape for r in program.kernels[0].roots] == [(4, 128, 64)]
+    assert_matches(Executable(program)(a, b), fg.interpret(graph, a, b), 1e-5, 1e-4, "split-k, 4 parts")
+
+
 def test_layer_norm_runs_as_one_kernel_and_its_gradient_matches():
     rng = np.random.default_rng(9)
     x = rng.normal(size=(6, 200)).astype(np.float32)
