@@ -427,36 +427,46 @@ def _statistics(x):
     return centred * rstd[..., None] * 2.0 + 1.0, mu, rstd
 
 
-# name: (function, operand shapes, the kernels' roots' shapes)
+# name: (function, operand shapes, the kernels' roots' shapes for a GPU, and for a CPU adapter where
+# they differ: there roots of whole rows and of values per row keep kernels of their own)
 ROWS_AND_VALUES = {
     # whole rows and one value per row: a layer norm with the statistics its backward pass keeps
-    "statistics-held-rows": (_statistics, [(6, 128)], [[(6, 1), (6, 128), (6,)]]),
-    "statistics-strided-rows": (_statistics, [(5, 200)], [[(5, 1), (5, 200), (5,)]]),
-    "statistics-batched-rows": (_statistics, [(3, 4, 96)], [[(3, 4, 1), (3, 4, 96), (3, 4)]]),
+    "statistics-held-rows": (_statistics, [(6, 128)], [[(6, 1), (6, 128), (6,)]],
+                             [[(6, 1)], [(6, 128)], [(6,)], [(6, 128)]]),
+    "statistics-strided-rows": (_statistics, [(5, 200)], [[(5, 1), (5, 200), (5,)]],
+                                [[(5, 1)], [(5, 200)], [(5,)], [(5, 200)]]),
+    "statistics-batched-rows": (_statistics, [(3, 4, 96)], [[(3, 4, 1), (3, 4, 96), (3, 4)]],
+                                [[(3, 4, 1)], [(3, 4, 96)], [(3, 4)], [(3, 4, 96)]]),
     # a row sum kept, and the rows divided by it
-    "row-sum-and-shares": (lambda x: (x.sum(-1), x / x.sum(-1, keepdims=True)), [(7, 300)], [[(7,), (7, 300)]]),
+    "row-sum-and-shares": (lambda x: (x.sum(-1), x / x.sum(-1, keepdims=True)), [(7, 300)], [[(7,), (7, 300)]],
+                           [[(7,)], [(7, 300)]]),
+    # folds of one count of results, their shapes not alike, share a kernel
+    "row-sum-and-kept-max": (lambda x: (x.sum(-1), x.max(-1, keepdims=True) * 2.0), [(7, 300)], [[(7,), (7, 1)]],
+                             None),
     # a row reduction's per-row epilogue, and a full sum's, join the reduction
-    "rms-epilogue": (lambda x: fg.rsqrt(fg.mean(x * x, axis=-1) + 1e-6), [(7, 300)], [[(7,)]]),
-    "negated-mean": (lambda x: -fg.mean(x), [(7, 300)], [[()]]),
+    "rms-epilogue": (lambda x: fg.rsqrt(fg.mean(x * x, axis=-1) + 1e-6), [(7, 300)], [[(7,)]], None),
+    "negated-mean": (lambda x: -fg.mean(x), [(7, 300)], [[()]], None),
     # the softmax recomputed in its backward pass's kernel
-    "softmax-backward": (fg.grad(lambda x, c: (fg.softmax(x, -1) * c).sum()), [(7, 300), (7, 300)], [[(7, 300)]]),
+    "softmax-backward": (fg.grad(lambda x, c: (fg.softmax(x, -1) * c).sum()), [(7, 300), (7, 300)], [[(7, 300)]],
+                         None),
     "log-softmax-backward": (fg.grad(lambda x, c: (fg.log_softmax(x, -1) * c).sum()), [(5, 256), (5, 256)],
-                             [[(5, 256)]]),
+                             [[(5, 256)]], None),
     # a variance's mean stays a kernel of its own: folded inside the variance's loop, it would be
     # folded again for every value
-    "variance": (lambda x: fg.var(x, axis=-1), [(7, 300)], [[(7,)], [(7,)]]),
+    "variance": (lambda x: fg.var(x, axis=-1), [(7, 300)], [[(7,)], [(7,)]], None),
 }
 
 
 @pytest.mark.parametrize("cpu", [False, True], ids=["gpu", "cpu"])
 @pytest.mark.parametrize("name", sorted(ROWS_AND_VALUES))
 def test_rows_kernels_write_whole_rows_and_values_per_row(name, cpu):
-    fn, shapes, kernels = ROWS_AND_VALUES[name]
+    fn, shapes, gpu_kernels, cpu_kernels = ROWS_AND_VALUES[name]
     rng = np.random.default_rng(11)
     args = [rng.normal(size=s).astype(np.float32) for s in shapes]
     graph = fg.trace(fn, *args)
     exe = Executable(lower(graph, gpu_limits(cpu=cpu)))
     program = exe.program
+    kernels = cpu_kernels if cpu and cpu_kernels else gpu_kernels
     assert [sorted(set(program.graph.nodes[r].spec.shape for r in k.roots), key=len) for k in program.kernels] == \
         [sorted(set(k), key=len) for k in kernels]
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-5, 1e-5, name)

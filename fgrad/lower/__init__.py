@@ -38,7 +38,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = dataclasses.replace(graph, captures=())
     graph = simplify(rewrite(graph, limits))
-    groups, reads = plan_kernels(graph, max_bindings)
+    groups, reads = plan_kernels(graph, max_bindings, limits.cpu)
     buffers, specs, where, in_place, outputs, copies = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
         if buffers[b].size > limits.max_storage_buffer_binding_size:

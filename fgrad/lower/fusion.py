@@ -40,10 +40,12 @@ def is_buffer_source(graph: Graph, i: int) -> bool:
 Group = tuple[int, ...]  # the materialized nodes one kernel computes (its roots)
 
 
-def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Group, list[int]]]:
+def plan_kernels(graph: Graph, max_bindings: int, cpu: bool = False) -> tuple[list[Group], dict[Group, list[int]]]:
     """The kernels in order, each the roots it computes, and the buffer-held nodes each reads.
 
-    `max_bindings` counts the kernel's outputs too.
+    `max_bindings` counts the kernel's outputs too. For a CPU adapter (`cpu`), roots of whole
+    rows and of values per row keep kernels of their own: there a rows kernel walks a row per
+    invocation, where an elementwise kernel loads vectors of adjacent values.
     """
     nodes = graph.nodes
     kind = [kind_of(n) for n in nodes]
@@ -74,7 +76,7 @@ def plan_kernels(graph: Graph, max_bindings: int) -> tuple[list[Group], dict[Gro
             cut = _widest_inlined(graph, root, roots, len(found))
             roots.add(cut)
             pending.append(cut)
-    groups = _group_siblings(graph, sorted(roots), roots, max_bindings)
+    groups = _group_siblings(graph, sorted(roots), roots, max_bindings, rows=not cpu)
     return groups, {g: group_reads(graph, g, roots) for g in groups}
 
 
@@ -155,7 +157,8 @@ def row_root(graph: Graph, group: Group, inside: Sequence[int]) -> tuple[int, Ro
                  if i != r and row_role(graph.nodes[r].spec, rows) == "row"), None)
 
 
-def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int) -> list[Group]:
+def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_bindings: int, rows: bool = True
+                    ) -> list[Group]:
     """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
     writes the parameter and both moments in one pass, a layer norm's backward sums share
     theirs. Roots of whole rows and of one value per row join a kernel walking those rows
@@ -179,12 +182,12 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
                 g.append(r)  # the results of one loop: one run of its body
                 break
-            rows = walks[-back] or walk
+            walked = walks[-back] or walk
             pair = {kind, kinds[-back]}
-            if rows and walk in (None, rows) and walks[-back] in (None, rows) and \
+            if rows and walked and walk in (None, walked) and walks[-back] in (None, walked) and \
                     pair <= {"rows", "cooperative", "elementwise"} and ("rows" in pair or "cooperative" in pair and any(
-                        row_role(graph.nodes[x].spec, rows) == "row" for x in (*g, r))):
-                merged, fits = "rows", _joins_rows(graph, g, r, rows, roots)
+                        row_role(graph.nodes[x].spec, walked) == "row" for x in (*g, r))):
+                merged, fits = "rows", _joins_rows(graph, g, r, walked, roots)
             else:
                 # A columns kernel computes elementwise roots too (each result's invocations alike);
                 # a cooperative one, roots of one count of results (one value per row, kept or not).
@@ -194,12 +197,12 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                 fits = (merged in ("elementwise", "cooperative", "columns")
                         and (a == b or merged == "cooperative" and Extent.of(a) == Extent.of(b))
                         and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r]))
-                rows = walk if walk == walks[-back] else None
+                walked = walk if walk == walks[-back] else None
             fits = (fits and not any(needs[x] & set(g) for x in between)
                     and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
             if fits:
                 g.append(r)
-                kinds[-back], walks[-back] = merged, rows
+                kinds[-back], walks[-back] = merged, walked
                 break
         else:
             groups.append([r])

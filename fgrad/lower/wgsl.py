@@ -580,9 +580,12 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
 
-    def element(i: str) -> None:
-        coords = w.unravel(i, node.spec.shape) if node.spec.shape else []
-        values = [w.value(r, coords) for r in roots]
+    def element(i: str) -> None:  # (roots of one count of elements, their shapes alike or not)
+        at: dict[tuple, list[str]] = {}
+        for r in roots:
+            if (shape := graph.nodes[r].spec.shape) not in at:
+                at[shape] = w.unravel(i, shape) if shape else []
+        values = [w.value(r, at[graph.nodes[r].spec.shape]) for r in roots]
         for k, (r, v) in enumerate(zip(roots, values)):
             w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
 
