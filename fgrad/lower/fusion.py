@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fgrad.ir import Graph, Spec, call_of
+from fgrad.ir import Dim, Graph, Spec, call_of
 from fgrad.lower.matmul import tiles
 from fgrad.lower.kinds import (
     Contraction, Conversion, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
@@ -123,7 +123,7 @@ def along_rows(graph: Graph, i: int) -> bool:
     return isinstance(kind, Reduction) and graph.nodes[node.inputs[0]].spec.ndim - 1 in kind.axes(node)
 
 
-Rows = tuple[Extent, Extent, object]  # rows one at a time: how many, their values in all, how long each is
+Rows = tuple[Extent, Extent, int | Dim]  # rows one at a time: how many, their values in all, how long each is
 
 
 def folded_rows(graph: Graph, i: int) -> Rows | None:
@@ -161,8 +161,8 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                     ) -> list[Group]:
     """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
     writes the parameter and both moments in one pass, a layer norm's backward sums share
-    theirs. Roots of whole rows and of one value per row join a kernel walking those rows
-    (`_joins_rows`): a layer norm's output with its mean and variance's statistics. A kernel
+    theirs. Where `rows` holds, roots of whole rows and of one value per row join a kernel
+    walking those rows (`_joins_rows`): a layer norm's output with its statistics. A kernel
     runs where its last root is due. A root joins a recent kernel if the roots it reads of that
     kernel are elementwise (computed inline, at the same coordinates), no kernel in between
     reads that kernel's roots, and the bindings fit."""
