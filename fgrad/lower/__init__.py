@@ -99,9 +99,10 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
            updated: dict[int, int], limits: Limits) -> Written:
     """The WGSL of the kernel computing `group` and its workgroup grid, in the skeleton that
     fits: the tiled matmul around a matmul (on a CPU adapter, the register-tiled one of
-    matmul_cpu.py), a cooperative one for big reductions, a scan for long cumsum rows, a sort
-    per row and a merge per result of a sort's passes, else one invocation per element (the
-    only one with several outputs).
+    matmul_cpu.py), a cooperative one for big reductions, one walking rows (a softmax's, a
+    layer norm's with the values it keeps per row), a scan for long cumsum rows, a sort per row
+    and a merge per result of a sort's passes, else one invocation per element. The
+    elementwise, cooperative, columns and rows skeletons write several outputs.
     `updated` maps each donated input the kernel reads from its own output buffers to that
     output's position."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
