@@ -580,12 +580,8 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
 
-    def element(i: str) -> None:  # (roots of one count of elements, their shapes alike or not)
-        at: dict[tuple, list[str]] = {}
-        for r in roots:
-            if (shape := graph.nodes[r].spec.shape) not in at:
-                at[shape] = w.unravel(i, shape) if shape else []
-        values = [w.value(r, at[graph.nodes[r].spec.shape]) for r in roots]
+    def element(i: str) -> None:
+        values = [w.value(r, at) for r, at in zip(roots, _coordinates(w, roots, i))]
         for k, (r, v) in enumerate(zip(roots, values)):
             w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
 
@@ -602,6 +598,18 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
                 element(i)
     groups = (Extent.of(node.spec.shape, per * WORKGROUP),) if node.spec.symbols else ()
     return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized)
+
+
+def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
+                 known: dict[tuple, list[str]] | None = None) -> list[list[str]]:
+    """Each root's coordinates at element `index` of its own shape, for roots of one count of
+    elements whose shapes differ or not (`(n,)` and `(n, 1)`), each shape unravelled once (or
+    found in `known`)."""
+    at = dict(known or {})
+    for r in roots:
+        if (shape := w.spec(r).shape) not in at:
+            at[shape] = w.unravel(index, shape) if shape else []
+    return [at[w.spec(r).shape] for r in roots]
 
 
 def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
@@ -673,11 +681,7 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     g, groups, prelude = _workgroups(w, outer, max_groups)
     coords = w.unravel("o", outer) if outer else []
     if axis is None:  # roots of one count of results: of one shape, or a value per row kept or not
-        at = {node.spec.shape: coords}
-        for r in roots:
-            if (shape := graph.nodes[r].spec.shape) not in at:
-                at[shape] = w.unravel("o", shape) if shape else []
-        values = [w.value(r, at[graph.nodes[r].spec.shape]) for r in roots]
+        values = [w.value(r, at) for r, at in zip(roots, _coordinates(w, roots, "o", {node.spec.shape: coords}))]
         index = w.ravel(coords, node.spec.shape)
         tail = ["if (lid == 0i) {",
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
