@@ -135,7 +135,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
             graph.nodes[walked].spec.ndim - 1
         if serial:
             return row_kernel(name, graph, group, walked, reads, sources, most, axis)
-        return cooperative_kernel(name, graph, group, reads, sources, most, 0, axis, walked, limits.subgroups)
+        span = graph.nodes[walked].spec.max_shape[axis]
+        return cooperative_kernel(name, graph, group, reads, sources, most, span, axis, walked, limits.subgroups)
     if kind == "sort":
         return sort_kernel(name, graph, group[0], reads, sources, most)
     if kind == "merge":

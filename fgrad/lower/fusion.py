@@ -19,7 +19,7 @@ of what it inlines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from fgrad.ir import Dim, Graph, Spec, call_of
 from fgrad.lower.matmul import tiles
@@ -237,26 +237,54 @@ def _joins_rows(graph: Graph, group: list[int], r: int, rows: Rows, roots: set[i
         for i in inlined(graph, x, roots):
             if folds(nodes, i) and (folded_rows(graph, i) != rows or getattr(kind_of(nodes[i]), "selects", False)):
                 return False
-    inside, width = set(inlined(graph, r, roots)), rows[2]
-    reaching: dict[int, bool] = {}
-
-    def reaches(i: int) -> bool:  # whether node i of r's kernel reads a root of the group
-        if i not in reaching:
-            reaching[i] = any(j in group or (j in inside and reaches(j)) for j in nodes[i].inputs)
-        return reaching[i]
-
-    for i in inside:
-        if not reaches(i):
-            continue
-        k = kind_of(nodes[i])
-        if isinstance(k, View):
-            ok = k.keeps_rows(nodes[i], nodes[nodes[i].inputs[0]].spec, width)
-        else:
-            ok = isinstance(k, Elementwise) or folded_rows(graph, i) == rows
-        if not ok:
-            return False
+    inside = set(inlined(graph, r, roots))
+    reaches = _reaching(graph, inside, set(group))
+    if not all(_within_rows(graph, i, rows, rows[2]) for i in inside if reaches(i)):
+        return False
     return all(isinstance(kind_of(nodes[j]), Elementwise) or folded_rows(graph, j) == rows
                for j in _reads(graph, r, roots) if j in group)
+
+
+def _within_rows(graph: Graph, i: int, rows: Rows | None, width: int | Dim) -> bool:
+    """Whether node i keeps each value within its row (of `width`): elementwise work, a view that
+    keeps one value per row (adding or dropping size-1 axes, broadcasting the last axis back), or
+    a fold along `rows`."""
+    node, kind = graph.nodes[i], kind_of(graph.nodes[i])
+    if isinstance(kind, View):
+        return kind.keeps_rows(node, graph.nodes[node.inputs[0]].spec, width)
+    return isinstance(kind, Elementwise) or (rows is not None and folded_rows(graph, i) == rows)
+
+
+def _reaching(graph: Graph, inside: set[int], targets: set[int]) -> Callable[[int], bool]:
+    """Whether node i of a kernel computing `inside` reads one of `targets`, itself or through
+    nodes inside."""
+    known: dict[int, bool] = {}
+
+    def reaches(i: int) -> bool:
+        if i not in known:
+            known[i] = any(j in targets or (j in inside and reaches(j)) for j in graph.nodes[i].inputs)
+        return known[i]
+
+    return reaches
+
+
+def _roots_reached(n: int, consumers: list[list[int]], roots: set[int], passes: Callable[[int], bool]
+                   ) -> tuple[set[int], set[int]] | None:
+    """The roots node n's value reaches through nodes that are not roots, and every node on the
+    way (those roots too); None where one of the nodes walked through fails `passes`."""
+    reached, stack, seen = set(), list(consumers[n]), set()
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        if c in roots:
+            reached.add(c)
+            continue
+        if not passes(c):
+            return None
+        stack.extend(consumers[c])
+    return reached, seen
 
 
 def group_reads(graph: Graph, group: Group, roots: set[int]) -> list[int]:
@@ -345,28 +373,13 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
             continue  # a fold of nothing stays apart (see _fuse_leading_reductions)
         per = rows[0] if rows else Extent.of(node.spec.shape)
         width = rows[2] if rows else nodes[node.inputs[0]].spec.shape[-1]
-        reached, stack, seen = set(), list(consumers[n]), set()
-        ok, through = True, False
-        while stack and ok:
-            c = stack.pop()
-            if c in seen:
-                continue
-            seen.add(c)
-            if c in roots:
-                reached.add(c)
-                continue
-            # Between the fold and the root: elementwise work, views that keep one value per row
-            # (adding or dropping size-1 axes, broadcasting the last axis back), and folds of the
-            # same rows already joined to the root.
-            if isinstance(kind[c], View):
-                ok = kind[c].keeps_rows(nodes[c], nodes[nodes[c].inputs[0]].spec, width)
-            elif not isinstance(kind[c], Elementwise):
-                ok = rows is not None and folded_rows(graph, c) == rows
-                through = True
-            stack.extend(consumers[c])
-        if not ok or len(reached) != 1:
+        # Between the fold and the root: work within each row, folds of the same rows already
+        # joined to the root among it.
+        walked = _roots_reached(n, consumers, roots, lambda c: _within_rows(graph, c, rows, width))
+        if walked is None or len(walked[0]) != 1:
             continue
-        (e,) = reached
+        (e,), seen = walked
+        through = any(not isinstance(kind[c], (Elementwise, View)) for c in seen - {e})
         if not isinstance(kind[e], Elementwise):
             continue
         # (one value per result computed from a fold through another would fold in the other's loop)
@@ -392,20 +405,17 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
         # folds 0 * x to 0, where x may be infinite (a mean over an empty axis is NaN).
         if nodes[node.inputs[0]].spec.max_size == 0:
             continue
-        reached, stack, seen, ok = set(), list(consumers[n]), set(), True
-        while stack and ok:
-            c = stack.pop()
-            if c in seen:
-                continue
-            seen.add(c)
-            ok = isinstance(kind[c], Elementwise) and nodes[c].spec.shape == node.spec.shape
-            if c in roots:
-                reached.add(c)
-            else:
-                stack.extend(consumers[c])
-        if not ok or len(reached) != 1 or set(graph.outputs) & (seen - reached):
+
+        def alike(c: int, shape: tuple = node.spec.shape) -> bool:  # elementwise work of the result's shape
+            return isinstance(kind[c], Elementwise) and nodes[c].spec.shape == shape
+
+        walked = _roots_reached(n, consumers, roots, alike)
+        if walked is None or len(walked[0]) != 1:
             continue
-        (e,) = reached  # a kernel of its own rows to reduce loops in a workgroup: not one to loop inline in
+        (e,), seen = walked
+        if not alike(e) or set(graph.outputs) & (seen - {e}):
+            continue
+        # A kernel of its own rows to reduce loops in a workgroup: not one to loop inline in.
         if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for i in inlined(graph, e, roots)):
             roots.discard(n)
 
@@ -473,11 +483,5 @@ def reads_in_place(graph: Graph, root: int, source: int, roots: set[int]) -> boo
     """Whether `root`'s kernel reads `source` only at its own output coordinates: every
     path from the root down to `source` runs through elementwise ops alone."""
     inside = set(inlined(graph, root, roots))
-    reaching: dict[int, bool] = {}
-
-    def reaches(i: int) -> bool:
-        if i not in reaching:
-            reaching[i] = any(j == source or (j in inside and reaches(j)) for j in graph.nodes[i].inputs)
-        return reaching[i]
-
+    reaches = _reaching(graph, inside, {source})
     return all(isinstance(kind_of(graph.nodes[i]), Elementwise) for i in inside if i == root or reaches(i))

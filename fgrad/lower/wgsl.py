@@ -556,9 +556,9 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     STREAMING elements or more, PER a quarter of the output apart (so that each of the
     invocation's loads and stores is coalesced with its neighbours'): on an H100, four elements
     an invocation stream at twice the bandwidth of one, while smaller outputs (a column sum's
-    partial sums, each a loop) need every invocation they can have. Several roots of one shape
-    are all computed before any is stored (an output may overwrite a donated input that another
-    reads). With `vectors` (a CPU adapter), an invocation per VEC elements along rows of a
+    partial sums, each a loop) need every invocation they can have. Several roots of one count
+    of elements (their shapes alike, or `(n,)` and `(n, 1)`) are all computed before any is
+    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU adapter), an invocation per VEC elements along rows of a
     multiple of VEC, where that binds a buffer as vec4s (`lanes_kernel`)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
@@ -662,16 +662,15 @@ def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sour
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                        max_groups: int, span: int, axis: int | None = None, walked: int | None = None,
                        subgroups: bool = False) -> Written:
-    """A workgroup per output element (for several roots of one shape, each folded in turn; the
-    most values one folds: `span`), or per row of the root `walked` (the first) along `axis`: a
-    softmax's, or that of roots whose row reductions are inside (a layer norm). The row's
+    """A workgroup per output element (for several roots of one shape, each folded in turn), or
+    per row of the root `walked` (the first) along `axis`: a softmax's, or that of roots whose
+    row reductions are inside (a layer norm); `span`: the most values one result folds, or the
+    row's length. The row's
     reductions are computed once at the top (uniform control flow, as barriers need), then the
     workgroup writes the row of each root of whole rows (rows along their last axis, but the
     walked root's), and its first invocation the value of each root of one value per row."""
     root = roots[0] if walked is None else walked
     node = graph.nodes[root]
-    if axis is not None:
-        span = node.spec.max_shape[axis]
     # UNROLL values an invocation: folded at once, and fewer invocations combine their shares in
     # fewer halvings
     width = _width(span, UNROLL)
@@ -710,7 +709,6 @@ def _rows(w: KernelWriter, roots: Sequence[int], walked: int, axis: int, coords:
     here."""
     spec = w.spec(walked)
     whole: dict[int, Callable[[str], list[str]]] = {}
-    per_row: dict[int, str] = {}
     for r in roots:
         shape = w.spec(r).shape
         if r == walked:
@@ -718,11 +716,11 @@ def _rows(w: KernelWriter, roots: Sequence[int], walked: int, axis: int, coords:
         elif shape and shape[-1] == spec.shape[axis] and w.spec(r).max_size == spec.max_size:
             lead = w.unravel("o", shape[:-1]) if len(shape) > 1 else []
             whole[r] = lambda e, lead=lead: [*lead, e]
-        else:
-            per_row[r] = w.unravel("o", shape) if shape else []
+    per_row = [r for r in roots if r not in whole]
+    at_row = _coordinates(w, per_row, "o")
     for r, at in whole.items():  # hoists the row's reductions out of the loop (before folds that use them)
         w.value(r, at("0i"))
-    values = {r: w.value(r, at) for r, at in per_row.items()}
+    values = {r: w.value(r, at) for r, at in zip(per_row, at_row)}
     out = [output_name(k, len(roots)) for k in range(len(roots))]
 
     def put(e: str) -> None:
