@@ -22,6 +22,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ CHUNK = 64  # dispatches recorded before a submit: a long step starts on the GPU
 FIRST_CHUNK = 16  # a long heavy call's first submit: the GPU starts soon after the host does
 LATENCY = 1e-3  # seconds of light calls left unsubmitted at most
 POOL_BYTES = 1 << 28  # bytes of free result buffers a device keeps for the next results
+PIPELINE_THREADS = 8  # pipelines a GPU's device creates at once (see _pipelines)
 EARLY_BYTES = 1 << 12  # the largest result staged for the host as soon as it is computed
 # A heavy call is submitted at its end (see Device): a matrix product of HEAVY_FLOPS or more, or
 # HEAVY_BYTES read and written, takes longer on a GPU than a submit on the host.
@@ -79,6 +81,7 @@ class Device:
     device: Any
     limits: Limits
     pipelines: dict[str, Any] = field(default_factory=dict)  # sha256 of WGSL -> compute pipeline
+    pipeline_threads: int = 1  # pipelines created at once (a CPU adapter's compiler has the CPU's cores already)
     staging: dict[int, list[Any]] = field(default_factory=dict)  # size -> free mappable readback buffers
     fence: Any = None  # the buffer wait() reads back, made on first use
     # The buffer of every live Array, by id: so that no buffer is ever garbage of a reference cycle
@@ -278,7 +281,8 @@ def _open(wanted: str | None) -> Device:
         features = [f for f in wanted if f in adapter.features]
         device = adapter.request_device_sync(required_features=features, required_limits=dict(adapter.limits))
         _OPENED[k] = Device(adapter, device, Limits.of(adapter.limits, os.cpu_count() or 1 if cpu else 192, cpu,
-                                                       "subgroup" in features))
+                                                       "subgroup" in features),
+                            pipeline_threads=1 if cpu else PIPELINE_THREADS)
     return _OPENED[k]
 
 
@@ -657,19 +661,34 @@ del _name_, _fn
 # ---------------------------------------------------------------------------
 
 
-def _pipeline(device: Device, kernel: Any) -> Any:
-    """The cached pipeline for a kernel's WGSL, created (and validated) on first use."""
+def _pipelines(device: Device, kernels: Sequence[Any]) -> list[Any]:
+    """The cached pipeline of each kernel's WGSL, those not cached created (and validated) first.
+    Several are created at once on threads (a driver compiles each in native code, without
+    Python's lock): a GPU's first step with 200 new kernels waits for the slowest share, not the
+    sum. The first kernel in order that fails validation is the one reported."""
     import wgpu  # imported already: the device is open
 
-    key = hashlib.sha256(kernel.wgsl.encode()).hexdigest()
-    if key not in device.pipelines:
+    keys = [hashlib.sha256(k.wgsl.encode()).hexdigest() for k in kernels]
+    new = {key: k for key, k in zip(keys, kernels) if key not in device.pipelines}
+
+    def create(kernel: Any) -> Any:
         try:
             module = device.device.create_shader_module(code=kernel.wgsl)
-            device.pipelines[key] = device.device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"})
-        except wgpu.GPUError as e:
-            raise CompileError(_validation_message(kernel, str(e))) from None
-    return device.pipelines[key]
+            return device.device.create_compute_pipeline(layout="auto", compute={"module": module,
+                                                                                 "entry_point": "main"})
+        except wgpu.GPUError as e:  # each thread captures the errors of its own calls
+            return CompileError(_validation_message(kernel, str(e)))
+
+    if device.pipeline_threads > 1 and len(new) > 1:
+        with ThreadPoolExecutor(min(device.pipeline_threads, len(new))) as pool:
+            made = list(pool.map(create, new.values()))
+    else:
+        made = [create(k) for k in new.values()]
+    for key, pipeline in zip(new, made):
+        if isinstance(pipeline, CompileError):
+            raise pipeline
+        device.pipelines[key] = pipeline
+    return [device.pipelines[key] for key in keys]
 
 
 def _check_features(program: Program, device: Device) -> None:
@@ -723,7 +742,7 @@ class Executable:
         self.capturing: dict[tuple[str, ...] | None, Executable] = {}
         dev = self.device.device
         _check_features(program, self.device)
-        self.pipelines = [_pipeline(self.device, k) for k in program.kernels]
+        self.pipelines = _pipelines(self.device, program.kernels)
         self.resident: dict[int, Any] = {}  # scratch and constant buffers, made once
         for b, buf in enumerate(program.buffers):
             if buf.kind == "scratch":

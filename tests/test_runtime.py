@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
+from fgrad import nn
 from fgrad.lower import Limits, lower
 from fgrad.runtime import Executable, _open
 from op_table import API_CASES, DTYPE_CASES, OP_CASES, make, trace
@@ -214,6 +215,29 @@ def test_shader_validation_error_names_kernel_site_and_line():
     line = next(n for n, text in enumerate(broken.splitlines(), 1) if "exq(" in text)
     assert f"kernel {kernel.name}" in message and _line(f, 1) in message
     assert f"WGSL line {line}:" in message and "exq" in message
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_pipelines_made_on_threads_report_the_first_kernel_that_fails(threads):
+    """A GPU's device creates a program's new pipelines several at once: every good one is made
+    and cached in kernel order, and of several broken kernels the first in order is reported."""
+    def f(x):
+        h = fg.exp(x) @ x.T
+        return fg.sin(h).sum(axis=0) * fg.tanh(h) @ x
+
+    x = fg.spec((5, 5))
+    program = lower(fg.trace(f, x))
+    device = dataclasses.replace(fg.default_device(), pipelines={}, pipeline_threads=threads)
+    exe = Executable(program, device)
+    assert len({k.wgsl for k in program.kernels}) == len(device.pipelines) >= 3
+    assert set(map(id, exe.pipelines)) == set(map(id, device.pipelines.values()))
+    data = np.random.default_rng(0).normal(size=(5, 5)).astype(np.float32)
+    assert_matches(exe(data), fg.interpret(fg.trace(f, x), data), 1e-4, 1e-5)
+    broken = [dataclasses.replace(k, wgsl=k.wgsl + "\nfn broken() { let y = 1.0 + ; }\n") if n in (1, 2) else k
+              for n, k in enumerate(program.kernels)]
+    assert program.kernels[1].name != program.kernels[2].name
+    with pytest.raises(fg.CompileError, match=f"kernel {program.kernels[1].name} "):
+        Executable(dataclasses.replace(program, kernels=tuple(broken)), dataclasses.replace(device, pipelines={}))
 
 
 def test_unknown_adapter_is_a_clear_error():
@@ -470,6 +494,44 @@ def test_rows_kernels_write_whole_rows_and_values_per_row(name, cpu):
     assert [sorted(set(program.graph.nodes[r].spec.shape for r in k.roots), key=len) for k in program.kernels] == \
         [sorted(set(k), key=len) for k in kernels]
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-5, 1e-5, name)
+
+
+def _bias_after_product(x, w1, b1, w2):
+    return (fg.tanh(x @ w1 + b1) @ w2).sum()
+
+
+def _norm_after_product(x, w, p, w2):
+    return (nn.layer_norm(p, x @ w) @ w2).sum()
+
+
+# name: (function, argnums differentiated, operand shapes, the column sums' partial sums (shapes)
+# that the matmul kernel producing what they sum writes; `parallel`: the adapter's workgroups at
+# once, which pick the tiles: 8 x 4 (a tile of 128 rows, eight chunks of 16) or 2 x 2 (32 rows)
+COLUMN_PARTIALS = {
+    "bias-gradient": (_bias_after_product, (2,), [(256, 32), (32, 64), (64,), (64, 16)], [(16, 64)]),
+    "bias-gradient-batched": (_bias_after_product, (2,), [(4, 64, 32), (32, 64), (64,), (64, 16)], [(16, 64)]),
+    "bias-gradient-ragged-columns": (_bias_after_product, (2,), [(256, 32), (32, 40), (40,), (40, 16)], [(16, 40)]),
+    "layer-norm-gradients": (_norm_after_product, (2,), [(256, 32), (32, 64), "norm", (64, 16)],
+                             [(16, 64), (16, 64)]),
+}
+
+
+@pytest.mark.parametrize("parallel", [2, 192])
+@pytest.mark.parametrize("name", sorted(COLUMN_PARTIALS))
+def test_column_sums_of_a_product_are_summed_where_it_is_computed(name, parallel):
+    """A bias's or a layer norm's gradient sums over rows computed by a product: their first pass
+    joins the product's kernel, summing its tiles' columns as it stores them, and the gradients
+    match interpret's."""
+    fn, argnums, shapes, partials = COLUMN_PARTIALS[name]
+    rng = np.random.default_rng(12)
+    args = [nn.init_layer_norm(64) if s == "norm" else rng.normal(size=s).astype(np.float32) for s in shapes]
+    graph = fg.trace(fg.grad(fn, argnums=argnums), *args)
+    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    program = exe.program
+    fused = [[program.graph.nodes[r].spec.shape for r in k.roots[1:]] for k in program.kernels
+             if "var<workgroup> Cs" in k.wgsl]
+    assert fused == [partials]
+    assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
 
 
 def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monkeypatch):

@@ -34,11 +34,10 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
 
     `donated` holds positions of graph inputs whose buffers outputs may take over.
     """
-    max_bindings = limits.max_storage_buffers_per_shader_stage
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = dataclasses.replace(graph, captures=())
     graph = simplify(rewrite(graph, limits))
-    groups, reads = plan_kernels(graph, max_bindings, limits.cpu)
+    groups, reads = plan_kernels(graph, limits)
     buffers, specs, where, in_place, outputs, copies = plan_buffers(graph, groups, reads, donated)
     for i, b in where.items():
         if buffers[b].size > limits.max_storage_buffer_binding_size:
@@ -119,7 +118,7 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         core = next(i for i in inside if tiles(graph, i))
         if serial:
             return matmul_cpu_kernel(name, graph, group[0], core, inside, reads, sources, limits.parallel_workgroups)
-        return matmul_kernel(name, graph, group[0], core, reads, sources, limits.parallel_workgroups)
+        return matmul_kernel(name, graph, group, core, reads, sources, limits.parallel_workgroups)
     if kind in ("cooperative", "columns"):
         if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)

@@ -12,22 +12,24 @@ materialized where the kernel computes it per element too, so that
 comparisons with the max see the values it saw. Roots of one shape and
 skeleton merge into kernels with several outputs, and so do roots of whole
 rows and of one value per row that a kernel of those rows computes (a layer
-norm's output and the statistics its backward pass keeps). A kernel that
-would bind more storage buffers than the adapter allows materializes part
-of what it inlines.
+norm's output and the statistics its backward pass keeps). On a GPU, a
+column sum's first pass over a tiled matmul's results joins the matmul's
+kernel (a bias's gradient, a layer norm's). A kernel that would bind more
+storage buffers than the adapter allows materializes part of what it inlines.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from fgrad.ir import Dim, Graph, Spec, call_of
-from fgrad.lower.matmul import tiles
+from fgrad.lower.matmul import THREADS, column_chunk, tile, tiles
 from fgrad.lower.kinds import (
     Contraction, Conversion, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
     kind_of,
 )
-from fgrad.lower.program import Extent
+from fgrad.lower.program import Extent, Limits
 from fgrad.lower.wgsl import COLUMNS_FROM, COOPERATE_FROM, FEW_RESULTS
 from fgrad.transforms.passes import uniform_constant
 
@@ -40,13 +42,15 @@ def is_buffer_source(graph: Graph, i: int) -> bool:
 Group = tuple[int, ...]  # the materialized nodes one kernel computes (its roots)
 
 
-def plan_kernels(graph: Graph, max_bindings: int, cpu: bool = False) -> tuple[list[Group], dict[Group, list[int]]]:
+def plan_kernels(graph: Graph, limits: Limits) -> tuple[list[Group], dict[Group, list[int]]]:
     """The kernels in order, each the roots it computes, and the buffer-held nodes each reads.
 
-    `max_bindings` counts the kernel's outputs too. For a CPU adapter (`cpu`), roots of whole
-    rows and of values per row keep kernels of their own: there a rows kernel walks a row per
-    invocation, where an elementwise kernel loads vectors of adjacent values.
+    A kernel binds at most the adapter's storage buffers, its outputs counted. For a CPU
+    adapter, roots of whole rows and of values per row keep kernels of their own (there a rows
+    kernel walks a row per invocation, where an elementwise kernel loads vectors of adjacent
+    values), and so do column sums of a matmul's results (its kernel has no tiles to sum).
     """
+    max_bindings, cpu = limits.max_storage_buffers_per_shader_stage, limits.cpu
     nodes = graph.nodes
     kind = [kind_of(n) for n in nodes]
     consumers: list[list[int]] = [[] for _ in nodes]
@@ -77,6 +81,8 @@ def plan_kernels(graph: Graph, max_bindings: int, cpu: bool = False) -> tuple[li
             roots.add(cut)
             pending.append(cut)
     groups = _group_siblings(graph, sorted(roots), roots, max_bindings, rows=not cpu)
+    if not cpu:
+        groups = _fuse_column_partials(graph, groups, roots, limits)
     return groups, {g: group_reads(graph, g, roots) for g in groups}
 
 
@@ -209,6 +215,54 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
             kinds.append(kind)
             walks.append(walk)
     return sorted((tuple(g) for g in groups), key=max)
+
+
+def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], limits: Limits) -> list[Group]:
+    """A column sum's first pass (`split_long_reduction`'s fold of (G, R, n) over R) of work on a
+    tiled matmul's result at its own coordinates joins the matmul's kernel, where the product's
+    tiles hold whole chunks of R rows: each workgroup sums its tile's columns chunk by chunk as
+    it stores them (a bias's gradient, a layer norm's gain and bias gradients: summed from
+    registers where the product's result is computed, not read back by kernels of their own).
+    The matmul's kernel stays where it was; the sums' other reads are computed before it."""
+    nodes = graph.nodes
+    position = {r: k for k, g in enumerate(groups) for r in g}
+    joined: dict[int, list[int]] = {}  # the matmul kernel's position -> the partial sums joining it
+    for group in groups:
+        if len(group) != 1 or (chunk := column_chunk(graph, group[0])) is None:
+            continue
+        c, (summand, rows) = group[0], chunk
+        inside = inlined(graph, c, roots)
+        if not all(i in (c, nodes[c].inputs[0]) or isinstance(kind_of(nodes[i]), (Elementwise, View, Source))
+                   for i in inside):
+            continue
+        products = [j for j in _reads(graph, c, roots) if j in roots and len(groups[position[j]]) == 1
+                    and (core := _core(graph, j, roots)) is not None
+                    and nodes[core].spec.shape == nodes[j].spec.shape == nodes[summand].spec.shape]
+        if not products:
+            continue
+        e = max(products, key=position.__getitem__)  # the last computed; the others are read from memory
+        at = position[e]
+        *batch, m, n = nodes[e].spec.shape
+        tm, _ = tile(m, n, math.prod(batch), limits.parallel_workgroups)
+        if rows % tm or (THREADS * tm) % rows or m % (THREADS * tm):
+            continue  # the tiles' rows are not whole chunks
+        if summand not in roots and not reads_in_place(graph, summand, e, roots):
+            continue
+        earlier = all(position[j] < at for j in _reads(graph, c, roots) if j in roots and j != e)
+        merged = (e, *joined.get(at, ()), c)
+        if earlier and len(group_reads(graph, merged, roots)) + len(merged) <= limits.max_storage_buffers_per_shader_stage:
+            joined.setdefault(at, []).append(c)
+    gone = {c for cs in joined.values() for c in cs}
+    return [(*g, *joined.get(k, ())) for k, g in enumerate(groups) if not gone & set(g)]
+
+
+def _core(graph: Graph, root: int, roots: set[int]) -> int | None:
+    """The matmul a root's kernel is tiled around (the root itself, or its epilogue's product),
+    where its kernel is the tiled matmul's: 2-D tiles over fixed sizes, not a vector's."""
+    found = [i for i in inlined(graph, root, roots) if tiles(graph, i)]
+    if len(found) != 1 or graph.nodes[found[0]].spec.symbols or graph.nodes[found[0]].spec.ndim < 2:
+        return None
+    return found[0]
 
 
 def _walk(graph: Graph, r: int, kind: str, inside: Sequence[int]) -> Rows | None:

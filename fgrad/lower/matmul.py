@@ -10,7 +10,9 @@ checks are emitted only along axes the tiles do not divide. Operands are read
 through the writer, so transposes, broadcast batch dims and reshapes of a
 buffer are read in place (with loads ordered along whichever axis is
 contiguous); the kernel's root may be an elementwise epilogue of the matmul
-(bias, activation, residual), applied before the one store.
+(bias, activation, residual), applied before the one store, and it may sum
+columns of work on its results over chunks of rows its tiles hold whole (a
+column sum's first pass: a bias's gradient).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.program import Extent
-from fgrad.lower.wgsl import KernelWriter, Written, module, store
+from fgrad.lower.wgsl import KernelWriter, Written, module, output_name, store
 from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
@@ -82,8 +84,27 @@ def ragged(n: int | Dim, step: int) -> bool:
     return isinstance(n, Dim) or n % step != 0
 
 
-def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence[int],
+def column_chunk(graph: Graph, i: int) -> tuple[int, int] | None:
+    """Where node i is the first pass of a column sum (`split_long_reduction`'s), an f32 sum over
+    axis 1 of a (G, R, n) reshape of a value of n columns: that value and R."""
+    node = graph.nodes[i]
+    if node.op != "sum" or node.attrs["axes"] != (1,) or node.spec.dtype is not DType.f32:
+        return None
+    split = graph.nodes[node.inputs[0]]
+    if split.op != "reshape" or split.spec.ndim != 3 or split.spec.symbols:
+        return None
+    value = graph.nodes[split.inputs[0]].spec
+    if value.dtype is not DType.f32 or not value.ndim or value.shape[-1] != split.spec.shape[-1]:
+        return None
+    return split.inputs[0], split.spec.shape[1]
+
+
+def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, reads: Sequence[int],
                   sources: dict[int, str], parallel: int) -> Written:
+    """The tiled product `core` and its epilogue, stored as `group[0]`; each other root of `group`
+    is a column sum's first pass (`column_chunk`) of work on it at its own coordinates, whose
+    chunks of rows the tiles hold whole (fusion._fuse_column_partials)."""
+    root, partials = group[0], group[1:]
     node, mm = graph.nodes[root], graph.nodes[core]
     a, b = mm.inputs
     sa, sb, out = graph.nodes[a].spec.shape, graph.nodes[b].spec.shape, mm.spec.shape
@@ -183,6 +204,10 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                 w.line(f"{target} = {reg};")
         w.line("workgroupBarrier();")
 
+    # Each column sum's share of the invocation's columns, over its rows.
+    sums = [[[f"sum{p}_{j}_{c}" for c in range(vb)] for j in range(tn // vb)] for p in range(len(partials))]
+    for name_p in (x for p in sums for j in p for x in j):
+        w.line(f"var {name_p} = 0.0f;")
     for i in range(tm):
         m = w.let(f"m0 + ty * {tm}i + {i}i")
         for j in range(tn // vb):
@@ -196,13 +221,43 @@ def matmul_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
                 coords = [*bc, m, n]
                 acc = f"{accs[i][j]}[{c}]"
                 w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else f"{mm.spec.dtype.row.compute}({acc})"
-                w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
+                index, value = w.ravel(coords, node.spec.shape), w.value(root, coords)
+                for p, r in enumerate(partials):  # read before the store: the root may take a read's buffer
+                    w.line(f"{sums[p][j][c]} += {w.value(column_chunk(graph, r)[0], coords)};")
+                w.line(store(node, index, value, output_name(0, len(group))))
                 w.scopes.pop()
                 if conds:
                     w.depth -= 1
                     w.line("}")
     shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;", f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
-    return Written(module(name, graph, root, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
+    if partials:
+        _column_sums(w, graph, group, sums, batch, M, N, tm, bm, bn, vb)
+        shared.append(f"var<workgroup> Cs: array<f32, {THREADS * bn}>;")
+    return Written(module(name, graph, group, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
+
+
+def _column_sums(w: KernelWriter, graph: Graph, group: Sequence[int], sums: list[list[list[str]]],
+                 batch: Sequence[int | Dim], M: int, N: int | Dim, tm: int, bm: int, bn: int, vb: int) -> None:
+    """Store each column sum's partial sums of the workgroup's tile: the invocations' sums meet
+    in workgroup memory (a row of the tile's columns per row of invocations), and an invocation
+    per chunk and column adds up the chunk's rows of invocations. Chunk g of the flattened rows
+    (batch entries, then rows) is partial sum g."""
+    for p, r in enumerate(group[1:]):
+        rows = column_chunk(graph, r)[1]
+        w.line("workgroupBarrier();")
+        for j, names in enumerate(sums[p]):
+            for c, total in enumerate(names):
+                w.line(f"Cs[ty * {bn}i + tx * {vb}i + {j * THREADS * vb + c}i] = {total};")
+        w.line("workgroupBarrier();")
+        chunks, per = bm // rows, rows // tm  # chunks in the tile; rows of invocations in a chunk
+        with w.loop(chunks * bn, start="lid", step=THREADS * THREADS) as q:
+            col, chunk = w.let(f"{q} % {bn}i"), w.let(f"{q} / {bn}i")
+            n = w.let(f"n0 + {col}")
+            terms = " + ".join(f"Cs[({chunk} * {per}i + {t}i) * {bn}i + {col}]" for t in range(per))
+            guard = f"if ({n} < {w.size(N)}) {{" if ragged(N, bn) else "{"
+            with w.scope(guard):
+                g = w.let(f"(i32(group.z) * {M}i + m0) / {rows}i + {chunk}" if batch else f"m0 / {rows}i + {chunk}")
+                w.line(store(graph.nodes[r], f"{g} * {w.size(N)} + {n}", terms, output_name(p + 1, len(group))))
 
 
 VECTOR_THREADS, UNROLL = 256, 4  # a vector-matrix workgroup's invocations; loads each keeps in flight

@@ -39,7 +39,9 @@ def rebuild(graph: Graph, rewrite: Rewrite | None = None, keep: Sequence[bool] |
     for i, node in enumerate(graph.nodes):
         if keep is not None and not keep[i]:
             continue
-        node = Node(node.op, tuple(new_id[j] for j in node.inputs), node.params, node.spec, node.site)
+        inputs = tuple(new_id[j] for j in node.inputs)
+        if inputs != node.inputs:
+            node = Node(node.op, inputs, node.params, node.spec, node.site)
         result = rewrite(node, nodes) if rewrite is not None and node.op != input_p.name else None
         while isinstance(result, Node):  # a replacement may simplify further
             node, result = result, rewrite(result, nodes)
@@ -59,7 +61,10 @@ def uniform_constant(nodes: Sequence[Node], i: int) -> float | int | bool | None
         i = nodes[i].inputs[0]
     if nodes[i].op != constant_p.name:
         return None
-    arr = nodes[i].attrs["value"].array
+    const = nodes[i].attrs["value"]
+    if len(const.data) == np.dtype(const.dtype.np).itemsize:  # held as one element (Const.of)
+        return np.frombuffer(const.data, const.dtype.np)[0].item()
+    arr = const.array
     return arr.flat[0].item() if arr.size and (arr == arr.flat[0]).all() else None  # an empty one has no value
 
 
