@@ -80,9 +80,10 @@ def measure(benchmark: Any, fn: Any, *args: Any, rounds: int) -> tuple[Any, floa
     return result, float(np.median(times))
 
 
-def host_us_per_dispatch(work: Workload, repeat: int = 20) -> float:
+def host_us_per_dispatch(work: Workload, repeat: int = 20, rounds: int = 5) -> float:
     """Host time to record one step's dispatches into a command buffer (bind groups reused, as a
-    step's call finds them), per dispatch, in µs."""
+    step's call finds them), per dispatch, in µs: the median of `rounds` rounds of `repeat`
+    recordings (one round moves by 2x with the host's clocks)."""
     step = work.step
     buffers, _ = step.bind((work.params, work.state, *work.data))
     device = step.device.device
@@ -95,10 +96,13 @@ def host_us_per_dispatch(work: Workload, repeat: int = 20) -> float:
         encoder.finish()
 
     record()  # builds any missing bind group
-    start = time.perf_counter()
-    for _ in range(repeat):
-        record()
-    return (time.perf_counter() - start) / repeat / len(step.program.kernels) * 1e6
+    seconds = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            record()
+        seconds.append((time.perf_counter() - start) / repeat)
+    return float(np.median(seconds)) / len(step.program.kernels) * 1e6
 
 
 def figures(work: Workload, seconds_per_round: float, steps: int) -> dict[str, Any]:
