@@ -120,6 +120,20 @@ def test_golden_columns(golden):
     golden("skeleton_columns", "\n".join(k.wgsl for k in program.kernels))
 
 
+def test_golden_matmul_with_column_sums(golden):
+    """The tiled matmul whose result is an elementwise chain's input and whose column sums it
+    computes (a bias's gradient: the first pass, over chunks of 16 rows, joins the product): each
+    invocation stores its 4 adjacent columns as one vec4 and sums them over its rows; the
+    workgroup's rows of invocations meet in workgroup memory."""
+    graph = fg.trace(fg.grad(lambda x, w, b, v: (fg.tanh(x @ w + b) @ v).sum(), argnums=2),
+                     fg.spec((256, 32)), fg.spec((32, 64)), fg.spec(64), fg.spec((64, 16)))
+    program = lower(graph, Limits(parallel_workgroups=2))
+    (fused,) = [k for k in program.kernels if len(k.roots) > 1]
+    assert [program.graph.nodes[r].spec.shape for r in fused.roots] == [(256, 64), (16, 64)]
+    assert "var<storage, read_write> out0: array<vec4<f32>>;" in fused.wgsl
+    golden("skeleton_matmul_column_sums", fused.wgsl)
+
+
 def test_argmax_over_a_long_leading_axis_stays_one_pass():
     """A sum over 4096 rows is split into two passes; an argmax, which would have to carry
     indices through the first, is not."""

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.program import Extent
-from fgrad.lower.wgsl import KernelWriter, Written, module, output_name, store
+from fgrad.lower.wgsl import VEC, KernelWriter, Written, module, output_name, store
 from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
@@ -208,23 +208,37 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, read
     sums = [[[f"sum{p}_{j}_{c}" for c in range(vb)] for j in range(tn // vb)] for p in range(len(partials))]
     for name_p in (x for p in sums for j in p for x in j):
         w.line(f"var {name_p} = 0.0f;")
+    # Where each invocation's vb columns are whole vec4s of the output's rows (f32, the tiles dividing
+    # n, no read through the output's own binding), each is stored as one vec4: a warp writes whole
+    # 32-byte sectors, not a quarter of each four times.
+    out = output_name(0, len(group))
+    whole = vb == VEC and node.spec.dtype is DType.f32 and isinstance(N, int) and not ragged(N, bn) and \
+        out not in sources.values()
+    if whole:
+        w.elements[out] = "vec4<f32>"
     for i in range(tm):
         m = w.let(f"m0 + ty * {tm}i + {i}i")
         for j in range(tn // vb):
-            for c in range(vb):
-                n = w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c}i")
-                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (n, N, bn)) if ragged(size, step)]
+            for c in range(1 if whole else vb):
+                ns = [w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c + u}i") for u in range(VEC if whole else 1)]
+                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (ns[0], N, bn)) if ragged(size, step)]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
                     w.depth += 1
                 w.scopes.append({})
-                coords = [*bc, m, n]
-                acc = f"{accs[i][j]}[{c}]"
-                w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else f"{mm.spec.dtype.row.compute}({acc})"
-                index, value = w.ravel(coords, node.spec.shape), w.value(root, coords)
+                at = [[*bc, m, n] for n in ns]
+                for u, coords in enumerate(at):
+                    acc = f"{accs[i][j]}[{c + u}]"
+                    w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
+                        f"{mm.spec.dtype.row.compute}({acc})"
+                index, values = w.ravel(at[0], node.spec.shape), [w.value(root, coords) for coords in at]
                 for p, r in enumerate(partials):  # read before the store: the root may take a read's buffer
-                    w.line(f"{sums[p][j][c]} += {w.value(column_chunk(graph, r)[0], coords)};")
-                w.line(store(node, index, value, output_name(0, len(group))))
+                    for u, coords in enumerate(at):
+                        w.line(f"{sums[p][j][c + u]} += {w.value(column_chunk(graph, r)[0], coords)};")
+                if whole:
+                    w.line(f"{out}[({index}) / {VEC}i] = vec4<f32>({', '.join(values)});")
+                else:
+                    w.line(store(node, index, values[0], out))
                 w.scopes.pop()
                 if conds:
                     w.depth -= 1

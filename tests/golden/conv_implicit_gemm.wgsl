@@ -1,7 +1,7 @@
 // fgrad: matmul f32[2,8192,64] <- f32[8,32,32,32] f32[64,32,3,3]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
 var<workgroup> As: array<vec4<f32>, 64>;
 var<workgroup> Bs: array<vec4<f32>, 64>;
 
@@ -113,40 +113,28 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     let v61 = m0 + ty * 4i + 0i;
     let v62 = n0 + tx * 4i + 0i;
-    out[v1 * 524288i + v61 * 64i + v62] = acc_0_0[0];
     let v63 = n0 + tx * 4i + 1i;
-    out[v1 * 524288i + v61 * 64i + v63] = acc_0_0[1];
     let v64 = n0 + tx * 4i + 2i;
-    out[v1 * 524288i + v61 * 64i + v64] = acc_0_0[2];
     let v65 = n0 + tx * 4i + 3i;
-    out[v1 * 524288i + v61 * 64i + v65] = acc_0_0[3];
+    out[(v1 * 524288i + v61 * 64i + v62) / 4i] = vec4<f32>(acc_0_0[0], acc_0_0[1], acc_0_0[2], acc_0_0[3]);
     let v66 = m0 + ty * 4i + 1i;
     let v67 = n0 + tx * 4i + 0i;
-    out[v1 * 524288i + v66 * 64i + v67] = acc_1_0[0];
     let v68 = n0 + tx * 4i + 1i;
-    out[v1 * 524288i + v66 * 64i + v68] = acc_1_0[1];
     let v69 = n0 + tx * 4i + 2i;
-    out[v1 * 524288i + v66 * 64i + v69] = acc_1_0[2];
     let v70 = n0 + tx * 4i + 3i;
-    out[v1 * 524288i + v66 * 64i + v70] = acc_1_0[3];
+    out[(v1 * 524288i + v66 * 64i + v67) / 4i] = vec4<f32>(acc_1_0[0], acc_1_0[1], acc_1_0[2], acc_1_0[3]);
     let v71 = m0 + ty * 4i + 2i;
     let v72 = n0 + tx * 4i + 0i;
-    out[v1 * 524288i + v71 * 64i + v72] = acc_2_0[0];
     let v73 = n0 + tx * 4i + 1i;
-    out[v1 * 524288i + v71 * 64i + v73] = acc_2_0[1];
     let v74 = n0 + tx * 4i + 2i;
-    out[v1 * 524288i + v71 * 64i + v74] = acc_2_0[2];
     let v75 = n0 + tx * 4i + 3i;
-    out[v1 * 524288i + v71 * 64i + v75] = acc_2_0[3];
+    out[(v1 * 524288i + v71 * 64i + v72) / 4i] = vec4<f32>(acc_2_0[0], acc_2_0[1], acc_2_0[2], acc_2_0[3]);
     let v76 = m0 + ty * 4i + 3i;
     let v77 = n0 + tx * 4i + 0i;
-    out[v1 * 524288i + v76 * 64i + v77] = acc_3_0[0];
     let v78 = n0 + tx * 4i + 1i;
-    out[v1 * 524288i + v76 * 64i + v78] = acc_3_0[1];
     let v79 = n0 + tx * 4i + 2i;
-    out[v1 * 524288i + v76 * 64i + v79] = acc_3_0[2];
     let v80 = n0 + tx * 4i + 3i;
-    out[v1 * 524288i + v76 * 64i + v80] = acc_3_0[3];
+    out[(v1 * 524288i + v76 * 64i + v77) / 4i] = vec4<f32>(acc_3_0[0], acc_3_0[1], acc_3_0[2], acc_3_0[3]);
 }
 
 // fgrad: sum f32[8192,64] <- f32[2,8192,64]
