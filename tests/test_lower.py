@@ -134,6 +134,17 @@ def test_golden_matmul_with_column_sums(golden):
     golden("skeleton_matmul_column_sums", fused.wgsl)
 
 
+def test_golden_split_weight_gradient(golden):
+    """A weight gradient x.T @ dy over 1024 rows, split along k into 16 partial products then
+    summed: the partial products load dy's rows through their reshape as vec4s (the last
+    invocations, one vec4 each), each the two vec2s of an invocation's 2 x 2 tile's columns."""
+    program = lower(fg.trace(lambda x, dy: x.T @ dy, fg.spec((1024, 64)), fg.spec((1024, 64))))
+    assert [(k.name, k.grid) for k in program.kernels] == [("matmul", (2, 2, 16)), ("sum", (16, 1, 1))]
+    wgsl = program.kernels[0].wgsl
+    assert "var<storage, read> b1: array<vec4<f32>>;" in wgsl and ".zw;" in wgsl
+    golden("skeleton_matmul_split_vec4", wgsl)
+
+
 def test_argmax_over_a_long_leading_axis_stays_one_pass():
     """A sum over 4096 rows is split into two passes; an argmax, which would have to carry
     indices through the first, is not."""

@@ -18,7 +18,7 @@ column sum's first pass: a bias's gradient).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.program import Extent
@@ -99,8 +99,8 @@ def column_chunk(graph: Graph, i: int) -> tuple[int, int] | None:
     return split.inputs[0], split.spec.shape[1]
 
 
-def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, reads: Sequence[int],
-                  sources: dict[int, str], parallel: int) -> Written:
+def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, inside: Sequence[int],
+                  reads: Sequence[int], sources: dict[int, str], parallel: int) -> Written:
     """The tiled product `core` and its epilogue, stored as `group[0]`; each other root of `group`
     is a column sum's first pass (`column_chunk`) of work on it at its own coordinates, whose
     chunks of rows the tiles hold whole (fusion._fuse_column_partials)."""
@@ -165,31 +165,87 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, read
                                   [(r, size[0], tile[0]), (c, size[1], tile[1])]))
         return values
 
-    a_places = slots(a, (bm, bk), False, "As", va)  # A[m0 : m0 + bm, k : k + bk]
-    b_places = slots(b, (bk, bn), True, "Bs", vb)  # B[k : k + bk, n0 : n0 + bn]
+    def held_in(x: int) -> int | None:
+        """The buffer B's blocks load from as vec4s along its rows: B itself or the buffer it
+        reshapes (a split-k's partial products read the rows of a buffer in chunks), f32, its rows
+        a multiple of VEC long, the block's rows whole vec4s, no block past its edges, and nothing
+        else in the kernel reading it (its binding is vec4s); else None."""
+        base, chain = x, []
+        while base not in reads and graph.nodes[base].op == "reshape":
+            chain.append(base)
+            base = graph.nodes[base].inputs[0]
+        spec = graph.nodes[x].spec
+        uses = sum(graph.nodes[i].inputs.count(j) for i in inside for j in (base, *chain))
+        if base in reads and graph.nodes[base].spec.dtype is DType.f32 and not spec.symbols and \
+                spec.shape[-1] % VEC == 0 and bn % VEC == 0 and not ragged(K, bk) and not ragged(N, bn) and \
+                uses == len(chain) + 1 and (bk * bn // VEC) % threads in (0, bk * bn // VEC):
+            return base
+        return None
 
-    targets = [place for *_, place in (*a_places, *b_places)]  # the shared element of each staged value
+    def vec_slots(count: int) -> list[tuple[str | None, str, str]]:
+        """Each vec4 of B's block an invocation stages: the guard of the invocations that do (the
+        last ones, where there are fewer vec4s than invocations: A's go to the first), and its
+        (row, column) in the block."""
+        per = bn // VEC  # vec4s in a row of the block
+        first = max(threads - count, 0)
+        out = []
+        for q in range(max(count // threads, 1)):
+            e = f"(lid - {first}i)" if first else f"(lid + {q * threads}i)"
+            out.append((f"lid >= {first}i" if first else None, w.let(f"{e} / {per}i"), w.let(f"{e} % {per}i * {VEC}i")))
+        return out
 
-    def staged(k: str) -> list[str]:
-        """The values of both operands' blocks at k this invocation stages, in `targets`' order."""
-        return [*loads(a, ba, (M, K), (bm, bk), ("m0", k), a_places),
-                *loads(b, bb, (K, N), (bk, bn), (k, "n0"), b_places)]
+    # Each staged item: (its guard, the WGSL type it is held in, its load at k, the stores of a value).
+    Item = tuple[str | None, str, Callable[[str], str], Callable[[str], list[str]]]
+
+    def items(x: int, batch_at: list[str], size: tuple[int | Dim, int | Dim], tile: tuple[int, int],
+              k_is_row: bool, shared: str, width: int) -> list[Item]:
+        """Operand x's block at k: B's rows as vec4s where it allows (`held_in`), else an f32 per item."""
+        start = (lambda k: (k, "n0")) if k_is_row else (lambda k: ("m0", k))
+        base = held_in(x) if k_is_row else None
+        if base is None:
+            return [(None, "f32", lambda k, rl=rl, cl=cl: loads(x, batch_at, size, tile, start(k), [(rl, cl, "")])[0],
+                     lambda v, place=place: [f"{place} = {v};"]) for rl, cl, place in slots(x, tile, k_is_row, shared,
+                                                                                            width)]
+        w.elements[sources[base]] = "vec4<f32>"
+        shape = graph.nodes[x].spec.shape  # a reshape keeps the flat index
+
+        def load(k: str, rl: str, cl: str) -> str:
+            r, c = w.let(f"{k} + {rl}"), w.let(f"n0 + {cl}")
+            return f"{sources[base]}[({w.ravel([*batch_at, r, c], shape)}) / {VEC}i]"
+
+        def stores(v: str, rl: str, cl: str) -> list[str]:  # Bs is [k][n] in vectors of vb along n
+            return [f"{shared}[{rl} * {bn // width}i + ({cl} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
+                    for u in range(0, VEC, width)] if width < VEC else [f"{shared}[{rl} * {bn // VEC}i + {cl} / {VEC}i] = {v};"]
+
+        return [(guard, "vec4<f32>", lambda k, rl=rl, cl=cl: load(k, rl, cl), lambda v, rl=rl, cl=cl: stores(v, rl, cl))
+                for guard, rl, cl in vec_slots(bk * bn // VEC)]
+
+    staging = [*items(a, ba, (M, K), (bm, bk), False, "As", va),  # A[m0 : m0 + bm, k : k + bk]
+               *items(b, bb, (K, N), (bk, bn), True, "Bs", vb)]  # B[k : k + bk, n0 : n0 + bn]
+
+    def stage(k: str, put: Callable[[Item, str], None]) -> None:
+        """Load each item at k (those without a guard first, as a block of loads) and `put` it."""
+        plain = [(item, item[2](k)) for item in staging if item[0] is None]
+        for item, value in plain:
+            put(item, value)
+        for item in staging:
+            if item[0] is not None:
+                with w.scope(f"if ({item[0]}) {{"):
+                    put(item, item[2](k))
 
     # The first blocks are staged before the loop; each step then loads the next blocks into
     # registers (`next_*`) before it multiplies the staged ones, so their reads are in flight
     # while it computes, and stores them for the next step between its two barriers.
     with w.scope("{"):
-        for target, value in zip(targets, staged("0i")):
-            w.line(f"{target} = {value};")
+        stage("0i", lambda item, value: [w.line(x) for x in item[3](value if item[1] == "f32" else w.let(value))])
     w.line("workgroupBarrier();")
-    held = [f"next_{q}" for q in range(len(targets))]
-    for reg in held:
-        w.line(f"var {reg} = 0.0f;")
+    held = {id(item): f"next_{q}" for q, item in enumerate(staging)}
+    for item in staging:
+        w.line(f"var {held[id(item)]} = {'0.0f' if item[1] == 'f32' else item[1] + '()'};")
     with w.loop(K, step=bk) as k0:
         more = f"{k0} + {bk}i < {w.size(K)}"
         with w.scope(f"if ({more}) {{"):
-            for reg, value in zip(held, staged(f"{k0} + {bk}i")):
-                w.line(f"{reg} = {value};")
+            stage(f"{k0} + {bk}i", lambda item, value: w.line(f"{held[id(item)]} = {value};"))
         for kk in range(bk):
             avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
             # Invocation tx takes B's vectors tx, tx + 16, ...: neighbours read neighbouring vectors.
@@ -200,8 +256,14 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, read
                     w.line(f"{accs[i][j]} = fma({vecb}({a_i}), {bv}, {accs[i][j]});")
         w.line("workgroupBarrier();")
         with w.scope(f"if ({more}) {{"):
-            for reg, target in zip(held, targets):
-                w.line(f"{target} = {reg};")
+            for item in staging:
+                if item[0] is None:
+                    for line in item[3](held[id(item)]):
+                        w.line(line)
+                else:
+                    with w.scope(f"if ({item[0]}) {{"):
+                        for line in item[3](held[id(item)]):
+                            w.line(line)
         w.line("workgroupBarrier();")
 
     # Each column sum's share of the invocation's columns, over its rows.
