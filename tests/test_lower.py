@@ -136,12 +136,13 @@ def test_golden_matmul_with_column_sums(golden):
 
 def test_golden_split_weight_gradient(golden):
     """A weight gradient x.T @ dy over 1024 rows, split along k into 16 partial products then
-    summed: the partial products load dy's rows through their reshape as vec4s (the last
-    invocations, one vec4 each), each the two vec2s of an invocation's 2 x 2 tile's columns."""
+    summed: the partial products load x's rows (their m axis, through the transpose and the
+    reshape) and dy's rows (their n axis) as vec4s, A's on the first invocations and B's on the
+    last, one vec4 each, stored as two vec2s of the blocks' rows in workgroup memory."""
     program = lower(fg.trace(lambda x, dy: x.T @ dy, fg.spec((1024, 64)), fg.spec((1024, 64))))
     assert [(k.name, k.grid) for k in program.kernels] == [("matmul", (2, 2, 16)), ("sum", (16, 1, 1))]
     wgsl = program.kernels[0].wgsl
-    assert "var<storage, read> b1: array<vec4<f32>>;" in wgsl and ".zw;" in wgsl
+    assert "b0: array<vec4<f32>>;" in wgsl and "b1: array<vec4<f32>>;" in wgsl and ".zw;" in wgsl
     golden("skeleton_matmul_split_vec4", wgsl)
 
 

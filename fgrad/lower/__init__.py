@@ -118,7 +118,7 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         core = next(i for i in inside if tiles(graph, i))
         if serial:
             return matmul_cpu_kernel(name, graph, group[0], core, inside, reads, sources, limits.parallel_workgroups)
-        return matmul_kernel(name, graph, group, core, reads, sources, limits.parallel_workgroups)
+        return matmul_kernel(name, graph, group, core, inside, reads, sources, limits.parallel_workgroups)
     if kind in ("cooperative", "columns"):
         if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)

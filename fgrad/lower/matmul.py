@@ -165,60 +165,79 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                                   [(r, size[0], tile[0]), (c, size[1], tile[1])]))
         return values
 
-    def held_in(x: int) -> int | None:
-        """The buffer B's blocks load from as vec4s along its rows: B itself or the buffer it
-        reshapes (a split-k's partial products read the rows of a buffer in chunks), f32, its rows
-        a multiple of VEC long, the block's rows whole vec4s, no block past its edges, and nothing
-        else in the kernel reading it (its binding is vec4s); else None."""
-        base, chain = x, []
-        while base not in reads and graph.nodes[base].op == "reshape":
-            chain.append(base)
-            base = graph.nodes[base].inputs[0]
+    def held_in(x: int, axis: int) -> int | None:
+        """The buffer whose rows operand x's `axis` runs along (n for B, m for A: its blocks then
+        load as vec4s along it), seen through reshapes, transposes and broadcasts that keep that
+        axis whole: f32, its rows a multiple of VEC long, and
+        nothing else in the kernel reading it or the views (its binding is vec4s); else None."""
+        chain = []
+        while x not in reads:
+            node = graph.nodes[x]
+            if not node.inputs or node.op not in ("reshape", "transpose", "broadcast_to"):
+                return None
+            x_shape, shape = graph.nodes[node.inputs[0]].spec.shape, node.spec.shape
+            if node.op == "transpose":
+                axis = node.attrs["perm"][axis]
+            elif node.op == "broadcast_to":
+                axis -= len(shape) - len(x_shape)
+                if axis < 0 or x_shape[axis] != shape[axis + len(shape) - len(x_shape)]:
+                    return None
+            elif axis == len(shape) - 1 and x_shape and x_shape[-1] % shape[-1] == 0 and shape[-1] % VEC == 0:
+                axis = len(x_shape) - 1  # a reshape's last axis: a part of its operand's rows (a head's)
+            else:  # the axis passes a reshape whole: its size, with the same count of values before it
+                before = math.prod(shape[:axis])
+                axis = next((b for b in range(len(x_shape)) if x_shape[b] == shape[axis]
+                             and math.prod(x_shape[:b]) == before), -1)
+                if axis < 0:
+                    return None
+            chain.append(x)
+            x = node.inputs[0]
         spec = graph.nodes[x].spec
-        uses = sum(graph.nodes[i].inputs.count(j) for i in inside for j in (base, *chain))
-        if base in reads and graph.nodes[base].spec.dtype is DType.f32 and not spec.symbols and \
-                spec.shape[-1] % VEC == 0 and bn % VEC == 0 and not ragged(K, bk) and not ragged(N, bn) and \
-                uses == len(chain) + 1 and (bk * bn // VEC) % threads in (0, bk * bn // VEC):
-            return base
+        uses = sum(graph.nodes[i].inputs.count(j) for i in inside for j in (x, *chain))
+        if axis == spec.ndim - 1 and spec.dtype is DType.f32 and not spec.symbols and spec.shape[-1] % VEC == 0 \
+                and uses == len(chain) + 1:
+            return x
         return None
-
-    def vec_slots(count: int) -> list[tuple[str | None, str, str]]:
-        """Each vec4 of B's block an invocation stages: the guard of the invocations that do (the
-        last ones, where there are fewer vec4s than invocations: A's go to the first), and its
-        (row, column) in the block."""
-        per = bn // VEC  # vec4s in a row of the block
-        first = max(threads - count, 0)
-        out = []
-        for q in range(max(count // threads, 1)):
-            e = f"(lid - {first}i)" if first else f"(lid + {q * threads}i)"
-            out.append((f"lid >= {first}i" if first else None, w.let(f"{e} / {per}i"), w.let(f"{e} % {per}i * {VEC}i")))
-        return out
 
     # Each staged item: (its guard, the WGSL type it is held in, its load at k, the stores of a value).
     Item = tuple[str | None, str, Callable[[str], str], Callable[[str], list[str]]]
 
     def items(x: int, batch_at: list[str], size: tuple[int | Dim, int | Dim], tile: tuple[int, int],
               k_is_row: bool, shared: str, width: int) -> list[Item]:
-        """Operand x's block at k: B's rows as vec4s where it allows (`held_in`), else an f32 per item."""
+        """Operand x's block at k: as vec4s along B's columns or A's rows where the operand runs
+        along a buffer's rows (`held_in`), else an f32 per item. The vec4s go to the first
+        invocations for A, the last for B, where there are fewer than invocations."""
         start = (lambda k: (k, "n0")) if k_is_row else (lambda k: ("m0", k))
-        base = held_in(x) if k_is_row else None
-        if base is None:
+        axis = graph.nodes[x].spec.ndim - (1 if k_is_row else 2)
+        count = tile[0] * tile[1] // VEC
+        if ragged(size[0], tile[0]) or ragged(size[1], tile[1]) or (count % threads and count > threads) or \
+                held_in(x, axis) is None:
             return [(None, "f32", lambda k, rl=rl, cl=cl: loads(x, batch_at, size, tile, start(k), [(rl, cl, "")])[0],
                      lambda v, place=place: [f"{place} = {v};"]) for rl, cl, place in slots(x, tile, k_is_row, shared,
                                                                                             width)]
-        w.elements[sources[base]] = "vec4<f32>"
-        shape = graph.nodes[x].spec.shape  # a reshape keeps the flat index
+        other = tile[1] if k_is_row else tile[0]  # the block's extent along the vec4s (n, or m)
+        first = threads - count if k_is_row and count < threads else 0
+        out = []
+        for q in range(max(count // threads, 1)):
+            e = f"(lid - {first}i)" if first else f"(lid + {q * threads}i)"
+            kl, ol = w.let(f"{e} / {other // VEC}i"), w.let(f"{e} % {other // VEC}i * {VEC}i")
+            guard = f"lid >= {first}i" if first else f"lid < {count}i" if count < threads else None
 
-        def load(k: str, rl: str, cl: str) -> str:
-            r, c = w.let(f"{k} + {rl}"), w.let(f"n0 + {cl}")
-            return f"{sources[base]}[({w.ravel([*batch_at, r, c], shape)}) / {VEC}i]"
+            def load(k: str, kl: str = kl, ol: str = ol) -> str:
+                r, c = (w.let(f"{k} + {kl}"), w.let(f"n0 + {ol}")) if k_is_row else (w.let(f"m0 + {ol}"),
+                                                                                  w.let(f"{k} + {kl}"))
+                binding, index = w.address(x, [*batch_at, r, c])
+                w.elements[binding] = "vec4<f32>"
+                return f"{binding}[({index}) / {VEC}i]"
 
-        def stores(v: str, rl: str, cl: str) -> list[str]:  # Bs is [k][n] in vectors of vb along n
-            return [f"{shared}[{rl} * {bn // width}i + ({cl} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
-                    for u in range(0, VEC, width)] if width < VEC else [f"{shared}[{rl} * {bn // VEC}i + {cl} / {VEC}i] = {v};"]
+            def stores(v: str, kl: str = kl, ol: str = ol) -> list[str]:  # [k][other] in vectors of `width`
+                if width == VEC:
+                    return [f"{shared}[{kl} * {other // VEC}i + {ol} / {VEC}i] = {v};"]
+                return [f"{shared}[{kl} * {other // width}i + ({ol} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
+                        for u in range(0, VEC, width)]
 
-        return [(guard, "vec4<f32>", lambda k, rl=rl, cl=cl: load(k, rl, cl), lambda v, rl=rl, cl=cl: stores(v, rl, cl))
-                for guard, rl, cl in vec_slots(bk * bn // VEC)]
+            out.append((guard, "vec4<f32>", load, stores))
+        return out
 
     staging = [*items(a, ba, (M, K), (bm, bk), False, "As", va),  # A[m0 : m0 + bm, k : k + bk]
                *items(b, bb, (K, N), (bk, bn), True, "Bs", vb)]  # B[k : k + bk, n0 : n0 + bn]

@@ -131,6 +131,7 @@ class KernelWriter:
         # at them alone (`vec4<f32>`) loads the whole vec4 once. `scattered`: bindings read elsewhere.
         self.lanes: dict[str, tuple[str, int]] = {}
         self.scattered: set[str] = set()
+        self.addressing, self.addressed = False, ""  # see address()
         self.lines: list[str] = []
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
@@ -364,12 +365,15 @@ class KernelWriter:
         """The value of node `i` at `coords` (one WGSL i32 expression per axis)."""
         coords = tuple(coords)
         key = (i, coords)
-        known = self.recall(key)
+        known = None if self.addressing else self.recall(key)
         if known is not None:
             return known
         node = self.nodes[i]
         self.dtypes.add(node.spec.dtype)
-        if i in self.sources:
+        if i in self.sources and self.addressing:
+            self.addressed = self.sources[i]
+            expr = self.ravel(coords, node.spec.shape)
+        elif i in self.sources:
             source = self.sources[i]
             lane = self.lanes.get(coords[-1]) if coords and not any(c in self.lanes for c in coords[:-1]) else None
             if lane is None:
@@ -391,6 +395,19 @@ class KernelWriter:
         name = self.let(expr)
         self.scopes[-1][key] = name
         return name
+
+    def address(self, i: int, coords: Sequence[str]) -> tuple[str, str]:
+        """The binding, and the index in it, of node i's element at `coords`, where i is a buffer
+        or a view moving one's elements (a reshape, a transpose, a broadcast): the views' index
+        arithmetic without the load."""
+        self.addressing = True  # a buffer's value is its index here, forgotten after
+        self.scopes.append({})
+        try:
+            index = self.value(i, coords)
+        finally:
+            self.scopes.pop()
+            self.addressing = False
+        return self.addressed, index
 
     def operand(self, i: int, k: int, coords: Sequence[str]) -> str:
         """The value of node `i`'s operand `k` at `coords`."""

@@ -1,5 +1,5 @@
 // fgrad: matmul f32[16,64,64] <- f32[1024,64] f32[1024,64]
-@group(0) @binding(0) var<storage, read> b0: array<f32>;
+@group(0) @binding(0) var<storage, read> b0: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> b1: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 var<workgroup> As: array<vec2<f32>, 128>;
@@ -16,79 +16,94 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i32(group.z);
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    let v2 = (lid + 0i) % 32i;
-    let v3 = (lid + 0i) / 32i;
+    let v2 = (lid + 0i) / 8i;
+    let v3 = (lid + 0i) % 8i * 4i;
     let v4 = (lid - 192i) / 8i;
     let v5 = (lid - 192i) % 8i * 4i;
     {
-        let v6 = m0 + v2;
-        let v7 = 0i + v3;
-        let v8 = v6 * 1024i + v1 * 64i + v7;
-        let v9 = v8 / 1024i;
-        let v10 = (v8) % 1024i;
-        let v11 = b0[v10 * 64i + v9];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = v11;
+        if (lid < 64i) {
+            let v6 = m0 + v3;
+            let v7 = 0i + v2;
+            let v8 = v6 * 1024i + v1 * 64i + v7;
+            let v9 = v8 / 1024i;
+            let v10 = (v8) % 1024i;
+            let v11 = v10 * 64i + v9;
+            let v12 = b0[(v11) / 4i];
+            As[v2 * 16i + (v3 + 0i) / 2i] = v12.xy;
+            As[v2 * 16i + (v3 + 2i) / 2i] = v12.zw;
+        }
         if (lid >= 192i) {
-            let v12 = 0i + v4;
-            let v13 = n0 + v5;
-            let v14 = b1[(v1 * 4096i + v12 * 64i + v13) / 4i];
-            Bs[v4 * 16i + (v5 + 0i) / 2i] = v14.xy;
-            Bs[v4 * 16i + (v5 + 2i) / 2i] = v14.zw;
+            let v13 = 0i + v4;
+            let v14 = n0 + v5;
+            let v15 = v1 * 4096i + v13 * 64i + v14;
+            let v16 = v15 / 64i;
+            let v17 = (v15) % 64i;
+            let v18 = b1[(v15) / 4i];
+            Bs[v4 * 16i + (v5 + 0i) / 2i] = v18.xy;
+            Bs[v4 * 16i + (v5 + 2i) / 2i] = v18.zw;
         }
     }
     workgroupBarrier();
-    var next_0 = 0.0f;
+    var next_0 = vec4<f32>();
     var next_1 = vec4<f32>();
-    for (var r15 = 0i; r15 < 64i; r15 += 8i) {
-        if (r15 + 8i < 64i) {
-            let v16 = m0 + v2;
-            let v17 = r15 + 8i + v3;
-            let v18 = v16 * 1024i + v1 * 64i + v17;
-            let v19 = v18 / 1024i;
-            let v20 = (v18) % 1024i;
-            let v21 = b0[v20 * 64i + v19];
-            next_0 = v21;
+    for (var r19 = 0i; r19 < 64i; r19 += 8i) {
+        if (r19 + 8i < 64i) {
+            if (lid < 64i) {
+                let v20 = m0 + v3;
+                let v21 = r19 + 8i + v2;
+                let v22 = v20 * 1024i + v1 * 64i + v21;
+                let v23 = v22 / 1024i;
+                let v24 = (v22) % 1024i;
+                let v25 = v24 * 64i + v23;
+                next_0 = b0[(v25) / 4i];
+            }
             if (lid >= 192i) {
-                let v22 = r15 + 8i + v4;
-                let v23 = n0 + v5;
-                next_1 = b1[(v1 * 4096i + v22 * 64i + v23) / 4i];
+                let v26 = r19 + 8i + v4;
+                let v27 = n0 + v5;
+                let v28 = v1 * 4096i + v26 * 64i + v27;
+                let v29 = v28 / 64i;
+                let v30 = (v28) % 64i;
+                next_1 = b1[(v28) / 4i];
             }
         }
-        let v24 = As[0i + ty * 1i + 0i];
-        let v25 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[16i + ty * 1i + 0i];
-        let v27 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[32i + ty * 1i + 0i];
-        let v29 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[48i + ty * 1i + 0i];
-        let v31 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
-        let v32 = As[64i + ty * 1i + 0i];
-        let v33 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
-        let v34 = As[80i + ty * 1i + 0i];
-        let v35 = Bs[80i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
-        let v36 = As[96i + ty * 1i + 0i];
-        let v37 = Bs[96i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
-        let v38 = As[112i + ty * 1i + 0i];
-        let v39 = Bs[112i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
+        let v31 = As[0i + ty * 1i + 0i];
+        let v32 = Bs[0i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v31[0]), v32, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v31[1]), v32, acc_1_0);
+        let v33 = As[16i + ty * 1i + 0i];
+        let v34 = Bs[16i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v33[0]), v34, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v33[1]), v34, acc_1_0);
+        let v35 = As[32i + ty * 1i + 0i];
+        let v36 = Bs[32i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v35[0]), v36, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v35[1]), v36, acc_1_0);
+        let v37 = As[48i + ty * 1i + 0i];
+        let v38 = Bs[48i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v37[0]), v38, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v37[1]), v38, acc_1_0);
+        let v39 = As[64i + ty * 1i + 0i];
+        let v40 = Bs[64i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v39[0]), v40, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v39[1]), v40, acc_1_0);
+        let v41 = As[80i + ty * 1i + 0i];
+        let v42 = Bs[80i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v41[0]), v42, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v41[1]), v42, acc_1_0);
+        let v43 = As[96i + ty * 1i + 0i];
+        let v44 = Bs[96i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v43[0]), v44, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v43[1]), v44, acc_1_0);
+        let v45 = As[112i + ty * 1i + 0i];
+        let v46 = Bs[112i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v45[0]), v46, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v45[1]), v46, acc_1_0);
         workgroupBarrier();
-        if (r15 + 8i < 64i) {
-            As[v3 * 16i + v2 / 2i][v2 % 2i] = next_0;
+        if (r19 + 8i < 64i) {
+            if (lid < 64i) {
+                As[v2 * 16i + (v3 + 0i) / 2i] = next_0.xy;
+                As[v2 * 16i + (v3 + 2i) / 2i] = next_0.zw;
+            }
             if (lid >= 192i) {
                 Bs[v4 * 16i + (v5 + 0i) / 2i] = next_1.xy;
                 Bs[v4 * 16i + (v5 + 2i) / 2i] = next_1.zw;
@@ -96,14 +111,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         }
         workgroupBarrier();
     }
-    let v40 = m0 + ty * 2i + 0i;
-    let v41 = n0 + tx * 2i + 0i;
-    out[v1 * 4096i + v40 * 64i + v41] = acc_0_0[0];
-    let v42 = n0 + tx * 2i + 1i;
-    out[v1 * 4096i + v40 * 64i + v42] = acc_0_0[1];
-    let v43 = m0 + ty * 2i + 1i;
-    let v44 = n0 + tx * 2i + 0i;
-    out[v1 * 4096i + v43 * 64i + v44] = acc_1_0[0];
-    let v45 = n0 + tx * 2i + 1i;
-    out[v1 * 4096i + v43 * 64i + v45] = acc_1_0[1];
+    let v47 = m0 + ty * 2i + 0i;
+    let v48 = n0 + tx * 2i + 0i;
+    out[v1 * 4096i + v47 * 64i + v48] = acc_0_0[0];
+    let v49 = n0 + tx * 2i + 1i;
+    out[v1 * 4096i + v47 * 64i + v49] = acc_0_0[1];
+    let v50 = m0 + ty * 2i + 1i;
+    let v51 = n0 + tx * 2i + 0i;
+    out[v1 * 4096i + v50 * 64i + v51] = acc_1_0[0];
+    let v52 = n0 + tx * 2i + 1i;
+    out[v1 * 4096i + v50 * 64i + v52] = acc_1_0[1];
 }
