@@ -168,7 +168,8 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
     def held_in(x: int, axis: int) -> int | None:
         """The buffer whose rows operand x's `axis` runs along (n for B, m for A: its blocks then
         load as vec4s along it), seen through reshapes, transposes and broadcasts that keep that
-        axis whole: f32, its rows a multiple of VEC long, and
+        axis whole: f32, not empty (a vec4 binding holds 16 bytes at least), its rows a multiple of
+        VEC long, and
         nothing else in the kernel reading it or the views (its binding is vec4s); else None."""
         chain = []
         while x not in reads:
@@ -195,7 +196,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
         spec = graph.nodes[x].spec
         uses = sum(graph.nodes[i].inputs.count(j) for i in inside for j in (x, *chain))
         if axis == spec.ndim - 1 and spec.dtype is DType.f32 and not spec.symbols and spec.shape[-1] % VEC == 0 \
-                and uses == len(chain) + 1:
+                and spec.size and uses == len(chain) + 1:
             return x
         return None
 
