@@ -5,14 +5,17 @@ output, each invocation a tm x tn block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
 of 8 (or 4) along k multiplies A and B tiles staged in workgroup memory while the
 next step's tiles load into registers (stored between the step's two
-barriers); the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k. Bounds
-checks are emitted only along axes the tiles do not divide. Operands are read
-through the writer, so transposes, broadcast batch dims and reshapes of a
-buffer are read in place (with loads ordered along whichever axis is
-contiguous); the kernel's root may be an elementwise epilogue of the matmul
-(bias, activation, residual), applied before the one store, and it may sum
-columns of work on its results over chunks of rows its tiles hold whole (a
-column sum's first pass: a bias's gradient).
+barriers); the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k.
+An operand whose staged axis runs along a buffer's rows (B along n; A along
+m: a transposed one) loads its blocks as vec4s, and each invocation stores
+its columns as one vec4 where they are whole vec4s of the result's rows.
+Bounds checks are emitted only along axes the tiles do not divide. Operands
+are read through the writer, so transposes, broadcast batch dims and
+reshapes of a buffer are read in place (with loads ordered along whichever
+axis is contiguous); the kernel's root may be an elementwise epilogue of the
+matmul (bias, activation, residual), applied before the one store, and it
+may sum columns of work on its results over chunks of rows its tiles hold
+whole (a column sum's first pass: a bias's gradient).
 """
 
 from __future__ import annotations
@@ -168,9 +171,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
     def held_in(x: int, axis: int) -> int | None:
         """The buffer whose rows operand x's `axis` runs along (n for B, m for A: its blocks then
         load as vec4s along it), seen through reshapes, transposes and broadcasts that keep that
-        axis whole: f32, not empty (a vec4 binding holds 16 bytes at least), its rows a multiple of
-        VEC long, and
-        nothing else in the kernel reading it or the views (its binding is vec4s); else None."""
+        axis whole: f32, not empty (a vec4 binding holds 16 bytes at least), its rows a multiple
+        of VEC long, and read by nothing else in the kernel, nor are the views (its binding is
+        vec4s); else None."""
         chain = []
         while x not in reads:
             node = graph.nodes[x]
@@ -253,11 +256,16 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 with w.scope(f"if ({item[0]}) {{"):
                     put(item, item[2](k))
 
+    def put_staged(item: Item, value: str) -> None:
+        """Stage a loaded item into workgroup memory (a vec4 named first: its stores take parts)."""
+        for line in item[3](value if item[1] == "f32" else w.let(value)):
+            w.line(line)
+
     # The first blocks are staged before the loop; each step then loads the next blocks into
     # registers (`next_*`) before it multiplies the staged ones, so their reads are in flight
     # while it computes, and stores them for the next step between its two barriers.
     with w.scope("{"):
-        stage("0i", lambda item, value: [w.line(x) for x in item[3](value if item[1] == "f32" else w.let(value))])
+        stage("0i", put_staged)
     w.line("workgroupBarrier();")
     held = {id(item): f"next_{q}" for q, item in enumerate(staging)}
     for item in staging:
@@ -293,11 +301,11 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
     # Where each invocation's vb columns are whole vec4s of the output's rows (f32, the tiles dividing
     # n, no read through the output's own binding), each is stored as one vec4: a warp writes whole
     # 32-byte sectors, not a quarter of each four times.
-    out = output_name(0, len(group))
+    result = output_name(0, len(group))
     whole = vb == VEC and node.spec.dtype is DType.f32 and isinstance(N, int) and not ragged(N, bn) and \
-        out not in sources.values()
+        result not in sources.values()
     if whole:
-        w.elements[out] = "vec4<f32>"
+        w.elements[result] = "vec4<f32>"
     for i in range(tm):
         m = w.let(f"m0 + ty * {tm}i + {i}i")
         for j in range(tn // vb):
@@ -318,9 +326,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                     for u, coords in enumerate(at):
                         w.line(f"{sums[p][j][c + u]} += {w.value(column_chunk(graph, r)[0], coords)};")
                 if whole:
-                    w.line(f"{out}[({index}) / {VEC}i] = vec4<f32>({', '.join(values)});")
+                    w.line(f"{result}[({index}) / {VEC}i] = vec4<f32>({', '.join(values)});")
                 else:
-                    w.line(store(node, index, values[0], out))
+                    w.line(store(node, index, values[0], result))
                 w.scopes.pop()
                 if conds:
                     w.depth -= 1
