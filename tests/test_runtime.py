@@ -534,6 +534,51 @@ def test_column_sums_of_a_product_are_summed_where_it_is_computed(name, parallel
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
 
 
+def _heads(x, h=4):
+    """(batch, tokens, h * d) -> (batch, h, tokens, d): attention's heads, a view."""
+    b, t, width = x.shape
+    return fg.transpose(x.reshape(b, t, h, width // h), (0, 2, 1, 3))
+
+
+# name: (function, operand shapes, the operands the tiled kernel loads as vec4s: B where its rows
+# run along n, A where they run along m (a transposed buffer), through reshapes, transposes and
+# broadcasts; never an operand read along k, a ragged one, or one read twice)
+PRODUCT_LAYOUTS = {
+    "plain": (lambda x, y: x @ y, [(64, 32), (32, 64)], "b"),
+    "batched-rows": (lambda x, y: x @ y, [(3, 64, 32), (32, 64)], "b"),
+    "batched-both": (lambda x, y: x @ y, [(3, 64, 32), (3, 32, 64)], "b"),
+    "ragged-rows": (lambda x, y: x @ y, [(65, 32), (32, 64)], "b"),
+    "ragged-k": (lambda x, y: x @ y, [(64, 36), (36, 64)], ""),
+    "transposed-a": (lambda xt, y: xt.T @ y, [(32, 64), (32, 64)], "ab"),
+    "transposed-a-batched": (lambda xt, y: fg.swapaxes(xt, -1, -2) @ y, [(2, 32, 128), (2, 32, 64)], "ab"),
+    "transposed-b": (lambda x, yt: x @ yt.T, [(64, 32), (64, 32)], ""),
+    "one-buffer-twice": (lambda x, y: x.T @ x + y, [(32, 64), (64, 64)], ""),
+    "weight-gradient-split": (lambda x, dy: x.T @ dy, [(256, 64), (256, 64)], "ab"),
+    "attention-values": (lambda p, v: p @ _heads(v), [(2, 4, 16, 16), (2, 16, 128)], "b"),
+    "attention-scores": (lambda q, k: _heads(q) @ fg.swapaxes(_heads(k), -1, -2), [(2, 16, 128), (2, 16, 128)], ""),
+    "broadcast-a": (lambda x, y: fg.broadcast_to(x, (3, 64, 32)) @ y, [(64, 32), (3, 32, 64)], "b"),
+    "epilogue": (lambda x, y: fg.tanh(x @ y) + 1.0, [(128, 64), (64, 128)], "b"),
+}
+
+
+@pytest.mark.parametrize("parallel", [2, 192])
+@pytest.mark.parametrize("name", sorted(PRODUCT_LAYOUTS))
+def test_tiled_products_of_every_operand_layout_match_interpret(name, parallel):
+    """The GPU's tiled matmul on the local adapter, over operands read in place through views:
+    which operands load their blocks as vec4s, and results equal to interpret's."""
+    fn, shapes, vectored = PRODUCT_LAYOUTS[name]
+    rng = np.random.default_rng(13)
+    args = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    graph = fg.trace(fn, *args)
+    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    (kernel,) = [k for k in exe.program.kernels if "var<workgroup> As" in k.wgsl]
+    # the arguments whose buffers the kernel binds as vec4s (binding n is kernel.reads[n])
+    loads = ["ab"[exe.program.inputs.index(b)] for n, b in enumerate(kernel.reads)
+             if f"b{n}: array<vec4<f32>>" in kernel.wgsl]
+    assert "".join(sorted(loads)) == vectored
+    assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
+
+
 def test_programs_are_cached_on_disk_and_damaged_entries_rebuilt(tmp_path, monkeypatch):
     from fgrad.lower import disk_cache
 
