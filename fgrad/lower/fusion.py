@@ -250,7 +250,8 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
             continue
         earlier = all(position[j] < at for j in _reads(graph, c, roots) if j in roots and j != e)
         merged = (e, *joined.get(at, ()), c)
-        if earlier and len(group_reads(graph, merged, roots)) + len(merged) <= limits.max_storage_buffers_per_shader_stage:
+        bindings = len(group_reads(graph, merged, roots)) + len(merged)
+        if earlier and bindings <= limits.max_storage_buffers_per_shader_stage:
             joined.setdefault(at, []).append(c)
     gone = {c for cs in joined.values() for c in cs}
     return [(*g, *joined.get(k, ())) for k, g in enumerate(groups) if not gone & set(g)]

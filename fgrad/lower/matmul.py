@@ -311,7 +311,8 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
         for j in range(tn // vb):
             for c in range(1 if whole else vb):
                 ns = [w.let(f"n0 + tx * {vb}i + {j * THREADS * vb + c + u}i") for u in range(VEC if whole else 1)]
-                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (ns[0], N, bn)) if ragged(size, step)]
+                conds = [f"{x} < {w.size(size)}" for x, size, step in ((m, M, bm), (ns[0], N, bn))
+                         if ragged(size, step)]
                 if conds:
                     w.line(f"if ({' && '.join(conds)}) {{")
                     w.depth += 1
@@ -333,7 +334,8 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 if conds:
                     w.depth -= 1
                     w.line("}")
-    shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;", f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
+    shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;",
+              f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
     if partials:
         _column_sums(w, graph, group, sums, batch, M, N, tm, bm, bn, vb)
         shared.append(f"var<workgroup> Cs: array<f32, {THREADS * bn}>;")
