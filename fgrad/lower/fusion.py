@@ -235,7 +235,8 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
         if not all(i in (c, nodes[c].inputs[0]) or isinstance(kind_of(nodes[i]), (Elementwise, View, Source))
                    for i in inside):
             continue
-        products = [j for j in _reads(graph, c, roots) if j in roots and len(groups[position[j]]) == 1
+        reads = [j for j in _reads(graph, c, roots) if j in roots]
+        products = [j for j in reads if len(groups[position[j]]) == 1
                     and (core := _core(graph, j, roots)) is not None
                     and nodes[core].spec.shape == nodes[j].spec.shape == nodes[summand].spec.shape]
         if not products:
@@ -248,7 +249,7 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
             continue  # the tiles' rows are not whole chunks
         if summand not in roots and not reads_in_place(graph, summand, e, roots):
             continue
-        earlier = all(position[j] < at for j in _reads(graph, c, roots) if j in roots and j != e)
+        earlier = all(position[j] < at for j in reads if j != e)
         merged = (e, *joined.get(at, ()), c)
         bindings = len(group_reads(graph, merged, roots)) + len(merged)
         if earlier and bindings <= limits.max_storage_buffers_per_shader_stage:

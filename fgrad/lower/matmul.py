@@ -20,6 +20,7 @@ whole (a column sum's first pass: a bias's gradient).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 
@@ -158,15 +159,12 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
             out.append((rl, cl, f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i]"))
         return out
 
-    def loads(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
-              places: list[tuple[str, str, str]]) -> list[str]:
-        """The values of operand x's (tile) block at `start` each invocation stages (f32)."""
-        values = []
-        for rl, cl, _ in places:
-            r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
-            values.append(guarded(lambda rc: wide(graph, x, w.value(x, [*batch_at, *rc])),
-                                  [(r, size[0], tile[0]), (c, size[1], tile[1])]))
-        return values
+    def load(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
+             rl: str, cl: str) -> str:
+        """The value (f32) of operand x's (tile) block at `start` + (rl, cl) an invocation stages."""
+        r, c = w.let(f"{start[0]} + {rl}"), w.let(f"{start[1]} + {cl}")
+        return guarded(lambda rc: wide(graph, x, w.value(x, [*batch_at, *rc])),
+                       [(r, size[0], tile[0]), (c, size[1], tile[1])])
 
     def held_in(x: int, axis: int) -> int | None:
         """The buffer whose rows operand x's `axis` runs along (n for B, m for A: its blocks then
@@ -216,7 +214,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
         count = tile[0] * tile[1] // VEC
         if ragged(size[0], tile[0]) or ragged(size[1], tile[1]) or (count % threads and count > threads) or \
                 held_in(x, axis) is None:
-            return [(None, "f32", lambda k, rl=rl, cl=cl: loads(x, batch_at, size, tile, start(k), [(rl, cl, "")])[0],
+            return [(None, "f32", lambda k, rl=rl, cl=cl: load(x, batch_at, size, tile, start(k), rl, cl),
                      lambda v, place=place: [f"{place} = {v};"]) for rl, cl, place in slots(x, tile, k_is_row, shared,
                                                                                             width)]
         other = tile[1] if k_is_row else tile[0]  # the block's extent along the vec4s (n, or m)
@@ -227,7 +225,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
             kl, ol = w.let(f"{e} / {other // VEC}i"), w.let(f"{e} % {other // VEC}i * {VEC}i")
             guard = f"lid >= {first}i" if first else f"lid < {count}i" if count < threads else None
 
-            def load(k: str, kl: str = kl, ol: str = ol) -> str:
+            def vec_load(k: str, kl: str = kl, ol: str = ol) -> str:
                 r, c = (w.let(f"{k} + {kl}"), w.let(f"n0 + {ol}")) if k_is_row else (w.let(f"m0 + {ol}"),
                                                                                   w.let(f"{k} + {kl}"))
                 binding, index = w.address(x, [*batch_at, r, c])
@@ -240,11 +238,15 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 return [f"{shared}[{kl} * {other // width}i + ({ol} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
                         for u in range(0, VEC, width)]
 
-            out.append((guard, "vec4<f32>", load, stores))
+            out.append((guard, "vec4<f32>", vec_load, stores))
         return out
 
     staging = [*items(a, ba, (M, K), (bm, bk), False, "As", va),  # A[m0 : m0 + bm, k : k + bk]
                *items(b, bb, (K, N), (bk, bn), True, "Bs", vb)]  # B[k : k + bk, n0 : n0 + bn]
+
+    def guarded_by(item: Item) -> contextlib.AbstractContextManager:
+        """The scope of the invocations an item is staged by: all, or its guard's."""
+        return w.scope(f"if ({item[0]}) {{") if item[0] is not None else contextlib.nullcontext()
 
     def stage(k: str, put: Callable[[Item, str], None]) -> None:
         """Load each item at k (those without a guard first, as a block of loads) and `put` it."""
@@ -253,7 +255,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
             put(item, value)
         for item in staging:
             if item[0] is not None:
-                with w.scope(f"if ({item[0]}) {{"):
+                with guarded_by(item):
                     put(item, item[2](k))
 
     def put_staged(item: Item, value: str) -> None:
@@ -285,16 +287,13 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
         w.line("workgroupBarrier();")
         with w.scope(f"if ({more}) {{"):
             for item in staging:
-                if item[0] is None:
+                with guarded_by(item):
                     for line in item[3](held[id(item)]):
                         w.line(line)
-                else:
-                    with w.scope(f"if ({item[0]}) {{"):
-                        for line in item[3](held[id(item)]):
-                            w.line(line)
         w.line("workgroupBarrier();")
 
-    # Each column sum's share of the invocation's columns, over its rows.
+    # Each column sum's share of the invocation's columns, over its rows, of the value it sums.
+    summands = [column_chunk(graph, r)[0] for r in partials]
     sums = [[[f"sum{p}_{j}_{c}" for c in range(vb)] for j in range(tn // vb)] for p in range(len(partials))]
     for name_p in (x for p in sums for j in p for x in j):
         w.line(f"var {name_p} = 0.0f;")
@@ -323,9 +322,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                     w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
                         f"{mm.spec.dtype.row.compute}({acc})"
                 index, values = w.ravel(at[0], node.spec.shape), [w.value(root, coords) for coords in at]
-                for p, r in enumerate(partials):  # read before the store: the root may take a read's buffer
+                for p, summand in enumerate(summands):  # read before the store: the root may take a read's buffer
                     for u, coords in enumerate(at):
-                        w.line(f"{sums[p][j][c + u]} += {w.value(column_chunk(graph, r)[0], coords)};")
+                        w.line(f"{sums[p][j][c + u]} += {w.value(summand, coords)};")
                 if whole:
                     w.line(f"{result}[({index}) / {VEC}i] = vec4<f32>({', '.join(values)});")
                 else:
