@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -506,11 +507,12 @@ def _norm_after_product(x, w, p, w2):
 
 # name: (function, argnums differentiated, operand shapes, the column sums' partial sums (shapes)
 # that the matmul kernel producing what they sum writes; `parallel`: the adapter's workgroups at
-# once, which pick the tiles: 8 x 4 (a tile of 128 rows, eight chunks of 16) or 2 x 2 (32 rows)
+# once, which pick the tiles: 8 x 4 or 8 x 8 (a tile of 128 rows, eight chunks of 16) or 2 x 2 (32 rows)
 COLUMN_PARTIALS = {
     "bias-gradient": (_bias_after_product, (2,), [(256, 32), (32, 64), (64,), (64, 16)], [(16, 64)]),
     "bias-gradient-batched": (_bias_after_product, (2,), [(4, 64, 32), (32, 64), (64,), (64, 16)], [(16, 64)]),
     "bias-gradient-ragged-columns": (_bias_after_product, (2,), [(256, 32), (32, 40), (40,), (40, 16)], [(16, 40)]),
+    "bias-gradient-wide": (_bias_after_product, (2,), [(256, 32), (32, 128), (128,), (128, 16)], [(16, 128)]),
     "layer-norm-gradients": (_norm_after_product, (2,), [(256, 32), (32, 64), "norm", (64, 16)],
                              [(16, 64), (16, 64)]),
 }
@@ -531,7 +533,18 @@ def test_column_sums_of_a_product_are_summed_where_it_is_computed(name, parallel
     fused = [[program.graph.nodes[r].spec.shape for r in k.roots[1:]] for k in program.kernels
              if "var<workgroup> Cs" in k.wgsl]
     assert fused == [partials]
+    assert all(workgroup_bytes(k.wgsl) <= WEBGPU_WORKGROUP_BYTES for k in program.kernels)
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
+
+
+WEBGPU_WORKGROUP_BYTES = 16384  # the least maxComputeWorkgroupStorageSize an adapter has
+
+
+def workgroup_bytes(wgsl: str) -> int:
+    """The workgroup memory a kernel declares (its f32 and vector-of-f32 arrays)."""
+    arrays = re.findall(r"var<workgroup> \w+: array<(?:vec(\d)<f32>|f32), (\d+)>;", wgsl)
+    assert len(arrays) == wgsl.count("var<workgroup>")
+    return sum(int(width or 1) * int(count) * 4 for width, count in arrays)
 
 
 def _heads(x, h=4):
@@ -552,6 +565,7 @@ PRODUCT_LAYOUTS = {
     "transposed-a": (lambda xt, y: xt.T @ y, [(32, 64), (32, 64)], "ab"),
     "transposed-a-batched": (lambda xt, y: fg.swapaxes(xt, -1, -2) @ y, [(2, 32, 128), (2, 32, 64)], "ab"),
     "transposed-b": (lambda x, yt: x @ yt.T, [(64, 32), (64, 32)], ""),
+    "transposed-both": (lambda xt, yt: xt.T @ yt.T, [(32, 256), (128, 32)], "a"),
     "one-buffer-twice": (lambda x, y: x.T @ x + y, [(32, 64), (64, 64)], ""),
     "weight-gradient-split": (lambda x, dy: x.T @ dy, [(256, 64), (256, 64)], "ab"),
     "attention-values": (lambda p, v: p @ _heads(v), [(2, 4, 16, 16), (2, 16, 128)], "b"),
@@ -576,6 +590,7 @@ def test_tiled_products_of_every_operand_layout_match_interpret(name, parallel):
     loads = ["ab"[exe.program.inputs.index(b)] for n, b in enumerate(kernel.reads)
              if f"b{n}: array<vec4<f32>>" in kernel.wgsl]
     assert "".join(sorted(loads)) == vectored
+    assert workgroup_bytes(kernel.wgsl) <= WEBGPU_WORKGROUP_BYTES
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
 
 

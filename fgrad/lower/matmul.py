@@ -3,9 +3,10 @@
 A workgroup of 16x16 invocations computes a (16 tm)x(16 tn) tile of the
 output, each invocation a tm x tn block held in named vector accumulators
 (`acc_i_j`, no arrays: naga bounds-checks indexed local arrays). Each step
-of 8 (or 4) along k multiplies A and B tiles staged in workgroup memory while the
-next step's tiles load into registers (stored between the step's two
-barriers); the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k.
+of 4, 8 or 16 along k (`depth`) multiplies A and B tiles staged in workgroup
+memory (each k's row padded against bank conflicts: `pitch`) while the next
+step's tiles load into registers (stored between the step's two barriers);
+the unrolled inner loop reads tm/4 and tn/4 vec4s of them per k.
 An operand whose staged axis runs along a buffer's rows (B along n; A along
 m: a transposed one) loads its blocks as vec4s, and each invocation stores
 its columns as one vec4 where they are whole vec4s of the result's rows.
@@ -30,7 +31,9 @@ from fgrad.lower.wgsl import VEC, KernelWriter, Written, module, output_name, st
 from fgrad.lower.kinds import Contraction, Conversion, View, kind_of
 
 THREADS = 16  # a workgroup is THREADS x THREADS invocations
-BK, SHORT_BK = 8, 4  # the k extents of staged tiles (see `depth`)
+BK, SHORT_BK, LONG_BK = 8, 4, 16  # the k extents of staged tiles (see `depth`)
+BANKS = 32  # workgroup memory's banks, a word each (NVIDIA's, AMD's, Apple's)
+WORKGROUP_BYTES = 16384  # WebGPU's least maxComputeWorkgroupStorageSize: the kernels run on every adapter
 
 
 def inner_is_last(graph: Graph, i: int, sources: dict[int, str]) -> bool:
@@ -63,18 +66,33 @@ def tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
     return TILES[-1]
 
 
-def depth(graph: Graph, a: int, b: int, sources: dict[int, str], bm: int, bn: int) -> int:
+def depth(graph: Graph, a: int, b: int, sources: dict[int, str], bm: int, bn: int, spare: int) -> int:
     """The k extent of the staged tiles of A (bm rows) and B (bn columns): SHORT_BK where A's rows
-    are read along k and either the tile is the biggest or B is read along k too (a product by a
-    transposed weight, as backward passes take), else BK. On an H100: 4096^3 at 34 TFLOP/s with
-    4, 31 with 8; the gpt step's products 0.15 ms faster in all; 4 elsewhere (A transposed, or
-    smaller tiles of row-major operands) was slower in the step, as 16 and 32 were for every shape.
-    A block staged in SHORT_BK rows has an element for each invocation."""
-    along_k = inner_is_last(graph, a, sources)
-    if along_k and (bm * bn >= (8 * THREADS) ** 2 or not inner_is_last(graph, b, sources)) and \
-            min(bm, bn) * SHORT_BK >= THREADS * THREADS:
-        return SHORT_BK
-    return BK
+    are read along k and the tile is the biggest, LONG_BK where B is read along k (a product by a
+    transposed weight, as backward passes take), else BK; or the next shorter whose staged tiles
+    fit in `spare` bytes of workgroup memory. On an H100, with the staged rows padded (`pitch`):
+    4096^3 at 36.5 TFLOP/s with 4, 31.9 with 8; the gpt step's GPU time 5.16 ms with 4 also where
+    B is read along k (the rule before the padding), 5.06 with 8 there, 5.01 with 16."""
+    if inner_is_last(graph, a, sources) and bm * bn >= (8 * THREADS) ** 2:
+        best = SHORT_BK
+    else:
+        best = BK if inner_is_last(graph, b, sources) else LONG_BK
+    fits = [bk for bk in (LONG_BK, BK) if bk <= best and staged_bytes(bm, bn, bk) <= spare]
+    return fits[0] if fits else SHORT_BK
+
+
+def pitch(extent: int, bk: int, width: int) -> int:
+    """The vectors (of `width` f32s) from one k of a staged block to the next, for a block of
+    `extent` along m or n: padded by BANKS // bk words (a vector at least), so that a warp storing
+    bk values along k for each of BANKS // bk neighbours (an operand read along k) hits every bank
+    once, not one bank bk times."""
+    return (extent + max(BANKS // bk, width)) // width
+
+
+def staged_bytes(bm: int, bn: int, bk: int) -> int:
+    """The workgroup memory of A's and B's staged blocks (`As`, `Bs`): bk padded rows of each."""
+    return sum(bk * pitch(extent, bk, width) * width * 4 for extent, width in ((bm, min(bm // THREADS, VEC)),
+                                                                               (bn, min(bn // THREADS, VEC))))
 
 
 def wide(graph: Graph, x: int, value: str) -> str:
@@ -121,7 +139,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
     va, vb = min(tm, 4), min(tn, 4)  # vector widths of shared A and B loads (B's is the accumulators')
     veca, vecb = f"vec{va}<f32>", f"vec{vb}<f32>"
     bm, bn = THREADS * tm, THREADS * tn
-    bk = depth(graph, a, b, sources, bm, bn)
+    sums_bytes = THREADS * bn * 4 if partials else 0  # `Cs`, where column sums meet
+    bk = depth(graph, a, b, sources, bm, bn, WORKGROUP_BYTES - sums_bytes)
+    assert staged_bytes(bm, bn, bk) + sums_bytes <= WORKGROUP_BYTES, f"{bm}x{bn}x{bk} tiles overflow workgroup memory"
     grid = (math.ceil(N_max / bn), math.ceil(M_max / bm), math.prod(batch_max))
     groups = (Extent.of([N], bn), Extent.of([M], bm), Extent.of(batch)) if mm.spec.symbols else ()
     w = KernelWriter(graph, sources)
@@ -156,7 +176,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
             rl, cl = (f"{e} / {tile[1]}i", f"{e} % {tile[1]}i") if fast else (f"{e} % {tile[0]}i", f"{e} / {tile[0]}i")
             rl, cl = w.let(rl), w.let(cl)
             kl, ol, other = (rl, cl, tile[1]) if k_is_row else (cl, rl, tile[0])
-            out.append((rl, cl, f"{shared}[{kl} * {other // width}i + {ol} / {width}i][{ol} % {width}i]"))
+            out.append((rl, cl, f"{shared}[{kl} * {pitch(other, bk, width)}i + {ol} / {width}i][{ol} % {width}i]"))
         return out
 
     def load(x: int, batch_at: list[str], size: tuple[int, int], tile: tuple[int, int], start: tuple[str, str],
@@ -233,9 +253,10 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 return f"{binding}[({index}) / {VEC}i]"
 
             def stores(v: str, kl: str = kl, ol: str = ol) -> list[str]:  # [k][other] in vectors of `width`
+                row = f"{kl} * {pitch(other, bk, width)}i"
                 if width == VEC:
-                    return [f"{shared}[{kl} * {other // VEC}i + {ol} / {VEC}i] = {v};"]
-                return [f"{shared}[{kl} * {other // width}i + ({ol} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
+                    return [f"{shared}[{row} + {ol} / {VEC}i] = {v};"]
+                return [f"{shared}[{row} + ({ol} + {u}i) / {width}i] = {v}.{'xyzw'[u:u + width]};"
                         for u in range(0, VEC, width)]
 
             out.append((guard, "vec4<f32>", vec_load, stores))
@@ -277,9 +298,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
         with w.scope(f"if ({more}) {{"):
             stage(f"{k0} + {bk}i", lambda item, value: w.line(f"{held[id(item)]} = {value};"))
         for kk in range(bk):
-            avecs = [w.let(f"As[{kk * bm // va}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
+            avecs = [w.let(f"As[{kk * pitch(bm, bk, va)}i + ty * {tm // va}i + {q}i]") for q in range(tm // va)]
             # Invocation tx takes B's vectors tx, tx + 16, ...: neighbours read neighbouring vectors.
-            bvecs = [w.let(f"Bs[{kk * bn // vb}i + tx + {j * THREADS}i]") for j in range(tn // vb)]
+            bvecs = [w.let(f"Bs[{kk * pitch(bn, bk, vb)}i + tx + {j * THREADS}i]") for j in range(tn // vb)]
             for i in range(tm):
                 a_i = f"{avecs[i // va]}[{i % va}]"
                 for j, bv in enumerate(bvecs):
@@ -333,11 +354,11 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 if conds:
                     w.depth -= 1
                     w.line("}")
-    shared = [f"var<workgroup> As: array<{veca}, {bm * bk // va}>;",
-              f"var<workgroup> Bs: array<{vecb}, {bn * bk // vb}>;"]
+    shared = [f"var<workgroup> As: array<{veca}, {bk * pitch(bm, bk, va)}>;",
+              f"var<workgroup> Bs: array<{vecb}, {bk * pitch(bn, bk, vb)}>;"]
     if partials:
         _column_sums(w, graph, group, sums, batch, M, N, tm, bm, bn, vb)
-        shared.append(f"var<workgroup> Cs: array<f32, {THREADS * bn}>;")
+        shared.append(f"var<workgroup> Cs: array<f32, {sums_bytes // 4}>;")
     return Written(module(name, graph, group, reads, threads, prelude, w, [], shared), grid, groups, w.sized)
 
 

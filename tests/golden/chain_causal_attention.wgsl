@@ -2,8 +2,8 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-var<workgroup> As: array<vec2<f32>, 128>;
-var<workgroup> Bs: array<vec2<f32>, 128>;
+var<workgroup> As: array<vec2<f32>, 272>;
+var<workgroup> Bs: array<vec2<f32>, 272>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -16,98 +16,162 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i32(group.z);
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    let v2 = (lid + 0i) / 8i;
-    let v3 = (lid + 0i) % 8i;
-    let v4 = (lid + 0i) % 8i;
-    let v5 = (lid + 0i) / 8i;
+    let v2 = (lid + 0i) / 16i;
+    let v3 = (lid + 0i) % 16i;
+    let v4 = (lid + 256i) / 16i;
+    let v5 = (lid + 256i) % 16i;
+    let v6 = (lid + 0i) % 16i;
+    let v7 = (lid + 0i) / 16i;
+    let v8 = (lid + 256i) % 16i;
+    let v9 = (lid + 256i) / 16i;
     {
-        let v6 = m0 + v2;
-        let v7 = 0i + v3;
-        let v8 = min(v6, 3i);
-        let v9 = min(v7, 2i);
-        let v10 = b0[v1 * 12i + v8 * 3i + v9];
-        let v11 = 0i + v4;
-        let v12 = n0 + v5;
+        let v10 = m0 + v2;
+        let v11 = 0i + v3;
+        let v12 = min(v10, 3i);
         let v13 = min(v11, 2i);
-        let v14 = min(v12, 3i);
-        let v15 = b1[v1 * 12i + v14 * 3i + v13];
-        As[v3 * 16i + v2 / 2i][v2 % 2i] = select(0.0f, v10, v6 < 4i && v7 < 3i);
-        Bs[v4 * 16i + v5 / 2i][v5 % 2i] = select(0.0f, v15, v11 < 3i && v12 < 4i);
+        let v14 = b0[v1 * 12i + v12 * 3i + v13];
+        let v15 = m0 + v4;
+        let v16 = 0i + v5;
+        let v17 = min(v15, 3i);
+        let v18 = min(v16, 2i);
+        let v19 = b0[v1 * 12i + v17 * 3i + v18];
+        let v20 = 0i + v6;
+        let v21 = n0 + v7;
+        let v22 = min(v20, 2i);
+        let v23 = min(v21, 3i);
+        let v24 = b1[v1 * 12i + v23 * 3i + v22];
+        let v25 = 0i + v8;
+        let v26 = n0 + v9;
+        let v27 = min(v25, 2i);
+        let v28 = min(v26, 3i);
+        let v29 = b1[v1 * 12i + v28 * 3i + v27];
+        As[v3 * 17i + v2 / 2i][v2 % 2i] = select(0.0f, v14, v10 < 4i && v11 < 3i);
+        As[v5 * 17i + v4 / 2i][v4 % 2i] = select(0.0f, v19, v15 < 4i && v16 < 3i);
+        Bs[v6 * 17i + v7 / 2i][v7 % 2i] = select(0.0f, v24, v20 < 3i && v21 < 4i);
+        Bs[v8 * 17i + v9 / 2i][v9 % 2i] = select(0.0f, v29, v25 < 3i && v26 < 4i);
     }
     workgroupBarrier();
     var next_0 = 0.0f;
     var next_1 = 0.0f;
-    for (var r16 = 0i; r16 < 3i; r16 += 8i) {
-        if (r16 + 8i < 3i) {
-            let v17 = m0 + v2;
-            let v18 = r16 + 8i + v3;
-            let v19 = min(v17, 3i);
-            let v20 = min(v18, 2i);
-            let v21 = b0[v1 * 12i + v19 * 3i + v20];
-            let v22 = r16 + 8i + v4;
-            let v23 = n0 + v5;
-            let v24 = min(v22, 2i);
-            let v25 = min(v23, 3i);
-            let v26 = b1[v1 * 12i + v25 * 3i + v24];
-            next_0 = select(0.0f, v21, v17 < 4i && v18 < 3i);
-            next_1 = select(0.0f, v26, v22 < 3i && v23 < 4i);
+    var next_2 = 0.0f;
+    var next_3 = 0.0f;
+    for (var r30 = 0i; r30 < 3i; r30 += 16i) {
+        if (r30 + 16i < 3i) {
+            let v31 = m0 + v2;
+            let v32 = r30 + 16i + v3;
+            let v33 = min(v31, 3i);
+            let v34 = min(v32, 2i);
+            let v35 = b0[v1 * 12i + v33 * 3i + v34];
+            let v36 = m0 + v4;
+            let v37 = r30 + 16i + v5;
+            let v38 = min(v36, 3i);
+            let v39 = min(v37, 2i);
+            let v40 = b0[v1 * 12i + v38 * 3i + v39];
+            let v41 = r30 + 16i + v6;
+            let v42 = n0 + v7;
+            let v43 = min(v41, 2i);
+            let v44 = min(v42, 3i);
+            let v45 = b1[v1 * 12i + v44 * 3i + v43];
+            let v46 = r30 + 16i + v8;
+            let v47 = n0 + v9;
+            let v48 = min(v46, 2i);
+            let v49 = min(v47, 3i);
+            let v50 = b1[v1 * 12i + v49 * 3i + v48];
+            next_0 = select(0.0f, v35, v31 < 4i && v32 < 3i);
+            next_1 = select(0.0f, v40, v36 < 4i && v37 < 3i);
+            next_2 = select(0.0f, v45, v41 < 3i && v42 < 4i);
+            next_3 = select(0.0f, v50, v46 < 3i && v47 < 4i);
         }
-        let v27 = As[0i + ty * 1i + 0i];
-        let v28 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v27[0]), v28, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v27[1]), v28, acc_1_0);
-        let v29 = As[16i + ty * 1i + 0i];
-        let v30 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v29[0]), v30, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v29[1]), v30, acc_1_0);
-        let v31 = As[32i + ty * 1i + 0i];
-        let v32 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v31[0]), v32, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v31[1]), v32, acc_1_0);
-        let v33 = As[48i + ty * 1i + 0i];
-        let v34 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v33[0]), v34, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v33[1]), v34, acc_1_0);
-        let v35 = As[64i + ty * 1i + 0i];
-        let v36 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v35[0]), v36, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v35[1]), v36, acc_1_0);
-        let v37 = As[80i + ty * 1i + 0i];
-        let v38 = Bs[80i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v37[0]), v38, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v37[1]), v38, acc_1_0);
-        let v39 = As[96i + ty * 1i + 0i];
-        let v40 = Bs[96i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v39[0]), v40, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v39[1]), v40, acc_1_0);
-        let v41 = As[112i + ty * 1i + 0i];
-        let v42 = Bs[112i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v41[0]), v42, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v41[1]), v42, acc_1_0);
+        let v51 = As[0i + ty * 1i + 0i];
+        let v52 = Bs[0i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v51[0]), v52, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v51[1]), v52, acc_1_0);
+        let v53 = As[17i + ty * 1i + 0i];
+        let v54 = Bs[17i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v53[0]), v54, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v53[1]), v54, acc_1_0);
+        let v55 = As[34i + ty * 1i + 0i];
+        let v56 = Bs[34i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v55[0]), v56, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v55[1]), v56, acc_1_0);
+        let v57 = As[51i + ty * 1i + 0i];
+        let v58 = Bs[51i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v57[0]), v58, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v57[1]), v58, acc_1_0);
+        let v59 = As[68i + ty * 1i + 0i];
+        let v60 = Bs[68i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v59[0]), v60, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v59[1]), v60, acc_1_0);
+        let v61 = As[85i + ty * 1i + 0i];
+        let v62 = Bs[85i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v61[0]), v62, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v61[1]), v62, acc_1_0);
+        let v63 = As[102i + ty * 1i + 0i];
+        let v64 = Bs[102i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v63[0]), v64, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v63[1]), v64, acc_1_0);
+        let v65 = As[119i + ty * 1i + 0i];
+        let v66 = Bs[119i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v65[0]), v66, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v65[1]), v66, acc_1_0);
+        let v67 = As[136i + ty * 1i + 0i];
+        let v68 = Bs[136i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v67[0]), v68, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v67[1]), v68, acc_1_0);
+        let v69 = As[153i + ty * 1i + 0i];
+        let v70 = Bs[153i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v69[0]), v70, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v69[1]), v70, acc_1_0);
+        let v71 = As[170i + ty * 1i + 0i];
+        let v72 = Bs[170i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v71[0]), v72, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v71[1]), v72, acc_1_0);
+        let v73 = As[187i + ty * 1i + 0i];
+        let v74 = Bs[187i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v73[0]), v74, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v73[1]), v74, acc_1_0);
+        let v75 = As[204i + ty * 1i + 0i];
+        let v76 = Bs[204i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v75[0]), v76, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v75[1]), v76, acc_1_0);
+        let v77 = As[221i + ty * 1i + 0i];
+        let v78 = Bs[221i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v77[0]), v78, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v77[1]), v78, acc_1_0);
+        let v79 = As[238i + ty * 1i + 0i];
+        let v80 = Bs[238i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v79[0]), v80, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v79[1]), v80, acc_1_0);
+        let v81 = As[255i + ty * 1i + 0i];
+        let v82 = Bs[255i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v81[0]), v82, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v81[1]), v82, acc_1_0);
         workgroupBarrier();
-        if (r16 + 8i < 3i) {
-            As[v3 * 16i + v2 / 2i][v2 % 2i] = next_0;
-            Bs[v4 * 16i + v5 / 2i][v5 % 2i] = next_1;
+        if (r30 + 16i < 3i) {
+            As[v3 * 17i + v2 / 2i][v2 % 2i] = next_0;
+            As[v5 * 17i + v4 / 2i][v4 % 2i] = next_1;
+            Bs[v6 * 17i + v7 / 2i][v7 % 2i] = next_2;
+            Bs[v8 * 17i + v9 / 2i][v9 % 2i] = next_3;
         }
         workgroupBarrier();
     }
-    let v43 = m0 + ty * 2i + 0i;
-    let v44 = n0 + tx * 2i + 0i;
-    if (v43 < 4i && v44 < 4i) {
-        out[v1 * 16i + v43 * 4i + v44] = acc_0_0[0];
+    let v83 = m0 + ty * 2i + 0i;
+    let v84 = n0 + tx * 2i + 0i;
+    if (v83 < 4i && v84 < 4i) {
+        out[v1 * 16i + v83 * 4i + v84] = acc_0_0[0];
     }
-    let v45 = n0 + tx * 2i + 1i;
-    if (v43 < 4i && v45 < 4i) {
-        out[v1 * 16i + v43 * 4i + v45] = acc_0_0[1];
+    let v85 = n0 + tx * 2i + 1i;
+    if (v83 < 4i && v85 < 4i) {
+        out[v1 * 16i + v83 * 4i + v85] = acc_0_0[1];
     }
-    let v46 = m0 + ty * 2i + 1i;
-    let v47 = n0 + tx * 2i + 0i;
-    if (v46 < 4i && v47 < 4i) {
-        out[v1 * 16i + v46 * 4i + v47] = acc_1_0[0];
+    let v86 = m0 + ty * 2i + 1i;
+    let v87 = n0 + tx * 2i + 0i;
+    if (v86 < 4i && v87 < 4i) {
+        out[v1 * 16i + v86 * 4i + v87] = acc_1_0[0];
     }
-    let v48 = n0 + tx * 2i + 1i;
-    if (v46 < 4i && v48 < 4i) {
-        out[v1 * 16i + v46 * 4i + v48] = acc_1_0[1];
+    let v88 = n0 + tx * 2i + 1i;
+    if (v86 < 4i && v88 < 4i) {
+        out[v1 * 16i + v86 * 4i + v88] = acc_1_0[1];
     }
 }
 

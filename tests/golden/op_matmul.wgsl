@@ -2,8 +2,8 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-var<workgroup> As: array<vec2<f32>, 128>;
-var<workgroup> Bs: array<vec2<f32>, 128>;
+var<workgroup> As: array<vec2<f32>, 144>;
+var<workgroup> Bs: array<vec2<f32>, 144>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -30,8 +30,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v12 = min(v10, 3i);
         let v13 = min(v11, 4i);
         let v14 = b1[v12 * 5i + v13];
-        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < 3i && v6 < 4i);
-        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < 4i && v11 < 5i);
+        As[v2 * 18i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < 3i && v6 < 4i);
+        Bs[v3 * 18i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < 4i && v11 < 5i);
     }
     workgroupBarrier();
     var next_0 = 0.0f;
@@ -55,38 +55,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v27 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[16i + ty * 1i + 0i];
-        let v29 = Bs[16i + tx + 0i];
+        let v28 = As[18i + ty * 1i + 0i];
+        let v29 = Bs[18i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[32i + ty * 1i + 0i];
-        let v31 = Bs[32i + tx + 0i];
+        let v30 = As[36i + ty * 1i + 0i];
+        let v31 = Bs[36i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
-        let v32 = As[48i + ty * 1i + 0i];
-        let v33 = Bs[48i + tx + 0i];
+        let v32 = As[54i + ty * 1i + 0i];
+        let v33 = Bs[54i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
-        let v34 = As[64i + ty * 1i + 0i];
-        let v35 = Bs[64i + tx + 0i];
+        let v34 = As[72i + ty * 1i + 0i];
+        let v35 = Bs[72i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
-        let v36 = As[80i + ty * 1i + 0i];
-        let v37 = Bs[80i + tx + 0i];
+        let v36 = As[90i + ty * 1i + 0i];
+        let v37 = Bs[90i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
-        let v38 = As[96i + ty * 1i + 0i];
-        let v39 = Bs[96i + tx + 0i];
+        let v38 = As[108i + ty * 1i + 0i];
+        let v39 = Bs[108i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
-        let v40 = As[112i + ty * 1i + 0i];
-        let v41 = Bs[112i + tx + 0i];
+        let v40 = As[126i + ty * 1i + 0i];
+        let v41 = Bs[126i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v40[0]), v41, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v40[1]), v41, acc_1_0);
         workgroupBarrier();
         if (r15 + 8i < 4i) {
-            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
-            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+            As[v2 * 18i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 18i + v4 / 2i][v4 % 2i] = next_1;
         }
         workgroupBarrier();
     }

@@ -2,8 +2,8 @@
 @group(0) @binding(0) var<storage, read> b0: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> b1: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
-var<workgroup> As: array<vec2<f32>, 128>;
-var<workgroup> Bs: array<vec2<f32>, 128>;
+var<workgroup> As: array<vec2<f32>, 144>;
+var<workgroup> Bs: array<vec2<f32>, 144>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -29,8 +29,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v10 = (v8) % 1024i;
             let v11 = v10 * 64i + v9;
             let v12 = b0[(v11) / 4i];
-            As[v2 * 16i + (v3 + 0i) / 2i] = v12.xy;
-            As[v2 * 16i + (v3 + 2i) / 2i] = v12.zw;
+            As[v2 * 18i + (v3 + 0i) / 2i] = v12.xy;
+            As[v2 * 18i + (v3 + 2i) / 2i] = v12.zw;
         }
         if (lid >= 192i) {
             let v13 = 0i + v4;
@@ -39,8 +39,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v16 = v15 / 64i;
             let v17 = (v15) % 64i;
             let v18 = b1[(v15) / 4i];
-            Bs[v4 * 16i + (v5 + 0i) / 2i] = v18.xy;
-            Bs[v4 * 16i + (v5 + 2i) / 2i] = v18.zw;
+            Bs[v4 * 18i + (v5 + 0i) / 2i] = v18.xy;
+            Bs[v4 * 18i + (v5 + 2i) / 2i] = v18.zw;
         }
     }
     workgroupBarrier();
@@ -70,43 +70,43 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v32 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v31[0]), v32, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v31[1]), v32, acc_1_0);
-        let v33 = As[16i + ty * 1i + 0i];
-        let v34 = Bs[16i + tx + 0i];
+        let v33 = As[18i + ty * 1i + 0i];
+        let v34 = Bs[18i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v33[0]), v34, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v33[1]), v34, acc_1_0);
-        let v35 = As[32i + ty * 1i + 0i];
-        let v36 = Bs[32i + tx + 0i];
+        let v35 = As[36i + ty * 1i + 0i];
+        let v36 = Bs[36i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v35[0]), v36, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v35[1]), v36, acc_1_0);
-        let v37 = As[48i + ty * 1i + 0i];
-        let v38 = Bs[48i + tx + 0i];
+        let v37 = As[54i + ty * 1i + 0i];
+        let v38 = Bs[54i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v37[0]), v38, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v37[1]), v38, acc_1_0);
-        let v39 = As[64i + ty * 1i + 0i];
-        let v40 = Bs[64i + tx + 0i];
+        let v39 = As[72i + ty * 1i + 0i];
+        let v40 = Bs[72i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v39[0]), v40, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v39[1]), v40, acc_1_0);
-        let v41 = As[80i + ty * 1i + 0i];
-        let v42 = Bs[80i + tx + 0i];
+        let v41 = As[90i + ty * 1i + 0i];
+        let v42 = Bs[90i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v41[0]), v42, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v41[1]), v42, acc_1_0);
-        let v43 = As[96i + ty * 1i + 0i];
-        let v44 = Bs[96i + tx + 0i];
+        let v43 = As[108i + ty * 1i + 0i];
+        let v44 = Bs[108i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v43[0]), v44, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v43[1]), v44, acc_1_0);
-        let v45 = As[112i + ty * 1i + 0i];
-        let v46 = Bs[112i + tx + 0i];
+        let v45 = As[126i + ty * 1i + 0i];
+        let v46 = Bs[126i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v45[0]), v46, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v45[1]), v46, acc_1_0);
         workgroupBarrier();
         if (r19 + 8i < 64i) {
             if (lid < 64i) {
-                As[v2 * 16i + (v3 + 0i) / 2i] = next_0.xy;
-                As[v2 * 16i + (v3 + 2i) / 2i] = next_0.zw;
+                As[v2 * 18i + (v3 + 0i) / 2i] = next_0.xy;
+                As[v2 * 18i + (v3 + 2i) / 2i] = next_0.zw;
             }
             if (lid >= 192i) {
-                Bs[v4 * 16i + (v5 + 0i) / 2i] = next_1.xy;
-                Bs[v4 * 16i + (v5 + 2i) / 2i] = next_1.zw;
+                Bs[v4 * 18i + (v5 + 0i) / 2i] = next_1.xy;
+                Bs[v4 * 18i + (v5 + 2i) / 2i] = next_1.zw;
             }
         }
         workgroupBarrier();

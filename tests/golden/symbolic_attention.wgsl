@@ -4,8 +4,8 @@
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 struct Dims { size_T: i32 }
 @group(0) @binding(3) var<uniform> dims: Dims;
-var<workgroup> As: array<vec2<f32>, 128>;
-var<workgroup> Bs: array<vec2<f32>, 128>;
+var<workgroup> As: array<vec2<f32>, 272>;
+var<workgroup> Bs: array<vec2<f32>, 272>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -17,94 +17,162 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let n0 = i32(group.x) * 32i;
     var acc_0_0 = vec2<f32>();
     var acc_1_0 = vec2<f32>();
-    let v1 = (lid + 0i) / 8i;
-    let v2 = (lid + 0i) % 8i;
-    let v3 = (lid + 0i) % 8i;
-    let v4 = (lid + 0i) / 8i;
+    let v1 = (lid + 0i) / 16i;
+    let v2 = (lid + 0i) % 16i;
+    let v3 = (lid + 256i) / 16i;
+    let v4 = (lid + 256i) % 16i;
+    let v5 = (lid + 0i) % 16i;
+    let v6 = (lid + 0i) / 16i;
+    let v7 = (lid + 256i) % 16i;
+    let v8 = (lid + 256i) / 16i;
     {
-        let v5 = m0 + v1;
-        let v6 = 0i + v2;
-        let v7 = min(v5, dims.size_T - 1i);
-        let v8 = b0[v7 * 8i + v6];
-        let v9 = 0i + v3;
-        let v10 = n0 + v4;
-        let v11 = min(v10, dims.size_T - 1i);
-        let v12 = b1[v11 * 8i + v9];
-        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v8, v5 < dims.size_T);
-        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v12, v10 < dims.size_T);
+        let v9 = m0 + v1;
+        let v10 = 0i + v2;
+        let v11 = min(v9, dims.size_T - 1i);
+        let v12 = min(v10, 7i);
+        let v13 = b0[v11 * 8i + v12];
+        let v14 = m0 + v3;
+        let v15 = 0i + v4;
+        let v16 = min(v14, dims.size_T - 1i);
+        let v17 = min(v15, 7i);
+        let v18 = b0[v16 * 8i + v17];
+        let v19 = 0i + v5;
+        let v20 = n0 + v6;
+        let v21 = min(v19, 7i);
+        let v22 = min(v20, dims.size_T - 1i);
+        let v23 = b1[v22 * 8i + v21];
+        let v24 = 0i + v7;
+        let v25 = n0 + v8;
+        let v26 = min(v24, 7i);
+        let v27 = min(v25, dims.size_T - 1i);
+        let v28 = b1[v27 * 8i + v26];
+        As[v2 * 17i + v1 / 2i][v1 % 2i] = select(0.0f, v13, v9 < dims.size_T && v10 < 8i);
+        As[v4 * 17i + v3 / 2i][v3 % 2i] = select(0.0f, v18, v14 < dims.size_T && v15 < 8i);
+        Bs[v5 * 17i + v6 / 2i][v6 % 2i] = select(0.0f, v23, v19 < 8i && v20 < dims.size_T);
+        Bs[v7 * 17i + v8 / 2i][v8 % 2i] = select(0.0f, v28, v24 < 8i && v25 < dims.size_T);
     }
     workgroupBarrier();
     var next_0 = 0.0f;
     var next_1 = 0.0f;
-    for (var r13 = 0i; r13 < 8i; r13 += 8i) {
-        if (r13 + 8i < 8i) {
-            let v14 = m0 + v1;
-            let v15 = r13 + 8i + v2;
-            let v16 = min(v14, dims.size_T - 1i);
-            let v17 = b0[v16 * 8i + v15];
-            let v18 = r13 + 8i + v3;
-            let v19 = n0 + v4;
-            let v20 = min(v19, dims.size_T - 1i);
-            let v21 = b1[v20 * 8i + v18];
-            next_0 = select(0.0f, v17, v14 < dims.size_T);
-            next_1 = select(0.0f, v21, v19 < dims.size_T);
+    var next_2 = 0.0f;
+    var next_3 = 0.0f;
+    for (var r29 = 0i; r29 < 8i; r29 += 16i) {
+        if (r29 + 16i < 8i) {
+            let v30 = m0 + v1;
+            let v31 = r29 + 16i + v2;
+            let v32 = min(v30, dims.size_T - 1i);
+            let v33 = min(v31, 7i);
+            let v34 = b0[v32 * 8i + v33];
+            let v35 = m0 + v3;
+            let v36 = r29 + 16i + v4;
+            let v37 = min(v35, dims.size_T - 1i);
+            let v38 = min(v36, 7i);
+            let v39 = b0[v37 * 8i + v38];
+            let v40 = r29 + 16i + v5;
+            let v41 = n0 + v6;
+            let v42 = min(v40, 7i);
+            let v43 = min(v41, dims.size_T - 1i);
+            let v44 = b1[v43 * 8i + v42];
+            let v45 = r29 + 16i + v7;
+            let v46 = n0 + v8;
+            let v47 = min(v45, 7i);
+            let v48 = min(v46, dims.size_T - 1i);
+            let v49 = b1[v48 * 8i + v47];
+            next_0 = select(0.0f, v34, v30 < dims.size_T && v31 < 8i);
+            next_1 = select(0.0f, v39, v35 < dims.size_T && v36 < 8i);
+            next_2 = select(0.0f, v44, v40 < 8i && v41 < dims.size_T);
+            next_3 = select(0.0f, v49, v45 < 8i && v46 < dims.size_T);
         }
-        let v22 = As[0i + ty * 1i + 0i];
-        let v23 = Bs[0i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v22[0]), v23, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v22[1]), v23, acc_1_0);
-        let v24 = As[16i + ty * 1i + 0i];
-        let v25 = Bs[16i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v24[0]), v25, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v24[1]), v25, acc_1_0);
-        let v26 = As[32i + ty * 1i + 0i];
-        let v27 = Bs[32i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[48i + ty * 1i + 0i];
-        let v29 = Bs[48i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[64i + ty * 1i + 0i];
-        let v31 = Bs[64i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
-        let v32 = As[80i + ty * 1i + 0i];
-        let v33 = Bs[80i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
-        let v34 = As[96i + ty * 1i + 0i];
-        let v35 = Bs[96i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
-        let v36 = As[112i + ty * 1i + 0i];
-        let v37 = Bs[112i + tx + 0i];
-        acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
-        acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
+        let v50 = As[0i + ty * 1i + 0i];
+        let v51 = Bs[0i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v50[0]), v51, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v50[1]), v51, acc_1_0);
+        let v52 = As[17i + ty * 1i + 0i];
+        let v53 = Bs[17i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v52[0]), v53, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v52[1]), v53, acc_1_0);
+        let v54 = As[34i + ty * 1i + 0i];
+        let v55 = Bs[34i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v54[0]), v55, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v54[1]), v55, acc_1_0);
+        let v56 = As[51i + ty * 1i + 0i];
+        let v57 = Bs[51i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v56[0]), v57, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v56[1]), v57, acc_1_0);
+        let v58 = As[68i + ty * 1i + 0i];
+        let v59 = Bs[68i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v58[0]), v59, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v58[1]), v59, acc_1_0);
+        let v60 = As[85i + ty * 1i + 0i];
+        let v61 = Bs[85i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v60[0]), v61, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v60[1]), v61, acc_1_0);
+        let v62 = As[102i + ty * 1i + 0i];
+        let v63 = Bs[102i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v62[0]), v63, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v62[1]), v63, acc_1_0);
+        let v64 = As[119i + ty * 1i + 0i];
+        let v65 = Bs[119i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v64[0]), v65, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v64[1]), v65, acc_1_0);
+        let v66 = As[136i + ty * 1i + 0i];
+        let v67 = Bs[136i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v66[0]), v67, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v66[1]), v67, acc_1_0);
+        let v68 = As[153i + ty * 1i + 0i];
+        let v69 = Bs[153i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v68[0]), v69, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v68[1]), v69, acc_1_0);
+        let v70 = As[170i + ty * 1i + 0i];
+        let v71 = Bs[170i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v70[0]), v71, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v70[1]), v71, acc_1_0);
+        let v72 = As[187i + ty * 1i + 0i];
+        let v73 = Bs[187i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v72[0]), v73, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v72[1]), v73, acc_1_0);
+        let v74 = As[204i + ty * 1i + 0i];
+        let v75 = Bs[204i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v74[0]), v75, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v74[1]), v75, acc_1_0);
+        let v76 = As[221i + ty * 1i + 0i];
+        let v77 = Bs[221i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v76[0]), v77, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v76[1]), v77, acc_1_0);
+        let v78 = As[238i + ty * 1i + 0i];
+        let v79 = Bs[238i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v78[0]), v79, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v78[1]), v79, acc_1_0);
+        let v80 = As[255i + ty * 1i + 0i];
+        let v81 = Bs[255i + tx + 0i];
+        acc_0_0 = fma(vec2<f32>(v80[0]), v81, acc_0_0);
+        acc_1_0 = fma(vec2<f32>(v80[1]), v81, acc_1_0);
         workgroupBarrier();
-        if (r13 + 8i < 8i) {
-            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
-            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+        if (r29 + 16i < 8i) {
+            As[v2 * 17i + v1 / 2i][v1 % 2i] = next_0;
+            As[v4 * 17i + v3 / 2i][v3 % 2i] = next_1;
+            Bs[v5 * 17i + v6 / 2i][v6 % 2i] = next_2;
+            Bs[v7 * 17i + v8 / 2i][v8 % 2i] = next_3;
         }
         workgroupBarrier();
     }
-    let v38 = m0 + ty * 2i + 0i;
-    let v39 = n0 + tx * 2i + 0i;
-    if (v38 < dims.size_T && v39 < dims.size_T) {
-        out[v38 * dims.size_T + v39] = acc_0_0[0];
+    let v82 = m0 + ty * 2i + 0i;
+    let v83 = n0 + tx * 2i + 0i;
+    if (v82 < dims.size_T && v83 < dims.size_T) {
+        out[v82 * dims.size_T + v83] = acc_0_0[0];
     }
-    let v40 = n0 + tx * 2i + 1i;
-    if (v38 < dims.size_T && v40 < dims.size_T) {
-        out[v38 * dims.size_T + v40] = acc_0_0[1];
+    let v84 = n0 + tx * 2i + 1i;
+    if (v82 < dims.size_T && v84 < dims.size_T) {
+        out[v82 * dims.size_T + v84] = acc_0_0[1];
     }
-    let v41 = m0 + ty * 2i + 1i;
-    let v42 = n0 + tx * 2i + 0i;
-    if (v41 < dims.size_T && v42 < dims.size_T) {
-        out[v41 * dims.size_T + v42] = acc_1_0[0];
+    let v85 = m0 + ty * 2i + 1i;
+    let v86 = n0 + tx * 2i + 0i;
+    if (v85 < dims.size_T && v86 < dims.size_T) {
+        out[v85 * dims.size_T + v86] = acc_1_0[0];
     }
-    let v43 = n0 + tx * 2i + 1i;
-    if (v41 < dims.size_T && v43 < dims.size_T) {
-        out[v41 * dims.size_T + v43] = acc_1_0[1];
+    let v87 = n0 + tx * 2i + 1i;
+    if (v85 < dims.size_T && v87 < dims.size_T) {
+        out[v85 * dims.size_T + v87] = acc_1_0[1];
     }
 }
 
@@ -266,8 +334,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 struct Dims { size_T: i32 }
 @group(0) @binding(3) var<uniform> dims: Dims;
-var<workgroup> As: array<vec2<f32>, 128>;
-var<workgroup> Bs: array<vec2<f32>, 128>;
+var<workgroup> As: array<vec2<f32>, 144>;
+var<workgroup> Bs: array<vec2<f32>, 144>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -294,8 +362,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v12 = min(v10, dims.size_T - 1i);
         let v13 = min(v11, 7i);
         let v14 = b0[v12 * 8i + v13];
-        As[v2 * 16i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < dims.size_T && v6 < dims.size_T);
-        Bs[v3 * 16i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < dims.size_T && v11 < 8i);
+        As[v2 * 18i + v1 / 2i][v1 % 2i] = select(0.0f, v9, v5 < dims.size_T && v6 < dims.size_T);
+        Bs[v3 * 18i + v4 / 2i][v4 % 2i] = select(0.0f, v14, v10 < dims.size_T && v11 < 8i);
     }
     workgroupBarrier();
     var next_0 = 0.0f;
@@ -319,38 +387,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v27 = Bs[0i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v26[0]), v27, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v26[1]), v27, acc_1_0);
-        let v28 = As[16i + ty * 1i + 0i];
-        let v29 = Bs[16i + tx + 0i];
+        let v28 = As[18i + ty * 1i + 0i];
+        let v29 = Bs[18i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v28[0]), v29, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v28[1]), v29, acc_1_0);
-        let v30 = As[32i + ty * 1i + 0i];
-        let v31 = Bs[32i + tx + 0i];
+        let v30 = As[36i + ty * 1i + 0i];
+        let v31 = Bs[36i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v30[0]), v31, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v30[1]), v31, acc_1_0);
-        let v32 = As[48i + ty * 1i + 0i];
-        let v33 = Bs[48i + tx + 0i];
+        let v32 = As[54i + ty * 1i + 0i];
+        let v33 = Bs[54i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v32[0]), v33, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v32[1]), v33, acc_1_0);
-        let v34 = As[64i + ty * 1i + 0i];
-        let v35 = Bs[64i + tx + 0i];
+        let v34 = As[72i + ty * 1i + 0i];
+        let v35 = Bs[72i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v34[0]), v35, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v34[1]), v35, acc_1_0);
-        let v36 = As[80i + ty * 1i + 0i];
-        let v37 = Bs[80i + tx + 0i];
+        let v36 = As[90i + ty * 1i + 0i];
+        let v37 = Bs[90i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v36[0]), v37, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v36[1]), v37, acc_1_0);
-        let v38 = As[96i + ty * 1i + 0i];
-        let v39 = Bs[96i + tx + 0i];
+        let v38 = As[108i + ty * 1i + 0i];
+        let v39 = Bs[108i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v38[0]), v39, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v38[1]), v39, acc_1_0);
-        let v40 = As[112i + ty * 1i + 0i];
-        let v41 = Bs[112i + tx + 0i];
+        let v40 = As[126i + ty * 1i + 0i];
+        let v41 = Bs[126i + tx + 0i];
         acc_0_0 = fma(vec2<f32>(v40[0]), v41, acc_0_0);
         acc_1_0 = fma(vec2<f32>(v40[1]), v41, acc_1_0);
         workgroupBarrier();
         if (r15 + 8i < dims.size_T) {
-            As[v2 * 16i + v1 / 2i][v1 % 2i] = next_0;
-            Bs[v3 * 16i + v4 / 2i][v4 % 2i] = next_1;
+            As[v2 * 18i + v1 / 2i][v1 % 2i] = next_0;
+            Bs[v3 * 18i + v4 / 2i][v4 % 2i] = next_1;
         }
         workgroupBarrier();
     }
