@@ -50,6 +50,7 @@ FEW_RESULTS = 1 << 15  # ... and over COLUMNS_FROM or more where they have fewer
 COLUMNS, FOLDERS = 32, 8  # a columns workgroup's adjacent results, and its invocations folding each
 COLUMNS_FROM = 32  # folds over leading axes of at least this many values use the columns skeleton
 UNROLL = 4  # accumulators of each invocation of a cooperative reduction
+WRITTEN_OUT = 16  # an invocation's fold over at most this many values (a split product's partial sums) is unrolled
 SHUFFLED = (DType.f32, DType.i32, DType.u32)  # what subgroup operations exchange (f16 needs a feature of its own)
 HELD = 32  # most values of a row each invocation of a rows kernel keeps, read once for its folds and store
 SORT_BLOCK = 1024  # most entries a workgroup sorts in shared memory (a u32 key and an i32 index each: 8 KiB)
@@ -203,6 +204,13 @@ class KernelWriter:
         cooperative kernel, strided over the workgroup and combined in shared memory."""
         if self.cooperative:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
+        if not self.cooperative and isinstance(count, int) and 0 < count <= WRITTEN_OUT:
+            # Written out, its values' loads are in flight together (a loop waits on each in turn),
+            # folded in the loop's order.
+            acc = self.var(init, dtype)
+            for r in range(count):
+                self.line(f"{acc} = {combine(acc, value_at(f'{r}i'))};")
+            return acc
         if not self.cooperative:
             acc = self.var(init, dtype)
             with self.loop(count) as r:

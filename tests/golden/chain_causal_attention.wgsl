@@ -190,31 +190,41 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = (i / 4i) % 4i;
     let v3 = (i) % 4i;
     var a4: f32 = bitcast<f32>(0xff800000u);
-    for (var r5 = 0i; r5 < 4i; r5++) {
-        let v6 = (v2 >= r5);
-        let v7 = b0[v1 * 16i + v2 * 4i + r5];
-        let v8 = 2.0f;
-        let v9 = (v7 / v8);
-        let v10 = -1000000000.0f;
-        let v11 = select(v10, v9, v6);
-        a4 = max(a4, v11);
-    }
-    var a12: f32 = 0.0f;
-    for (var r13 = 0i; r13 < 4i; r13++) {
-        let v14 = (v2 >= r13);
-        let v15 = b0[v1 * 16i + v2 * 4i + r13];
-        let v16 = 2.0f;
-        let v17 = (v15 / v16);
-        let v18 = -1000000000.0f;
-        let v19 = select(v18, v17, v14);
-        a12 = a12 + exp(v19 - a4);
-    }
-    let v20 = (v2 >= v3);
-    let v21 = b0[i];
-    let v22 = 2.0f;
-    let v23 = (v21 / v22);
-    let v24 = -1000000000.0f;
-    let v25 = select(v24, v23, v20);
-    let v26 = exp(v25 - a4) / a12;
-    out[i] = v26;
+    let v5 = 0i;
+    let v6 = (v2 >= v5);
+    let v7 = b0[v1 * 16i + v2 * 4i];
+    let v8 = 2.0f;
+    let v9 = (v7 / v8);
+    let v10 = -1000000000.0f;
+    let v11 = select(v10, v9, v6);
+    a4 = max(a4, v11);
+    let v12 = 1i;
+    let v13 = (v2 >= v12);
+    let v14 = b0[v1 * 16i + v2 * 4i + 1i];
+    let v15 = (v14 / v8);
+    let v16 = select(v10, v15, v13);
+    a4 = max(a4, v16);
+    let v17 = 2i;
+    let v18 = (v2 >= v17);
+    let v19 = b0[v1 * 16i + v2 * 4i + 2i];
+    let v20 = (v19 / v8);
+    let v21 = select(v10, v20, v18);
+    a4 = max(a4, v21);
+    let v22 = 3i;
+    let v23 = (v2 >= v22);
+    let v24 = b0[v1 * 16i + v2 * 4i + 3i];
+    let v25 = (v24 / v8);
+    let v26 = select(v10, v25, v23);
+    a4 = max(a4, v26);
+    var a27: f32 = 0.0f;
+    a27 = a27 + exp(v11 - a4);
+    a27 = a27 + exp(v16 - a4);
+    a27 = a27 + exp(v21 - a4);
+    a27 = a27 + exp(v26 - a4);
+    let v28 = (v2 >= v3);
+    let v29 = b0[i];
+    let v30 = (v29 / v8);
+    let v31 = select(v10, v30, v28);
+    let v32 = exp(v31 - a4) / a27;
+    out[i] = v32;
 }

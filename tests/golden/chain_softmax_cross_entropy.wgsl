@@ -12,18 +12,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i / 5i;
     let v2 = (i) % 5i;
     var a3: f32 = bitcast<f32>(0xff800000u);
-    for (var r4 = 0i; r4 < 5i; r4++) {
-        let v5 = b0[v1 * 5i + r4];
-        a3 = max(a3, v5);
-    }
-    var a6: f32 = 0.0f;
-    for (var r7 = 0i; r7 < 5i; r7++) {
-        let v8 = b0[v1 * 5i + r7];
-        a6 = a6 + exp(v8 - a3);
-    }
-    let v9 = b0[i];
-    let v10 = v9 - a3 - log(a6);
-    out[i] = v10;
+    let v4 = b0[v1 * 5i];
+    a3 = max(a3, v4);
+    let v5 = b0[v1 * 5i + 1i];
+    a3 = max(a3, v5);
+    let v6 = b0[v1 * 5i + 2i];
+    a3 = max(a3, v6);
+    let v7 = b0[v1 * 5i + 3i];
+    a3 = max(a3, v7);
+    let v8 = b0[v1 * 5i + 4i];
+    a3 = max(a3, v8);
+    var a9: f32 = 0.0f;
+    a9 = a9 + exp(v4 - a3);
+    a9 = a9 + exp(v5 - a3);
+    a9 = a9 + exp(v6 - a3);
+    a9 = a9 + exp(v7 - a3);
+    a9 = a9 + exp(v8 - a3);
+    let v10 = b0[i];
+    let v11 = v10 - a3 - log(a9);
+    out[i] = v11;
 }
 
 // fgrad: eq_astype_mul_sum f32[6] <- i32[6] f32[6,5]
@@ -39,14 +46,37 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         return;
     }
     var a1: f32 = 0.0f;
-    for (var r2 = 0i; r2 < 5i; r2++) {
-        let v3 = b1[i * 5i + r2];
-        let v4 = b0[i];
-        let v5 = (v4 == r2);
-        let v6 = select(0.0f, 1.0f, v5);
-        let v7 = (v3 * v6);
-        a1 = a1 + v7;
-    }
+    let v2 = 0i;
+    let v3 = b1[i * 5i + v2];
+    let v4 = b0[i];
+    let v5 = (v4 == v2);
+    let v6 = select(0.0f, 1.0f, v5);
+    let v7 = (v3 * v6);
+    a1 = a1 + v7;
+    let v8 = 1i;
+    let v9 = b1[i * 5i + v8];
+    let v10 = (v4 == v8);
+    let v11 = select(0.0f, 1.0f, v10);
+    let v12 = (v9 * v11);
+    a1 = a1 + v12;
+    let v13 = 2i;
+    let v14 = b1[i * 5i + v13];
+    let v15 = (v4 == v13);
+    let v16 = select(0.0f, 1.0f, v15);
+    let v17 = (v14 * v16);
+    a1 = a1 + v17;
+    let v18 = 3i;
+    let v19 = b1[i * 5i + v18];
+    let v20 = (v4 == v18);
+    let v21 = select(0.0f, 1.0f, v20);
+    let v22 = (v19 * v21);
+    a1 = a1 + v22;
+    let v23 = 4i;
+    let v24 = b1[i * 5i + v23];
+    let v25 = (v4 == v23);
+    let v26 = select(0.0f, 1.0f, v25);
+    let v27 = (v24 * v26);
+    a1 = a1 + v27;
     out[i] = a1;
 }
 
@@ -62,12 +92,26 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         return;
     }
     var a1: f32 = 0.0f;
-    for (var r2 = 0i; r2 < 6i; r2++) {
-        let v3 = b0[r2];
-        a1 = a1 + v3;
-    }
-    let v4 = 0.1666666716337204f;
-    let v5 = (a1 * v4);
-    let v6 = (-v5);
-    out[i] = v6;
+    let v2 = 0i;
+    let v3 = b0[v2];
+    a1 = a1 + v3;
+    let v4 = 1i;
+    let v5 = b0[v4];
+    a1 = a1 + v5;
+    let v6 = 2i;
+    let v7 = b0[v6];
+    a1 = a1 + v7;
+    let v8 = 3i;
+    let v9 = b0[v8];
+    a1 = a1 + v9;
+    let v10 = 4i;
+    let v11 = b0[v10];
+    a1 = a1 + v11;
+    let v12 = 5i;
+    let v13 = b0[v12];
+    a1 = a1 + v13;
+    let v14 = 0.1666666716337204f;
+    let v15 = (a1 * v14);
+    let v16 = (-v15);
+    out[i] = v16;
 }

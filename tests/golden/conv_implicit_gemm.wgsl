@@ -397,10 +397,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i / 64i;
     let v2 = (i) % 64i;
     var a3: f32 = 0.0f;
-    for (var r4 = 0i; r4 < 2i; r4++) {
-        let v5 = b0[r4 * 524288i + v1 * 64i + v2];
-        a3 = a3 + v5;
-    }
+    let v4 = 0i;
+    let v5 = b0[v4 * 524288i + v1 * 64i + v2];
+    a3 = a3 + v5;
+    let v6 = 1i;
+    let v7 = b0[v6 * 524288i + v1 * 64i + v2];
+    a3 = a3 + v7;
     out[i] = a3;
 }
 

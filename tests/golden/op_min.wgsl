@@ -16,9 +16,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         return;
     }
     var a1: f32 = bitcast<f32>(0x7f800000u);
-    for (var r2 = 0i; r2 < 4i; r2++) {
-        let v3 = b0[i * 4i + r2];
-        a1 = min_f32(a1, v3);
-    }
+    let v2 = 0i;
+    let v3 = b0[i * 4i + v2];
+    a1 = min_f32(a1, v3);
+    let v4 = 1i;
+    let v5 = b0[i * 4i + v4];
+    a1 = min_f32(a1, v5);
+    let v6 = 2i;
+    let v7 = b0[i * 4i + v6];
+    a1 = min_f32(a1, v7);
+    let v8 = 3i;
+    let v9 = b0[i * 4i + v8];
+    a1 = min_f32(a1, v9);
     out[i] = a1;
 }

@@ -35,11 +35,26 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = (i) % 3i;
     let v3 = b0[i];
     var a4: f32 = 0.0f;
-    for (var r5 = 0i; r5 < 5i; r5++) {
-        let v6 = b2[r5];
-        let v7 = b1[r5 * 3i + v2];
-        a4 = a4 + select(0.0f, v7, v6 == v1);
-    }
-    let v8 = v3 + a4;
-    out[i] = v8;
+    let v5 = 0i;
+    let v6 = b2[v5];
+    let v7 = b1[v5 * 3i + v2];
+    a4 = a4 + select(0.0f, v7, v6 == v1);
+    let v8 = 1i;
+    let v9 = b2[v8];
+    let v10 = b1[v8 * 3i + v2];
+    a4 = a4 + select(0.0f, v10, v9 == v1);
+    let v11 = 2i;
+    let v12 = b2[v11];
+    let v13 = b1[v11 * 3i + v2];
+    a4 = a4 + select(0.0f, v13, v12 == v1);
+    let v14 = 3i;
+    let v15 = b2[v14];
+    let v16 = b1[v14 * 3i + v2];
+    a4 = a4 + select(0.0f, v16, v15 == v1);
+    let v17 = 4i;
+    let v18 = b2[v17];
+    let v19 = b1[v17 * 3i + v2];
+    a4 = a4 + select(0.0f, v19, v18 == v1);
+    let v20 = v3 + a4;
+    out[i] = v20;
 }

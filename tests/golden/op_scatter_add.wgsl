@@ -33,10 +33,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v1 = i / 2i;
     let v2 = (i) % 2i;
     var a3: f32 = 0.0f;
-    for (var r4 = 0i; r4 < 5i; r4++) {
-        let v5 = b1[r4];
-        let v6 = b0[r4 * 2i + v2];
-        a3 = a3 + select(0.0f, v6, v5 == v1);
-    }
+    let v4 = 0i;
+    let v5 = b1[v4];
+    let v6 = b0[v4 * 2i + v2];
+    a3 = a3 + select(0.0f, v6, v5 == v1);
+    let v7 = 1i;
+    let v8 = b1[v7];
+    let v9 = b0[v7 * 2i + v2];
+    a3 = a3 + select(0.0f, v9, v8 == v1);
+    let v10 = 2i;
+    let v11 = b1[v10];
+    let v12 = b0[v10 * 2i + v2];
+    a3 = a3 + select(0.0f, v12, v11 == v1);
+    let v13 = 3i;
+    let v14 = b1[v13];
+    let v15 = b0[v13 * 2i + v2];
+    a3 = a3 + select(0.0f, v15, v14 == v1);
+    let v16 = 4i;
+    let v17 = b1[v16];
+    let v18 = b0[v16 * 2i + v2];
+    a3 = a3 + select(0.0f, v18, v17 == v1);
     out[i] = a3;
 }
