@@ -569,6 +569,8 @@ PRODUCT_LAYOUTS = {
     "one-buffer-twice": (lambda x, y: x.T @ x + y, [(32, 64), (64, 64)], ""),
     "weight-gradient-split": (lambda x, dy: x.T @ dy, [(256, 64), (256, 64)], "ab"),
     "attention-values": (lambda p, v: p @ _heads(v), [(2, 4, 16, 16), (2, 16, 128)], "b"),
+    "merged-heads-gradient": (lambda x, h: x.T @ fg.transpose(h, (0, 2, 1, 3)).reshape(32, 128),
+                              [(32, 64), (2, 4, 16, 32)], "ab"),
     "attention-scores": (lambda q, k: _heads(q) @ fg.swapaxes(_heads(k), -1, -2), [(2, 16, 128), (2, 16, 128)], ""),
     "broadcast-a": (lambda x, y: fg.broadcast_to(x, (3, 64, 32)) @ y, [(64, 32), (3, 32, 64)], "b"),
     "epilogue": (lambda x, y: fg.tanh(x @ y) + 1.0, [(128, 64), (64, 128)], "b"),

@@ -204,8 +204,9 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], core: int, insi
                 axis -= len(shape) - len(x_shape)
                 if axis < 0 or x_shape[axis] != shape[axis + len(shape) - len(x_shape)]:
                     return None
-            elif axis == len(shape) - 1 and x_shape and x_shape[-1] % shape[-1] == 0 and shape[-1] % VEC == 0:
-                axis = len(x_shape) - 1  # a reshape's last axis: a part of its operand's rows (a head's)
+            elif axis == len(shape) - 1 and x_shape and x_shape[-1] % VEC == 0 and shape[-1] % VEC == 0:
+                axis = len(x_shape) - 1  # a reshape's last axis: its vec4s are vec4s of its operand's rows
+                # (a head's columns of a row, or heads' columns merged into one)
             else:  # the axis passes a reshape whole: its size, with the same count of values before it
                 before = math.prod(shape[:axis])
                 axis = next((b for b in range(len(x_shape)) if x_shape[b] == shape[axis]
