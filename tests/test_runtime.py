@@ -11,6 +11,7 @@ import pytest
 import fgrad as fg
 from fgrad import nn
 from fgrad.lower import Limits, lower
+from fgrad.lower.fusion import group_inlined
 from fgrad.runtime import Executable, _open
 from op_table import API_CASES, DTYPE_CASES, OP_CASES, make, trace
 from test_autodiff import MODELS
@@ -388,6 +389,25 @@ def test_a_sum_over_leading_axes_joins_the_elementwise_kernel_that_reads_it():
     exe = fg.compile(normed)
     assert len(exe.program.kernels) == 2
     assert_matches(exe(parts), fg.interpret(normed, parts), 1e-5, 1e-5, "sum apart")
+
+
+def test_a_split_weight_gradient_is_summed_in_the_kernel_of_its_optimizer_update():
+    """An Adam step on a weight whose gradient split-k sums: the sum of the partial products
+    joins the one kernel that updates the weight and both its moments (three roots), and the
+    step matches interpret's."""
+    rng = np.random.default_rng(14)
+    params = {"w": rng.normal(size=(64, 64)).astype(np.float32)}
+    x, y = rng.normal(size=(2048, 64)).astype(np.float32), rng.normal(size=(2048, 64)).astype(np.float32)
+    step = fg.adam_step(fg.trace(lambda p, x, y: ((x @ p["w"] - y) ** 2).mean(), params, x, y), lr=1e-2)
+    state = fg.adam_init(params)
+    program = lower(step, gpu_limits(parallel_workgroups=8))
+    nodes = program.graph.nodes
+    assert [nodes[r].spec.shape for r in program.kernels[-1].roots] == [(64, 64)] * 3  # the weight, its moments
+    assert any(nodes[i].op == "sum" and nodes[nodes[i].inputs[0]].spec.shape == (8, 64, 64)
+               for i in group_inlined(program.graph, program.kernels[-1].roots, {r for k in program.kernels
+                                                                                 for r in k.roots}))
+    assert_matches(Executable(program)(params, state, x, y), fg.interpret(step, params, state, x, y), 1e-4, 1e-5,
+                   "adam of a split gradient")
 
 
 def test_a_conversion_of_a_buffer_is_made_by_each_kernel_that_reads_it():

@@ -447,9 +447,9 @@ def _fuse_row_reductions(graph: Graph, roots: set[int], consumers: list[list[int
 def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
     """A reduction over leading axes (one invocation per result, its loop inline: split-k's sum of
     partial products, a long column sum's second pass) whose result only elementwise work reads,
-    ending in one elementwise kernel of the result's shape that reduces nothing, joins that
-    kernel: a residual add after a split product, an optimizer's update of a summed gradient,
-    in one kernel with the sum."""
+    ending in elementwise roots of the result's shape that reduce nothing, joins their kernel
+    (roots of one shape merge into one): a residual add after a split product, an optimizer's
+    update of a summed gradient (a parameter's and its moments'), in one kernel with the sum."""
     nodes = graph.nodes
     kind = [kind_of(n) for n in nodes]
     for n in sorted(roots, reverse=True):
@@ -466,13 +466,14 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
             return isinstance(kind[c], Elementwise) and nodes[c].spec.shape == shape
 
         walked = _roots_reached(n, consumers, roots, alike)
-        if walked is None or len(walked[0]) != 1:
+        if walked is None or not walked[0]:
             continue
-        (e,), seen = walked
-        if not alike(e) or set(graph.outputs) & (seen - {e}):
+        ends, seen = walked
+        if not all(alike(e) for e in ends) or set(graph.outputs) & (seen - ends):
             continue
         # A kernel of its own rows to reduce loops in a workgroup: not one to loop inline in.
-        if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for i in inlined(graph, e, roots)):
+        if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for e in ends
+                   for i in inlined(graph, e, roots)):
             roots.discard(n)
 
 
