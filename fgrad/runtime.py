@@ -237,8 +237,48 @@ def _adapters() -> tuple[Any, ...]:
             from wgpu.backends.wgpu_native._ffi import lib as _native
         except ImportError:  # another wgpu backend: the public API does the same, a little slower
             pass
+        else:
+            _parse_c_types(_ffi, WGPU_C_TYPES)
         _ADAPTERS = tuple(wgpu.gpu.enumerate_adapters_sync())
     return _ADAPTERS
+
+
+# The C types wgpu-py (0.32) names by string as fgrad opens a device, builds pipelines and runs
+# and reads a program. cffi parses each on its first use against every declaration of wgpu.h
+# (some 5,000), 10-25 ms a type: 0.5-1 s of a first step, parsed one at a time.
+WGPU_C_TYPES = (
+    "WGPUStringView *", "WGPUInstanceDescriptor *", "WGPUAdapter[]", "WGPUAdapterInfo *", "WGPUChainedStruct *",
+    "WGPUChainedStruct * ", "WGPUNativeLimits *", "WGPULimits *", "char []", "WGPUQueueDescriptor *",
+    "WGPUDeviceExtras *", "void(WGPUDevice const *, WGPUDeviceLostReason, WGPUStringView, void *, void *)",
+    "WGPUDeviceLostCallbackInfo *", "void(WGPUDevice const *, WGPUErrorType, WGPUStringView, void *, void *)",
+    "WGPUUncapturedErrorCallbackInfo *", "WGPUFeatureName[]", "WGPUDeviceDescriptor *",
+    "void(WGPURequestDeviceStatus, WGPUDevice, WGPUStringView, void *, void *)", "WGPURequestDeviceCallbackInfo *",
+    "WGPUShaderSourceWGSL *", "WGPUShaderModuleDescriptor *", "WGPUComputeState *", "WGPUComputePipelineDescriptor *",
+    "WGPUBufferDescriptor *", "WGPUBindGroupEntry *", "WGPUBindGroupEntry[]", "WGPUBindGroupDescriptor *",
+    "intptr_t", "uint8_t []", "uintptr_t", "uint8_t *", "WGPUCommandEncoderDescriptor *",
+    "WGPUComputePassDescriptor *", "WGPUCommandBufferDescriptor *", "WGPUCommandBuffer[1]", "WGPUSubmissionIndex *",
+    "WGPUCommandBuffer[]", "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)", "WGPUBufferMapCallbackInfo *",
+)
+
+
+def _parse_c_types(ffi: Any, cdecls: Sequence[str]) -> None:
+    """Parse the C types `cdecls` that `ffi` has not yet in one pass of cffi's parser, as the
+    parameters of one declaration, and cache each as `ffi.typeof(cdecl)` would (its parse of one
+    alone reads the same declaration with one parameter). Where cffi's internals differ, or a
+    type is unknown to this wgpu, each is parsed on its first use, as without this."""
+    with ffi._lock:
+        cache, parser = getattr(ffi, "_parsed_types", None), getattr(ffi, "_parser", None)
+        todo = [c for c in cdecls if c not in cache] if cache is not None else []
+        if not todo or parser is None:
+            return
+        try:
+            params = parser._parse("void __dummy(\n%s\n);" % ",\n".join(todo))[0].ext[-1].type.args.params
+            parsed = [parser._get_type_and_quals(param.type)[0] for param in params]
+        except Exception:  # noqa: BLE001 (cffi's CDefError, or an AST of another pycparser): parsed one at a time
+            return
+        for cdecl, kind in zip(todo, parsed, strict=True):
+            raw = kind.is_raw_function
+            cache[cdecl] = (ffi._get_cached_btype(kind.as_function_pointer() if raw else kind), raw)
 
 
 _DEVICE: Device | None = None

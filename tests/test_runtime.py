@@ -219,6 +219,22 @@ def test_shader_validation_error_names_kernel_site_and_line():
     assert f"WGSL line {line}:" in message and "exq" in message
 
 
+def test_c_types_parsed_together_are_those_parsed_one_at_a_time():
+    """The C types wgpu-py names by string, parsed in one pass as the device opens
+    (`runtime._parse_c_types`), are cached as cffi's parse of each alone makes them."""
+    from wgpu.backends.wgpu_native._ffi import ffi
+
+    from fgrad.runtime import WGPU_C_TYPES
+
+    fg.default_device()
+    with ffi._lock:
+        for cdecl in WGPU_C_TYPES:
+            btype, raw = ffi._parsed_types[cdecl]
+            alone = ffi._parser.parse_type(cdecl)
+            assert raw == alone.is_raw_function, cdecl
+            assert btype is ffi._get_cached_btype(alone.as_function_pointer() if raw else alone), cdecl
+
+
 @pytest.mark.parametrize("threads", [1, 4])
 def test_pipelines_made_on_threads_report_the_first_kernel_that_fails(threads):
     """A GPU's device creates a program's new pipelines several at once: every good one is made
