@@ -266,19 +266,21 @@ def _parse_c_types(ffi: Any, cdecls: Sequence[str]) -> None:
     parameters of one declaration, and cache each as `ffi.typeof(cdecl)` would (its parse of one
     alone reads the same declaration with one parameter). Where cffi's internals differ, or a
     type is unknown to this wgpu, each is parsed on its first use, as without this."""
-    with ffi._lock:
-        cache, parser = getattr(ffi, "_parsed_types", None), getattr(ffi, "_parser", None)
-        todo = [c for c in cdecls if c not in cache] if cache is not None else []
-        if not todo or parser is None:
+    lock, cache, parser = (getattr(ffi, name, None) for name in ("_lock", "_parsed_types", "_parser"))
+    if lock is None or cache is None or parser is None:
+        return
+    with lock:
+        todo = [c for c in cdecls if c not in cache]
+        if not todo:
             return
         try:
             params = parser._parse("void __dummy(\n%s\n);" % ",\n".join(todo))[0].ext[-1].type.args.params
-            parsed = [parser._get_type_and_quals(param.type)[0] for param in params]
-        except Exception:  # noqa: BLE001 (cffi's CDefError, or an AST of another pycparser): parsed one at a time
+            kinds = [parser._get_type_and_quals(param.type)[0] for param in params]
+            found = {cdecl: (ffi._get_cached_btype(kind.as_function_pointer() if kind.is_raw_function else kind),
+                             kind.is_raw_function) for cdecl, kind in zip(todo, kinds, strict=True)}
+        except Exception:  # noqa: BLE001 (cffi's CDefError, or another cffi's or pycparser's internals): one at a time
             return
-        for cdecl, kind in zip(todo, parsed, strict=True):
-            raw = kind.is_raw_function
-            cache[cdecl] = (ffi._get_cached_btype(kind.as_function_pointer() if raw else kind), raw)
+        cache.update(found)
 
 
 _DEVICE: Device | None = None

@@ -221,12 +221,15 @@ def test_shader_validation_error_names_kernel_site_and_line():
 
 def test_c_types_parsed_together_are_those_parsed_one_at_a_time():
     """The C types wgpu-py names by string, parsed in one pass as the device opens
-    (`runtime._parse_c_types`), are cached as cffi's parse of each alone makes them."""
+    (`runtime._parse_c_types`), are cached as cffi's parse of each alone makes them; a type this
+    wgpu does not know leaves the pass to cffi's own parses, caching nothing."""
     from wgpu.backends.wgpu_native._ffi import ffi
 
-    from fgrad.runtime import WGPU_C_TYPES
+    from fgrad.runtime import WGPU_C_TYPES, _parse_c_types
 
     fg.default_device()
+    _parse_c_types(ffi, ["uint32_t *", "WGPUNoSuchType *"])
+    assert "uint32_t *" not in ffi._parsed_types and "WGPUNoSuchType *" not in ffi._parsed_types
     with ffi._lock:
         for cdecl in WGPU_C_TYPES:
             btype, raw = ffi._parsed_types[cdecl]
