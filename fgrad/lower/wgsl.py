@@ -200,19 +200,19 @@ class KernelWriter:
 
     def reduce(self, count: int | Dim | str, value_at: Callable[[str], str], combine: Callable[[str, str], str],
                init: str, dtype: DType) -> str:
-        """Fold `value_at(r)` for r in [0, count): a loop in one invocation, or, in a
-        cooperative kernel, strided over the workgroup and combined in shared memory."""
+        """Fold `value_at(r)` for r in [0, count): a loop in one invocation (written out where
+        short), or, in a cooperative kernel, strided over the workgroup and combined in shared
+        memory."""
         if self.cooperative:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
-        if not self.cooperative and isinstance(count, int) and 0 < count <= WRITTEN_OUT:
-            # Written out, its values' loads are in flight together (a loop waits on each in turn),
-            # folded in the loop's order.
-            acc = self.var(init, dtype)
-            for r in range(count):
-                self.line(f"{acc} = {combine(acc, value_at(f'{r}i'))};")
-            return acc
         if not self.cooperative:
             acc = self.var(init, dtype)
+            if isinstance(count, int) and 0 < count <= WRITTEN_OUT:
+                # Written out, its values' loads are in flight together (a loop waits on each in
+                # turn), folded in the loop's order.
+                for r in range(count):
+                    self.line(f"{acc} = {combine(acc, value_at(f'{r}i'))};")
+                return acc
             with self.loop(count) as r:
                 self.line(f"{acc} = {combine(acc, value_at(r))};")
             return acc
