@@ -429,6 +429,46 @@ def test_a_split_weight_gradient_is_summed_in_the_kernel_of_its_optimizer_update
                    "adam of a split gradient")
 
 
+def _projections(x, wq, wk, wv):
+    """Attention's q, k and v of one input."""
+    return x @ wq, x @ wk, x @ wv
+
+
+def _projections_read_between(x, wq, wk, wv):
+    """The same, with q's result read (by its rows' sums, a result) before k's and v's products."""
+    q = x @ wq
+    rows = fg.sum(fg.exp(q), axis=-1, keepdims=True)
+    return q, x @ wk, x @ wv, rows
+
+
+def _projections_read_by_an_epilogue(x, wq, wk, wv):
+    """The same, with q's product's epilogue reading k's and v's results."""
+    k, v = x @ wk, x @ wv
+    return fg.tanh(x @ wq) * k + v, k, v
+
+
+@pytest.mark.parametrize("parallel", [2, 192])
+@pytest.mark.parametrize("fn, merged", [(_projections, [3]), (_projections_read_between, [2]),
+                                        (_projections_read_by_an_epilogue, [2])])
+def test_products_of_one_operand_by_matrices_of_one_shape_share_a_kernel(fn, merged, parallel):
+    """Sibling products (one operand by matrices of one shape) in one kernel, each workgroup
+    computing a tile of the product its column block falls in, where no kernel between reads
+    them; results equal to interpret's, forward and backward (whose split-k partial products,
+    a batch of matrices, keep kernels of their own)."""
+    rng = np.random.default_rng(15)  # scaled so that the products are of order one
+    args = [rng.normal(scale=0.125, size=s).astype(np.float32) for s in [(2, 256, 64), (64, 64), (64, 64), (64, 64)]]
+    graph = fg.trace(fn, *args)
+    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    assert [len(k.roots) for k in exe.program.kernels if "let product = " in k.wgsl] == merged
+    assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, "siblings")
+    grads = fg.trace(fg.grad(lambda *a: (lambda q, k, v, *_: (q * k + v).sum())(*fn(*a)), argnums=(1, 2, 3)), *args)
+    exe = Executable(lower(grads, gpu_limits(parallel_workgroups=parallel)))
+    nodes = exe.program.graph.nodes
+    assert all(nodes[r].spec.ndim == 3 and nodes[r].spec.shape[0] == 2 for k in exe.program.kernels
+               if "let product = " in k.wgsl for r in k.roots)  # the forward's (2, 256, 64) products only
+    assert_matches(exe(*args), fg.interpret(grads, *args), 1e-4, 1e-5, "siblings' gradients")
+
+
 def test_a_conversion_of_a_buffer_is_made_by_each_kernel_that_reads_it():
     """An astype of an input that two kernels read: each converts as it loads; no kernel writes a copy."""
     x = np.random.default_rng(12).integers(-50, 50, size=(6, 300)).astype(np.int32)

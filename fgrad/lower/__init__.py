@@ -13,7 +13,7 @@ import dataclasses
 from fgrad.errors import CompileError
 from fgrad.ir import Graph, symbols_of
 from fgrad.lower.buffers import plan_buffers
-from fgrad.lower.fusion import group_inlined, plan_kernels, row_root, skeleton
+from fgrad.lower.fusion import group_inlined, inlined, plan_kernels, row_root, skeleton
 from fgrad.lower.loops import loop_kernels, while_kernels
 from fgrad.lower.kinds import Loop, Normalization, Window, folds, kind_of
 from fgrad.lower.rewrites import rewrite
@@ -115,10 +115,14 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
             not node.spec.symbols:  # an update in place: the window alone is written
         return window_kernel(name, graph, group[0], reads, sources, most)
     if kind == "matmul":
-        core = next(i for i in inside if tiles(graph, i))
+        cores = [i for i in inside if tiles(graph, i)]
         if serial:
-            return matmul_cpu_kernel(name, graph, group[0], core, inside, reads, sources, limits.parallel_workgroups)
-        return matmul_kernel(name, graph, group, core, inside, reads, sources, limits.parallel_workgroups)
+            return matmul_cpu_kernel(name, graph, group[0], cores[0], inside, reads, sources,
+                                     limits.parallel_workgroups)
+        if len(cores) > 1:  # sibling products (fusion._fuse_sibling_products): each root's own, in their order
+            stop = set(group) | set(reads)
+            cores = [next(i for i in inlined(graph, r, stop - {r}) if tiles(graph, i)) for r in group]
+        return matmul_kernel(name, graph, group, cores, inside, reads, sources, limits.parallel_workgroups)
     if kind in ("cooperative", "columns"):
         if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
             return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)

@@ -14,7 +14,8 @@ skeleton merge into kernels with several outputs, and so do roots of whole
 rows and of one value per row that a kernel of those rows computes (a layer
 norm's output and the statistics its backward pass keeps). On a GPU, a
 column sum's first pass over a tiled matmul's results joins the matmul's
-kernel (a bias's gradient, a layer norm's). A kernel that would bind more
+kernel (a bias's gradient, a layer norm's), and products of one operand by
+matrices of one shape share a kernel (a layer's q, k and v). A kernel that would bind more
 storage buffers than the adapter allows materializes part of what it inlines.
 """
 
@@ -82,7 +83,7 @@ def plan_kernels(graph: Graph, limits: Limits) -> tuple[list[Group], dict[Group,
             pending.append(cut)
     groups = _group_siblings(graph, sorted(roots), roots, max_bindings, rows=not cpu)
     if not cpu:
-        groups = _fuse_column_partials(graph, groups, roots, limits)
+        groups = _fuse_sibling_products(graph, _fuse_column_partials(graph, groups, roots, limits), roots, limits)
     return groups, {g: group_reads(graph, g, roots) for g in groups}
 
 
@@ -256,6 +257,45 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
             joined.setdefault(at, []).append(c)
     gone = {c for cs in joined.values() for c in cs}
     return [(*g, *joined.get(k, ())) for k, g in enumerate(groups) if not gone & set(g)]
+
+
+def _fuse_sibling_products(graph: Graph, groups: list[Group], roots: set[int], limits: Limits) -> list[Group]:
+    """Tiled products of one operand by matrices of one shape (attention's q, k and v
+    projections of a normed input; not a batch of matrices, as split-k's partial products are),
+    each in a kernel of its own, join one kernel, each workgroup computing a tile of the product
+    its column block falls in (matmul_kernel): one dispatch of their workgroups together, with
+    tiles chosen for them all. The kernel runs where the last is due: neither it (an epilogue)
+    nor a kernel in between may read the others' results, and the bindings must fit."""
+    nodes = graph.nodes
+
+    def key(group: Group) -> tuple | None:
+        core = _core(graph, group[0], roots) if len(group) == 1 else None
+        if core is None or nodes[core].spec.shape[-2] == 1:  # none, or a vector's kernel
+            return None
+        a, b = nodes[core].inputs
+        if any(d != 1 for d in nodes[b].spec.shape[:-2]):
+            return None
+        return a, nodes[b].spec.shape, nodes[core].spec.shape, nodes[group[0]].spec.dtype
+
+    out: list[list[int]] = []
+    last: dict[tuple, int] = {}  # a key -> the position in `out` of the latest kernel of its products
+    for group in groups:
+        k = key(group)
+        at = last.get(k) if k is not None else None
+        if at is not None:
+            merged = (*out[at], *group)  # neither reads the other's results, nor does a kernel between
+            later = {j for g in (*out[at + 1:], group) for r in g for j in _reads(graph, r, roots)}
+            if not later & set(out[at]) and \
+                    len(group_reads(graph, merged, roots)) + len(merged) <= limits.max_storage_buffers_per_shader_stage:
+                del out[at]
+                out.append(list(merged))
+                last = {key_: p - (p > at) for key_, p in last.items()}
+                last[k] = len(out) - 1
+                continue
+        out.append(list(group))
+        if k is not None:
+            last[k] = len(out) - 1
+    return [tuple(g) for g in out]
 
 
 def _core(graph: Graph, root: int, roots: set[int]) -> int | None:
