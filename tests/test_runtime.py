@@ -42,9 +42,10 @@ def gpu_limits(**changes) -> Limits:
     return dataclasses.replace(fg.default_device().limits, **{"cpu": False, **changes})
 
 
-def compile_for_gpu(graph: fg.Graph) -> Executable:
-    """`graph` lowered to the kernels shaped for a GPU, run on the local adapter."""
-    return Executable(lower(graph, gpu_limits()))
+def compile_for_gpu(graph: fg.Graph, **changes) -> Executable:
+    """`graph` lowered to the kernels shaped for a GPU (with `changes` to its limits, as
+    `gpu_limits`), run on the local adapter."""
+    return Executable(lower(graph, gpu_limits(**changes)))
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES + DTYPE_CASES])
@@ -333,7 +334,7 @@ def test_long_column_sums_run_in_two_passes_and_siblings_share_a_kernel(cpu):
 
     x = np.random.default_rng(7).normal(size=(64, 40, 5)).astype(np.float32)
     graph = fg.trace(f, x)
-    exe = Executable(lower(graph, gpu_limits(cpu=cpu)))
+    exe = compile_for_gpu(graph, cpu=cpu)
     ops = [[exe.program.graph.nodes[r].op for r in k.roots] for k in exe.program.kernels]
     shared = ["workgroupBarrier" in k.wgsl and "let lane = lid / 32i;" in k.wgsl for k in exe.program.kernels]
     assert not any(shared) if cpu else all(shared)
@@ -458,11 +459,11 @@ def test_products_of_one_operand_by_matrices_of_one_shape_share_a_kernel(fn, mer
     rng = np.random.default_rng(15)  # scaled so that the products are of order one
     args = [rng.normal(scale=0.125, size=s).astype(np.float32) for s in [(2, 256, 64), (64, 64), (64, 64), (64, 64)]]
     graph = fg.trace(fn, *args)
-    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    exe = compile_for_gpu(graph, parallel_workgroups=parallel)
     assert [len(k.roots) for k in exe.program.kernels if "let product = " in k.wgsl] == merged
     assert_matches(exe(*args), fg.interpret(graph, *args), 1e-4, 1e-5, "siblings")
     grads = fg.trace(fg.grad(lambda *a: (lambda q, k, v, *_: (q * k + v).sum())(*fn(*a)), argnums=(1, 2, 3)), *args)
-    exe = Executable(lower(grads, gpu_limits(parallel_workgroups=parallel)))
+    exe = compile_for_gpu(grads, parallel_workgroups=parallel)
     nodes = exe.program.graph.nodes
     assert all(nodes[r].spec.ndim == 3 and nodes[r].spec.shape[0] == 2 for k in exe.program.kernels
                if "let product = " in k.wgsl for r in k.roots)  # the forward's (2, 256, 64) products only
@@ -568,7 +569,7 @@ def test_rows_kernels_write_whole_rows_and_values_per_row(name, cpu):
     rng = np.random.default_rng(11)
     args = [rng.normal(size=s).astype(np.float32) for s in shapes]
     graph = fg.trace(fn, *args)
-    exe = Executable(lower(graph, gpu_limits(cpu=cpu)))
+    exe = compile_for_gpu(graph, cpu=cpu)
     program = exe.program
     kernels = cpu_kernels if cpu and cpu_kernels else gpu_kernels
     assert [sorted(set(program.graph.nodes[r].spec.shape for r in k.roots), key=len) for k in program.kernels] == \
@@ -607,7 +608,7 @@ def test_column_sums_of_a_product_are_summed_where_it_is_computed(name, parallel
     rng = np.random.default_rng(12)
     args = [nn.init_layer_norm(64) if s == "norm" else rng.normal(size=s).astype(np.float32) for s in shapes]
     graph = fg.trace(fg.grad(fn, argnums=argnums), *args)
-    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    exe = compile_for_gpu(graph, parallel_workgroups=parallel)
     program = exe.program
     fused = [[program.graph.nodes[r].spec.shape for r in k.roots[1:]] for k in program.kernels
              if "var<workgroup> Cs" in k.wgsl]
@@ -665,7 +666,7 @@ def test_tiled_products_of_every_operand_layout_match_interpret(name, parallel):
     rng = np.random.default_rng(13)
     args = [rng.normal(size=s).astype(np.float32) for s in shapes]
     graph = fg.trace(fn, *args)
-    exe = Executable(lower(graph, gpu_limits(parallel_workgroups=parallel)))
+    exe = compile_for_gpu(graph, parallel_workgroups=parallel)
     (kernel,) = [k for k in exe.program.kernels if "var<workgroup> As" in k.wgsl]
     # the arguments whose buffers the kernel binds as vec4s (binding n is kernel.reads[n])
     loads = ["ab"[exe.program.inputs.index(b)] for n, b in enumerate(kernel.reads)

@@ -206,7 +206,7 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                         and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r]))
                 walked = walk if walk == walks[-back] else None
             fits = (fits and not any(needs[x] & set(g) for x in between)
-                    and len(group_reads(graph, (*g, r), roots)) + len(g) + 1 <= max_bindings)
+                    and group_bindings(graph, (*g, r), roots) <= max_bindings)
             if fits:
                 g.append(r)
                 kinds[-back], walks[-back] = merged, walked
@@ -252,8 +252,7 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
             continue
         earlier = all(position[j] < at for j in reads if j != e)
         merged = (e, *joined.get(at, ()), c)
-        bindings = len(group_reads(graph, merged, roots)) + len(merged)
-        if earlier and bindings <= limits.max_storage_buffers_per_shader_stage:
+        if earlier and group_bindings(graph, merged, roots) <= limits.max_storage_buffers_per_shader_stage:
             joined.setdefault(at, []).append(c)
     gone = {c for cs in joined.values() for c in cs}
     return [(*g, *joined.get(k, ())) for k, g in enumerate(groups) if not gone & set(g)]
@@ -286,7 +285,7 @@ def _fuse_sibling_products(graph: Graph, groups: list[Group], roots: set[int], l
             merged = (*out[at], *group)  # neither reads the other's results, nor does a kernel between
             later = {j for g in (*out[at + 1:], group) for r in g for j in _reads(graph, r, roots)}
             if not later & set(out[at]) and \
-                    len(group_reads(graph, merged, roots)) + len(merged) <= limits.max_storage_buffers_per_shader_stage:
+                    group_bindings(graph, merged, roots) <= limits.max_storage_buffers_per_shader_stage:
                 del out[at]
                 out.append(list(merged))
                 last = {key_: p - (p > at) for key_, p in last.items()}
@@ -387,6 +386,11 @@ def group_reads(graph: Graph, group: Group, roots: set[int]) -> list[int]:
     """Buffer-held nodes a kernel computing `group` loads (its own roots are computed, not loaded)."""
     others = roots - set(group)
     return sorted({j for r in group for j in _reads(graph, r, others)} - set(group))
+
+
+def group_bindings(graph: Graph, group: Group, roots: set[int]) -> int:
+    """The storage buffers a kernel computing `group` binds: those it loads, and one per root."""
+    return len(group_reads(graph, group, roots)) + len(group)
 
 
 def group_inlined(graph: Graph, group: Group, roots: set[int]) -> list[int]:
