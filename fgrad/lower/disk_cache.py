@@ -33,7 +33,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -171,30 +171,38 @@ def _decode(value: Any, graph: Graph) -> Any:
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{value['dataclass']} is not a dataclass")
         fields = {k: _decode(v, graph) for k, v in value["fields"].items()}
-        hints = typing.get_type_hints(cls)
-        wrong = next((k for k, v in fields.items() if not _conforms(v, hints[k])), None)
+        hints = _hints(cls)
+        wrong = next((k for k, v in fields.items() if not _conforms(hints[k])(v)), None)
         if wrong is not None:
             raise TypeError(f"{cls.__name__}.{wrong} is not a {hints[wrong]}")
         return cls(**fields)
     raise ValueError(f"unknown value {sorted(value)}")
 
 
-def _conforms(value: Any, hint: Any) -> bool:
-    """Whether `value` is of the declared type `hint` (the forms the IR and program modules use)."""
+_hints = functools.cache(typing.get_type_hints)  # each class's field types, as declared
+
+
+@functools.cache
+def _conforms(hint: Any) -> Callable[[Any], bool]:
+    """A test of whether a value is of the declared type `hint` (the forms the IR and program
+    modules use), made once per hint: an entry's thousands of fields are tested with a few."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint in (Any, Hashable):
-        return True
+        return lambda value: True
     if origin in (typing.Union, types.UnionType):
-        return any(_conforms(value, a) for a in args)
+        tests = [_conforms(a) for a in args]
+        return lambda value: any(test(value) for test in tests)
     if origin is tuple:
-        if type(value) is not tuple:
-            return False
         if len(args) == 2 and args[1] is Ellipsis:
-            return all(_conforms(v, args[0]) for v in value)
-        return len(value) == len(args) and all(map(_conforms, value, args))
+            each = _conforms(args[0])
+            return lambda value: type(value) is tuple and all(map(each, value))
+        tests = [_conforms(a) for a in args]
+        return lambda value: type(value) is tuple and len(value) == len(tests) and \
+            all(test(v) for test, v in zip(tests, value))
     if hint in (int, str, bytes, bool, type(None)):
-        return type(value) is hint
-    return isinstance(value, origin or hint)
+        return lambda value: type(value) is hint
+    cls = origin or hint
+    return lambda value: isinstance(value, cls)
 
 
 def _named(tag: str, base: type) -> type:
