@@ -532,6 +532,10 @@ def _statistics(x):
     return centred * rstd[..., None] * 2.0 + 1.0, mu, rstd
 
 
+def _layer_norm_backward(g, b, x, c):
+    return fg.grad(lambda g, b, x: (nn.layer_norm({"g": g, "b": b}, x) * c).sum(), argnums=(0, 1, 2))(g, b, x)
+
+
 # name: (function, operand shapes, the kernels' roots' shapes for a GPU, and for a CPU adapter where
 # they differ: there roots of whole rows and of values per row keep kernels of their own)
 ROWS_AND_VALUES = {
@@ -556,6 +560,11 @@ ROWS_AND_VALUES = {
                          None),
     "log-softmax-backward": (fg.grad(lambda x, c: (fg.log_softmax(x, -1) * c).sum()), [(5, 256), (5, 256)],
                              [[(5, 256)]], None),
+    # a layer norm's backward pass: the statistics and the input's gradient in one rows kernel, the
+    # gain's and bias's first passes (due on either side of the bias's second) in one kernel
+    "layer-norm-backward": (_layer_norm_backward, [(32,), (32,), (512, 32), (512, 32)],
+                            [[(512, 32), (512, 1)], [(32, 32)], [(32,)]],
+                            [[(512, 32)], [(512, 1)], [(512, 1)], [(32, 32)], [(32,)], [(512, 32)]]),
     # a variance's mean stays a kernel of its own: folded inside the variance's loop, it would be
     # folded again for every value
     "variance": (lambda x: fg.var(x, axis=-1), [(7, 300)], [[(7,)], [(7,)]], None),

@@ -169,11 +169,15 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
     """Merge roots of one shape and skeleton into kernels with several outputs: an Adam update
     writes the parameter and both moments in one pass, a layer norm's backward sums share
     theirs. Where `rows` holds, roots of whole rows and of one value per row join a kernel
-    walking those rows (`_joins_rows`): a layer norm's output with its statistics. A kernel
-    runs where its last root is due. A root joins a recent kernel if the roots it reads of that
-    kernel are elementwise (computed inline, at the same coordinates), no kernel in between
-    reads that kernel's roots, and the bindings fit."""
+    walking those rows (`_joins_rows`): a layer norm's output with its statistics. A root joins
+    a recent kernel if the roots it reads of that kernel are elementwise (computed inline, at
+    the same coordinates), the bindings fit, and the kernel can run either where the root is due
+    (no kernel in between reads the kernel's roots) or where the kernel is due (every other root
+    the root reads is computed before: a layer norm's gain and bias gradients' first passes, with
+    the bias's second pass due between them)."""
     groups: list[list[int]] = []
+    due: list[int] = []  # where each kernel runs: the position in `order` of the root it runs at
+    where: dict[int, int] = {}  # each root's kernel
     kinds: list[str] = []
     walks: list[Rows | None] = []  # the rows along which every fold of each kernel's roots runs
     needs: dict[int, set[int]] = {}
@@ -184,10 +188,10 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
         needs[r] = {j for j in _reads(graph, r, roots) if j in roots}
         for back in range(1, min(8, len(groups)) + 1):
             g = groups[-back]
-            # Moving g's kernel from its last root to r: nothing due in between may read g's roots.
-            between = (x for x in needs if max(g) < x < r and x not in g)
             if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
                 g.append(r)  # the results of one loop: one run of its body
+                due[-back] = r
+                where[r] = len(groups) - back
                 break
             walked = walks[-back] or walk
             pair = {kind, kinds[-back]}
@@ -205,17 +209,24 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                         and (a == b or merged == "cooperative" and Extent.of(a) == Extent.of(b))
                         and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r]))
                 walked = walk if walk == walks[-back] else None
-            fits = (fits and not any(needs[x] & set(g) for x in between)
-                    and group_bindings(graph, (*g, r), roots) <= max_bindings)
-            if fits:
-                g.append(r)
-                kinds[-back], walks[-back] = merged, walked
-                break
+            if not fits or group_bindings(graph, (*g, r), roots) > max_bindings:
+                continue
+            # g's kernel moves to r, where nothing due in between reads g's roots; else r moves to g.
+            if not any(needs[x] & set(g) for x in needs if due[-back] < x < r and x not in g):
+                due[-back] = r
+            elif not all(due[where[j]] < due[-back] for j in needs[r] if j not in g):
+                continue
+            g.append(r)
+            kinds[-back], walks[-back] = merged, walked
+            where[r] = len(groups) - back
+            break
         else:
+            where[r] = len(groups)
             groups.append([r])
+            due.append(r)
             kinds.append(kind)
             walks.append(walk)
-    return sorted((tuple(g) for g in groups), key=max)
+    return [tuple(g) for _, g in sorted(zip(due, groups))]
 
 
 def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], limits: Limits) -> list[Group]:
@@ -228,32 +239,40 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
     nodes = graph.nodes
     position = {r: k for k, g in enumerate(groups) for r in g}
     joined: dict[int, list[int]] = {}  # the matmul kernel's position -> the partial sums joining it
-    for group in groups:
-        if len(group) != 1 or (chunk := column_chunk(graph, group[0])) is None:
-            continue
-        c, (summand, rows) = group[0], chunk
+
+    def product_of(c: int) -> int | None:
+        """The tiled product whose kernel partial sum c can join, computed after all else c reads."""
+        summand, rows = column_chunk(graph, c)
         inside = inlined(graph, c, roots)
         if not all(i in (c, nodes[c].inputs[0]) or isinstance(kind_of(nodes[i]), (Elementwise, View, Source))
                    for i in inside):
-            continue
+            return None
         reads = [j for j in _reads(graph, c, roots) if j in roots]
         products = [j for j in reads if len(groups[position[j]]) == 1
                     and (core := _core(graph, j, roots)) is not None
                     and nodes[core].spec.shape == nodes[j].spec.shape == nodes[summand].spec.shape]
         if not products:
-            continue
+            return None
         e = max(products, key=position.__getitem__)  # the last computed; the others are read from memory
-        at = position[e]
         *batch, m, n = nodes[e].spec.shape
         tm, _ = tile(m, n, math.prod(batch), limits.parallel_workgroups)
         if rows % tm or (THREADS * tm) % rows or m % (THREADS * tm):
-            continue  # the tiles' rows are not whole chunks
+            return None  # the tiles' rows are not whole chunks
         if summand not in roots and not reads_in_place(graph, summand, e, roots):
+            return None
+        return e if all(position[j] < position[e] for j in reads if j != e) else None
+
+    # A kernel of partial sums only (two that share their reads) joins whole, all to one product.
+    for group in groups:
+        if not all(column_chunk(graph, c) is not None for c in group):
             continue
-        earlier = all(position[j] < at for j in reads if j != e)
-        merged = (e, *joined.get(at, ()), c)
-        if earlier and group_bindings(graph, merged, roots) <= limits.max_storage_buffers_per_shader_stage:
-            joined.setdefault(at, []).append(c)
+        found = {product_of(c) for c in group}
+        if len(found) != 1 or None in found:
+            continue
+        at = position[found.pop()]
+        merged = (groups[at][0], *joined.get(at, ()), *group)
+        if group_bindings(graph, merged, roots) <= limits.max_storage_buffers_per_shader_stage:
+            joined.setdefault(at, []).extend(group)
     gone = {c for cs in joined.values() for c in cs}
     return [(*g, *joined.get(k, ())) for k, g in enumerate(groups) if not gone & set(g)]
 
