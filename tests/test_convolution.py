@@ -55,13 +55,12 @@ def test_conv_general_dilated_and_its_gradients_equal_jax(config):
     jax = pytest.importorskip("jax")
     lhs_shape, rhs_shape, kw = config
     x, w = normal(*lhs_shape), normal(*rhs_shape)
-    # NOTE: true f32 products, as fgrad's: on an NVIDIA GPU, JAX's default precision is TF32's
-    # (10-bit mantissas), off by 1e-3 over a 72-term contraction.
+    # NOTE: JAX's products in true f32, as fgrad's always are (it takes `precision` for JAX's
+    # signature): on an NVIDIA GPU, JAX's default is TF32's, off by 1e-3 over a 72-term contraction.
     kw = dict(kw, precision=jax.lax.Precision.HIGHEST)
     out = jax.lax.conv_general_dilated(x, w, **kw)
     g = normal(*out.shape)
     want = [out, *jax.vjp(lambda x, w: jax.lax.conv_general_dilated(x, w, **kw), x, w)[1](g)]
-    kw.pop("precision")
     got = [fg.lax.conv_general_dilated(x, w, **kw),
            *fg.grad(lambda x, w: fg.sum(fg.lax.conv_general_dilated(x, w, **kw) * g), argnums=(0, 1))(x, w)]
     for a, b, what in zip(got, want, ("value", "d lhs", "d rhs")):
