@@ -561,10 +561,11 @@ ROWS_AND_VALUES = {
     "log-softmax-backward": (fg.grad(lambda x, c: (fg.log_softmax(x, -1) * c).sum()), [(5, 256), (5, 256)],
                              [[(5, 256)]], None),
     # a layer norm's backward pass: the statistics and the input's gradient in one rows kernel, the
-    # gain's and bias's first passes (due on either side of the bias's second) in one kernel
+    # gain's and bias's first passes (due on either side of the bias's second) in one kernel, which
+    # centres x again from its mean (the rows kernel writes no centred rows)
     "layer-norm-backward": (_layer_norm_backward, [(32,), (32,), (512, 32), (512, 32)],
                             [[(512, 32), (512, 1)], [(32, 32)], [(32,)]],
-                            [[(512, 32)], [(512, 1)], [(512, 1)], [(32, 32)], [(32,)], [(512, 32)]]),
+                            [[(512, 1)], [(32, 32)], [(32,)], [(512, 32)]]),
     # a variance's mean stays a kernel of its own: folded inside the variance's loop, it would be
     # folded again for every value
     "variance": (lambda x: fg.var(x, axis=-1), [(7, 300)], [[(7,)], [(7,)]], None),

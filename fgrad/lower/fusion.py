@@ -12,7 +12,9 @@ materialized where the kernel computes it per element too, so that
 comparisons with the max see the values it saw. Roots of one shape and
 skeleton merge into kernels with several outputs, and so do roots of whole
 rows and of one value per row that a kernel of those rows computes (a layer
-norm's output and the statistics its backward pass keeps). On a GPU, a
+norm's output and the statistics its backward pass keeps). Whole rows computed from one
+value of those rows and values per row that folds give (a layer norm's centred rows) are not
+written: the values per row are, and each reader centres the rows again. On a GPU, a
 column sum's first pass over a tiled matmul's results joins the matmul's
 kernel (a bias's gradient, a layer norm's), and products of one operand by
 matrices of one shape share a kernel (a layer's q, k and v). A kernel that would bind more
@@ -71,6 +73,7 @@ def plan_kernels(graph: Graph, limits: Limits) -> tuple[list[Group], dict[Group,
     roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
               if not is_buffer_source(graph, j)}
     _materialize_selected(graph, roots)
+    _recompute_rows(graph, roots, consumers)
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
@@ -200,15 +203,17 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                         row_role(graph.nodes[x].spec, walked) == "row" for x in (*g, r))):
                 merged, fits = "rows", _joins_rows(graph, g, r, walked, roots)
             else:
-                # A columns kernel computes elementwise roots too (each result's invocations alike);
-                # a cooperative one, roots of one count of results (one value per row, kept or not).
+                # A columns or cooperative kernel computes elementwise roots too (each result's invocations
+                # alike); a cooperative one, roots of one count of results (one value per row, kept or not).
                 merged = kind if kind == kinds[-back] else \
-                    "columns" if {kind, kinds[-back]} == {"elementwise", "columns"} else None
+                    ({kind, kinds[-back]} - {"elementwise"}).pop() if "elementwise" in {kind, kinds[-back]} and \
+                    {kind, kinds[-back]} & {"columns", "cooperative"} else None
                 a, b = graph.nodes[g[0]].spec.shape, graph.nodes[r].spec.shape
                 fits = (merged in ("elementwise", "cooperative", "columns")
                         and (a == b or merged == "cooperative" and Extent.of(a) == Extent.of(b))
                         and all(j not in g or isinstance(kind_of(graph.nodes[j]), Elementwise) for j in needs[r]))
-                walked = walk if walk == walks[-back] else None
+                # (an elementwise root, folding nothing, leaves a cooperative kernel's rows as they were)
+                walked = walks[-back] if walk == walks[-back] or kind == "elementwise" else None
             if not fits or group_bindings(graph, (*g, r), roots) > max_bindings:
                 continue
             # g's kernel moves to r, where nothing due in between reads g's roots; else r moves to g.
@@ -538,6 +543,40 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
         if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for e in ends
                    for i in inlined(graph, e, roots)):
             roots.discard(n)
+
+
+def _recompute_rows(graph: Graph, roots: set[int], consumers: list[list[int]]) -> None:
+    """A root of whole rows that elementwise work computes from one value of whole rows and values
+    of one per row that folds along those rows give (a layer norm's centred rows, x - mean(x)) is
+    not written: the values per row become roots instead, and each kernel reading the root computes
+    it again from them, reading x where it read the root. Its own kernel writes a value per row,
+    not a row. Not where a contraction reads it (it would compute it for every load)."""
+    nodes = graph.nodes
+    for i in sorted(roots, reverse=True):
+        if i in graph.outputs or not isinstance(kind_of(nodes[i]), Elementwise) or \
+                any(isinstance(kind_of(nodes[c]), (Contraction, View)) for c in consumers[i]):
+            continue
+        inside = inlined(graph, i, roots)
+        found = {folded_rows(graph, j) for j in inside if folds(nodes, j)}
+        if len(found) != 1 or None in found or any(getattr(kind_of(nodes[j]), "selects", False) for j in inside):
+            continue
+        (rows,) = found
+        if row_role(nodes[i].spec, rows) != "row":
+            continue
+        per_row = set()  # the values per row that whole rows inside read, seen through views
+        for c in inside:
+            if row_role(nodes[c].spec, rows) == "row":
+                for j in nodes[c].inputs:
+                    while j in inside and isinstance(kind_of(nodes[j]), View) and row_role(nodes[j].spec, rows):
+                        j = nodes[j].inputs[0]
+                    if j in inside and row_role(nodes[j].spec, rows) == "per-row":
+                        per_row.add(j)
+        kept = roots | per_row
+        rest = inlined(graph, i, kept)
+        whole = [j for j in _reads(graph, i, kept) if row_role(nodes[j].spec, rows) == "row"]
+        if per_row and len(whole) == 1 and not any(folds(nodes, j) for j in rest):
+            roots.discard(i)
+            roots |= per_row
 
 
 def _materialize_selected(graph: Graph, roots: set[int]) -> None:
