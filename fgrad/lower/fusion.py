@@ -206,8 +206,7 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
                 # A columns or cooperative kernel computes elementwise roots too (each result's invocations
                 # alike); a cooperative one, roots of one count of results (one value per row, kept or not).
                 merged = kind if kind == kinds[-back] else \
-                    ({kind, kinds[-back]} - {"elementwise"}).pop() if "elementwise" in {kind, kinds[-back]} and \
-                    {kind, kinds[-back]} & {"columns", "cooperative"} else None
+                    next((k for k in ("columns", "cooperative") if pair == {"elementwise", k}), None)
                 a, b = graph.nodes[g[0]].spec.shape, graph.nodes[r].spec.shape
                 fits = (merged in ("elementwise", "cooperative", "columns")
                         and (a == b or merged == "cooperative" and Extent.of(a) == Extent.of(b))
@@ -245,9 +244,9 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
     position = {r: k for k, g in enumerate(groups) for r in g}
     joined: dict[int, list[int]] = {}  # the matmul kernel's position -> the partial sums joining it
 
-    def product_of(c: int) -> int | None:
-        """The tiled product whose kernel partial sum c can join, computed after all else c reads."""
-        summand, rows = column_chunk(graph, c)
+    def product_of(c: int, summand: int, rows: int) -> int | None:
+        """The tiled product whose kernel partial sum c (of `summand`, over chunks of `rows`) can
+        join, computed after all else c reads."""
         inside = inlined(graph, c, roots)
         if not all(i in (c, nodes[c].inputs[0]) or isinstance(kind_of(nodes[i]), (Elementwise, View, Source))
                    for i in inside):
@@ -269,9 +268,10 @@ def _fuse_column_partials(graph: Graph, groups: list[Group], roots: set[int], li
 
     # A kernel of partial sums only (two that share their reads) joins whole, all to one product.
     for group in groups:
-        if not all(column_chunk(graph, c) is not None for c in group):
+        chunks = [column_chunk(graph, c) for c in group]
+        if None in chunks:
             continue
-        found = {product_of(c) for c in group}
+        found = {product_of(c, *chunk) for c, chunk in zip(group, chunks)}
         if len(found) != 1 or None in found:
             continue
         at = position[found.pop()]
@@ -550,7 +550,8 @@ def _recompute_rows(graph: Graph, roots: set[int], consumers: list[list[int]]) -
     of one per row that folds along those rows give (a layer norm's centred rows, x - mean(x)) is
     not written: the values per row become roots instead, and each kernel reading the root computes
     it again from them, reading x where it read the root. Its own kernel writes a value per row,
-    not a row. Not where a contraction reads it (it would compute it for every load)."""
+    not a row. Not where a contraction reads it (it would compute it for every load), nor a view
+    (which a contraction may read in turn)."""
     nodes = graph.nodes
     for i in sorted(roots, reverse=True):
         if i in graph.outputs or not isinstance(kind_of(nodes[i]), Elementwise) or \
