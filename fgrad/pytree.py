@@ -210,9 +210,18 @@ def _walk(node: Any, td: TreeDef, leaves: list[Any]) -> bool:
 
 def unflatten(treedef: TreeDef, leaves: list[Any] | tuple[Any, ...]) -> Any:
     """Rebuild a pytree of structure `treedef` from `leaves` (in flatten order)."""
-    if len(leaves) != treedef.num_leaves:
+    it = iter(leaves)
+    try:  # the leaves counted as they are used: a count of the structure's walks it once more
+        tree = _build(treedef, it)
+        fits = next(it, _END) is _END
+    except StopIteration:
+        fits = False
+    if not fits:
         raise ValueError(f"structure {treedef} has {treedef.num_leaves} leaves, got {len(leaves)}")
-    return _build(treedef, iter(leaves))
+    return tree
+
+
+_END = object()  # what an iterator of leaves gives once used up
 
 
 def _build(td: TreeDef, it: Iterator[Any]) -> Any:
