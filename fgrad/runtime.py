@@ -44,6 +44,7 @@ from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, 
 # is opened, so that `import fgrad` stays quick.
 MAP_READ, COPY_SRC, COPY_DST, UNIFORM, STORAGE_USE = 0x1, 0x4, 0x8, 0x40, 0x80
 STORAGE = STORAGE_USE | COPY_SRC | COPY_DST
+TEXTURE_USE = 0x2 | 0x4  # GPUTextureUsage COPY_DST | TEXTURE_BINDING: a texture copy of a buffer, read by a kernel
 _UNIFORM = UNIFORM | COPY_DST
 _native: Any = None  # wgpu-native's C entry points, once a device is open: recording through them
 _ffi: Any = None  # skips ~4 µs of Python per dispatch (None under another wgpu backend)
@@ -132,12 +133,20 @@ class Device:
 
     def copy(self, source: Any, target: Any, nbytes: int) -> None:
         """Record a copy of the first `nbytes` of `source` into `target`, after the work recorded."""
+        self.commands().copy_buffer_to_buffer(source, 0, target, 0, nbytes)
+
+    def fill(self, source: Any, texture: Any, width: int, height: int) -> None:
+        """Record a copy of `source`'s rows into `texture` (Kernel.textures), after the work recorded."""
+        _fill(self.commands(), source, texture, width, height)
+
+    def commands(self) -> Any:
+        """The command encoder of the work recorded, its compute pass ended: for a copy."""
         if self.compute is not None:
             self.compute.end()
             self.compute = None
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
-        self.encoder.copy_buffer_to_buffer(source, 0, target, 0, nbytes)
+        return self.encoder
 
     def flush(self) -> None:
         """Submit the work recorded so far."""
@@ -807,6 +816,19 @@ class Executable:
         self.groups: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
         self.group_limit = 4 * len(program.kernels) + 16
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
+        # Each kernel's reads bound as textures: made once, refilled from the read buffer before each
+        # dispatch of the kernel (`fills`: kernel -> (buffer, texture, width, height)); bound by their
+        # views, resident under ids past the plan's buffers.
+        self.fills: dict[int, list[tuple[int, Any, int, int]]] = {}
+        view = len(program.buffers)  # the id of the next texture's view
+        for k, kernel in enumerate(program.kernels):
+            for n, width, height in kernel.textures:
+                texture = dev.create_texture(size=(width, height, 1), format="rgba32float", usage=TEXTURE_USE)
+                self.fills.setdefault(k, []).append((kernel.reads[n], texture, width, height))
+                self.resident[view] = texture.create_view()
+                self.bindings[k] = (*self.bindings[k][:n], view, *self.bindings[k][n + 1:])
+                view += 1
+        self.views = frozenset(range(len(program.buffers), view))
         self.bound_sets = [frozenset(b) for b in self.bindings]
         self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
         self.last: tuple[dict[int, Any], list[Any]] = ({}, [])  # the previous call's buffers and groups
@@ -985,15 +1007,19 @@ class Executable:
         cuts: dict[int, list[int]] = {}
         for r in early:
             cuts.setdefault(self.producers[r] + 1 - start, []).append(r)
+        fills = {k - start for k in self.fills if start <= k < stop}
         staged = {}
         first = 0
-        for end in sorted({*chunks, *cuts, len(work)}):
-            self.device.dispatch(work[first:end])
+        for end in sorted({*chunks, *cuts, *fills, len(work)}):
+            if end > first:
+                self.device.dispatch(work[first:end])
             for r in cuts.get(end, ()):
                 b = self.program.outputs[r]
                 staged[r] = self.device.stage(buffers[b], self.result_bytes(b))
             if end in chunks:
                 self.device.flush()
+            for source, texture, width, height in self.fills.get(start + end, ()) if end in fills else ():
+                self.device.fill(buffers[source], texture, width, height)
             first = end
         return staged
 
@@ -1005,6 +1031,8 @@ class Executable:
         it and 2k + 1 after."""
         stop = len(self.program.kernels) if stop is None else stop
         for k, one in enumerate(self.work(buffers, start, stop), start):
+            for source, texture, width, height in self.fills.get(k, ()):
+                _fill(encoder, buffers[source], texture, width, height)
             stamps = {} if timestamps is None else {"timestamp_writes": {
                 "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1}}
             compute = encoder.begin_compute_pass(**stamps)
@@ -1039,8 +1067,9 @@ class Executable:
         key = (id(self.pipelines[k]), *map(id, bound))
         found = self.groups.get(key)
         if found is None:
-            entries = [{"binding": n, "resource": {"buffer": x, "offset": 0, "size": x.size}}
-                       for n, x in enumerate(bound)]
+            views = [b in self.views for b in self.bindings[k]]
+            entries = [{"binding": n, "resource": x if n < len(views) and views[n] else
+                        {"buffer": x, "offset": 0, "size": x.size}} for n, x in enumerate(bound)]
             found = (bound, self.device.device.create_bind_group(
                 layout=self.pipelines[k].get_bind_group_layout(0), entries=entries))
             if len(self.groups) >= self.group_limit:
@@ -1080,6 +1109,12 @@ def _map_read(device: Any, staging: Any, index: int) -> bytes:
     data = bytes(_ffi.buffer(_ffi.cast("uint8_t *", _native.wgpuBufferGetConstMappedRange(handle, 0, size)), size))
     _native.wgpuBufferUnmap(handle)
     return data
+
+
+def _fill(encoder: Any, source: Any, texture: Any, width: int, height: int) -> None:
+    """Record a copy of a buffer's `height` rows of `width` rgba32float texels into `texture`."""
+    encoder.copy_buffer_to_texture({"buffer": source, "offset": 0, "bytes_per_row": 16 * width, "rows_per_image": height},
+                                   {"texture": texture}, (width, height, 1))
 
 
 def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -> None:

@@ -42,12 +42,24 @@ MATMULS = {
     "residual": (lambda a, b, r: fg.tanh(a @ b) * 0.5 + r, (_normal(20, 24), _normal(24, 36), _normal(20, 36))),
     "same_operand": (lambda a: a @ a.T, (_normal(14, 9),)),
     # Operands bound as vec4s (rows a multiple of 4 long): A along k, B along its columns.
-    "vec4_operands": (lambda a, b: a @ b, (_normal(16, 32), _normal(32, 64))),
+    "vec4_operands": (lambda a, b: a @ b, (_normal(16, 32), _normal(32, 48))),
     "vec4_ragged_columns": (lambda a, b: a @ b, (_normal(37, 24), _normal(24, 36))),
     "vec4_b_read_twice": (lambda a, b: fg.relu(a @ b + b[0] * 2.0), (_normal(16, 32), _normal(32, 64))),
     "vec4_long_k": (lambda a, b: a @ b, (_normal(16, 260), _normal(260, 32))),  # summed in blocks
     "odd_long_k": (lambda a, b: a @ b, (_normal(9, 133), _normal(133, 10))),
+    # Operands read from texture copies (f32 buffers, or their last two axes swapped, rows of 64k values).
+    "texture_operands": (lambda a, b: a @ b, (_normal(16, 64), _normal(64, 128))),
+    "texture_a_transposed": (lambda a, b: a.T @ b, (_normal(32, 64), _normal(32, 64))),
+    "texture_b_transposed": (lambda a, b: a @ b.T, (_normal(40, 128), _normal(128, 128))),
+    "texture_batched_ragged": (lambda a, b: fg.swapaxes(a, -1, -2) @ b, (_normal(2, 64, 9), _normal(2, 64, 192))),
+    "texture_broadcast_batch": (lambda a, b: a @ fg.swapaxes(b, -1, -2), (_normal(3, 2, 8, 64), _normal(2, 16, 64))),
+    "texture_long_k": (lambda a, b: fg.relu(a @ b + 1.0), (_normal(40, 320), _normal(320, 128))),  # summed in blocks
+    "texture_split_k": (lambda a, b: a @ b, (_normal(16, 256), _normal(256, 64))),  # B's rows kept whole by split-k
+    "texture_b_read_twice": (lambda a, b: a @ b + b[0] * 2.0, (_normal(16, 64), _normal(64, 64))),
 }
+TEXTURES = {"square": 2, "texture_operands": 2, "texture_a_transposed": 2, "texture_b_transposed": 2,
+            "texture_batched_ragged": 1, "texture_broadcast_batch": 1, "texture_long_k": 2, "texture_b_read_twice": 1,
+            "texture_split_k": 1}
 
 
 def _limits(cpu: bool) -> Limits:
@@ -75,6 +87,9 @@ def test_matmul(name, cpu):
     exe = _run(fg.trace(fn, *args), args, cpu)
     if cpu and name in ("vec4_operands", "vec4_ragged_columns"):
         assert exe.kernels[0][1].count("array<vec4<f32>>") == 2
+    if cpu:  # every matmul of an f32 buffer whose rows are 64k values long, read once, from a texture
+        assert sum(len(k.textures) for k in exe.program.kernels) == TEXTURES.get(name, 0)
+        assert sum(k.wgsl.count("texture_2d<f32>") for k in exe.program.kernels) == TEXTURES.get(name, 0)
 
 
 def test_cpu_matmul_sums_a_long_k_as_accurately_as_the_vector_kernel():

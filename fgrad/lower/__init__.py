@@ -89,6 +89,7 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
             sites=tuple(dict.fromkeys(s for s in (graph.nodes[i].site for i in inside) if s)),
             groups=written.groups,
             sized=written.sized,
+            textures=written.textures,
         ))
     return Program(graph, tuple(kernels), tuple(buffers), tuple(where[i] for i in graph.inputs), tuple(outputs),
                    tuple(specs), tuple(sorted(donated)), tuple(copies), tuple(repeats))
@@ -118,7 +119,7 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         cores = [i for i in inside if tiles(graph, i)]
         if serial:
             return matmul_cpu_kernel(name, graph, group[0], cores[0], inside, reads, sources,
-                                     limits.parallel_workgroups)
+                                     limits.parallel_workgroups, limits.max_texture_dimension_2d)
         if len(cores) > 1:  # sibling products (fusion._fuse_sibling_products): each root's own, in their order
             stop = set(group) | set(reads)
             cores = [next(i for i in inlined(graph, r, stop - {r}) if tiles(graph, i)) for r in group]

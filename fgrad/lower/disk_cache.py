@@ -217,7 +217,8 @@ def _named(tag: str, base: type) -> type:
 def _well_formed(p: Any, graph: Graph) -> bool:
     """Whether a decoded value is a Program for `graph` whose references stay within it (the runtime relies on
     them): its graph type-checks and has `graph`'s inputs and result specs, every buffer index and node index is
-    in range, each kernel binds as many buffers as its WGSL declares, and results have buffers of their own."""
+    in range, each kernel binds as many buffers as its WGSL declares (its textures among its reads), and results have
+    buffers of their own."""
     if not isinstance(p, Program):
         return False
     g, n = p.graph, len(p.buffers)
@@ -236,6 +237,7 @@ def _well_formed(p: Any, graph: Graph) -> bool:
             and {s for k in p.kernels for e in k.groups for s in e.symbols} <= {d.name for d in p.symbols}
             and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
             and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
+            and all(0 <= n < len(k.reads) and min(width, height) >= 1 for k in p.kernels for n, width, height in k.textures)
             and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) + k.sized == len(
                 set(re.findall(r"@binding\((\d+)\)", k.wgsl))) and len(k.groups) in (0, 1, 3) for k in p.kernels))
 

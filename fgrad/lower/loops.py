@@ -116,7 +116,7 @@ def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[...
         if b not in mapped:
             mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data, buf.size)
     kernels = [Kernel(f"{name}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
-                      k.grid, nodes, (), k.sites, k.groups, k.sized) for k in program.kernels]
+                      k.grid, nodes, (), k.sites, k.groups, k.sized, k.textures) for k in program.kernels]
     kernels += [_copy(f"{name}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, nodes, limits)
                 for s, t in program.copies]
     return kernels, mapped

@@ -30,6 +30,7 @@ class Limits:
     max_storage_buffers_per_shader_stage: int = 8
     max_storage_buffer_binding_size: int = 1 << 27
     max_compute_workgroups_per_dimension: int = 65535
+    max_texture_dimension_2d: int = 8192
     parallel_workgroups: int = 192
     cpu: bool = False
     subgroups: bool = False
@@ -118,6 +119,10 @@ class Kernel:
     # which the WGSL's index arithmetic assumes), or three (x, y and z); none: the grid is fixed.
     groups: tuple[Extent, ...] = ()
     sized: bool = False
+    # Reads bound as rgba32float textures (a CPU adapter's matmul operands: see matmul_cpu.py),
+    # (binding, width, height) each: the runtime copies that read's buffer, rows of `width`
+    # texels, into a texture of its own before the kernel runs.
+    textures: tuple[tuple[int, int, int], ...] = ()
 
     def grid_at(self, values: Mapping[str, int]) -> tuple[int, int, int]:
         """The workgroups to dispatch when the symbols have the values `values`."""

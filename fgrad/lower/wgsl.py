@@ -58,6 +58,7 @@ SORTING = 256  # most invocations of a workgroup sorting a row
 ROW_LANES = 8  # invocations per workgroup of the row skeleton for CPU adapters: one 256-bit vector of lanes
 LOOP_LIMIT = 1 << 16  # llvmpipe ends a loop after 65535 iterations: longer folds stay cooperative
 VEC = 4  # f32s in a vec4<f32>: on a CPU adapter, buffers read along their rows are bound as vec4s
+TEXTURE = "texture_2d<f32>"  # a binding's type where a kernel reads a texture copy of the buffer (Written.textures)
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
@@ -518,7 +519,8 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     enables = [f"enable {e};" for e in sorted({d.row.extension for d in dtypes} - {None})]
     names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots)))]
     elements = [w.elements.get(n, graph.nodes[j].spec.dtype.row.storage) for n, j in zip(names, (*reads, *roots))]
-    decls = [f"@group(0) @binding({k}) var<storage, {'read' if k < len(reads) else 'read_write'}> {n}: array<{e}>;"
+    decls = [f"@group(0) @binding({k}) var {n}: {e};" if e == TEXTURE else
+             f"@group(0) @binding({k}) var<storage, {'read' if k < len(reads) else 'read_write'}> {n}: array<{e}>;"
              for k, (n, e) in enumerate(zip(names, elements))]
     # The symbols' values, one i32 each, in the program's order (Program.symbols); a member's name
     # is prefixed, as a symbol may be named like a WGSL keyword (`loop`, `fn`).
@@ -556,6 +558,7 @@ class Written:
     grid: tuple[int, int, int]
     groups: tuple[Extent, ...] = ()
     sized: bool = False
+    textures: tuple[tuple[int, int, int], ...] = ()  # see Kernel.textures
 
 
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
