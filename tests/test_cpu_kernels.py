@@ -42,7 +42,7 @@ MATMULS = {
     "residual": (lambda a, b, r: fg.tanh(a @ b) * 0.5 + r, (_normal(20, 24), _normal(24, 36), _normal(20, 36))),
     "same_operand": (lambda a: a @ a.T, (_normal(14, 9),)),
     # Operands bound as vec4s (rows a multiple of 4 long): A along k, B along its columns.
-    "vec4_operands": (lambda a, b: a @ b, (_normal(16, 32), _normal(32, 48))),
+    "vec4_operands": (lambda a, b: a @ b, (_normal(9, 28), _normal(28, 44))),
     "vec4_ragged_columns": (lambda a, b: a @ b, (_normal(37, 24), _normal(24, 36))),
     "vec4_b_read_twice": (lambda a, b: fg.relu(a @ b + b[0] * 2.0), (_normal(16, 32), _normal(32, 64))),
     "vec4_long_k": (lambda a, b: a @ b, (_normal(16, 260), _normal(260, 32))),  # summed in blocks
@@ -56,10 +56,14 @@ MATMULS = {
     "texture_long_k": (lambda a, b: fg.relu(a @ b + 1.0), (_normal(40, 320), _normal(320, 128))),  # summed in blocks
     "texture_split_k": (lambda a, b: a @ b, (_normal(16, 256), _normal(256, 64))),  # B's rows kept whole by split-k
     "texture_b_read_twice": (lambda a, b: a @ b + b[0] * 2.0, (_normal(16, 64), _normal(64, 64))),
+    # Rows of a copy's 256 bytes or not: the buffer's texels wrapped at a width dividing them.
+    "texture_wrapped": (lambda a, b: a @ b, (_normal(32, 36), _normal(36, 40))),
+    "texture_wrapped_transposed": (lambda a, b: a.T @ b, (_normal(36, 32), _normal(36, 40))),
 }
-TEXTURES = {"square": 2, "texture_operands": 2, "texture_a_transposed": 2, "texture_b_transposed": 2,
-            "texture_batched_ragged": 1, "texture_broadcast_batch": 1, "texture_long_k": 2, "texture_b_read_twice": 1,
-            "texture_split_k": 1}
+TEXTURES = {"square": 2, "weight_shared": 1, "vec4_b_read_twice": 1, "vec4_long_k": 1, "texture_operands": 2,
+            "texture_a_transposed": 2, "texture_b_transposed": 2, "texture_batched_ragged": 1,
+            "texture_broadcast_batch": 1, "texture_long_k": 2, "texture_b_read_twice": 1, "texture_split_k": 1,
+            "texture_wrapped": 1, "texture_wrapped_transposed": 1}
 
 
 def _limits(cpu: bool) -> Limits:
@@ -87,7 +91,7 @@ def test_matmul(name, cpu):
     exe = _run(fg.trace(fn, *args), args, cpu)
     if cpu and name in ("vec4_operands", "vec4_ragged_columns"):
         assert exe.kernels[0][1].count("array<vec4<f32>>") == 2
-    if cpu:  # every matmul of an f32 buffer whose rows are 64k values long, read once, from a texture
+    if cpu:  # every matmul operand of an f32 buffer read once, its texels a multiple of 16, from a texture
         assert sum(len(k.textures) for k in exe.program.kernels) == TEXTURES.get(name, 0)
         assert sum(k.wgsl.count("texture_2d<f32>") for k in exe.program.kernels) == TEXTURES.get(name, 0)
 

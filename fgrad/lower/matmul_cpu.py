@@ -18,12 +18,13 @@ summed in vec4 accumulators, and A's rows give 4 steps of k per load. Over a lon
 BLOCK of steps is summed from zero and then added to a total, so the rounding error grows with
 BLOCK + k / BLOCK rather than k.
 
-An operand that is an f32 buffer, or its last two axes swapped, whose rows are a multiple of
-TEXEL_ROW values long, is read from an rgba32float texture the runtime copies it into before the
-kernel runs (`Written.textures`): llvmpipe (Mesa 22) loads from a storage buffer one lane and one
-component at a time, through the stack, where it fetches a texel for all lanes at once. A
-texture holds the buffer's rows as texels of 4 adjacent values: B's columns (or, swapped, 4
-steps of k of one column) and A's steps of k (swapped: 4 rows at one k). On a 2-core EPYC
+An operand that is an f32 buffer (or its last two axes swapped) with rows a multiple of 4 long is
+read from an rgba32float texture the runtime copies it into before the kernel runs
+(`Written.textures`): llvmpipe (Mesa 22) loads from a storage buffer one lane and one component
+at a time, through the stack, where it fetches a texel for all lanes at once. A texel holds 4
+adjacent values of a row: B's columns (or, swapped, 4 steps of k of one column) and A's steps of
+k (swapped: 4 rows at one k). The texture's rows are the buffer's where they are a copy's whole
+256 bytes, else the buffer's texels in order, wrapped at a width that divides them. On a 2-core EPYC
 (AVX2), 512^3 runs at 7-10 GFLOP/s from textures, 2.5 from storage buffers.
 """
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.matmul import ragged, wide
@@ -43,7 +45,7 @@ LANES = 8  # invocations per workgroup: one vector of a 256-bit SIMD unit's f32 
 ROWS, COLUMNS = (8, 4, 2, 1), (16, 8, 4, 2, 1)
 UNROLL = 2  # k steps per loop iteration (VEC where A's rows are loaded as vec4s)
 BLOCK = 128  # k steps summed apart before they join the total: a long k keeps the error of a short one
-TEXEL_ROW = 64  # values per row a texture copy needs: a copy's rows are whole 256-byte steps
+COPY_TEXELS = 16  # a texture copy's rows are a multiple of 256 bytes: of 16 rgba32float texels
 
 
 def cpu_tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
@@ -69,14 +71,26 @@ def _vectors(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
             and width % VEC == 0 and sum(graph.nodes[i].inputs.count(x) for i in inside) == 1)
 
 
-def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int],
-             texels: int) -> tuple[int, bool, tuple[int, ...]] | None:
-    """Where matmul operand x can be read from a texture: the buffer bound (x; the buffer whose
-    last two axes x swaps; or one x reshapes, rows kept whole), whether they are swapped, and the
-    shape whose coordinates number the texture's rows (the operand's but the last axis; swapped,
-    the buffer's). The buffer is f32, of fixed shape, read by nothing else in the kernel, its rows a
-    multiple of TEXEL_ROW long, and a texture of at most `texels` texels a side holds it (0: an
-    adapter without textures)."""
+@dataclass(frozen=True)
+class _Texels:
+    """How a matmul operand is read from a texture: the buffer `bound`, whether the operand swaps
+    its last two axes, the shape whose coordinates number the buffer's rows (the operand's but
+    its last axis; swapped, the buffer's), texels per row of the buffer and of the texture, and
+    the texture's rows."""
+
+    bound: int
+    swapped: bool
+    rows: tuple[int, ...]
+    row: int
+    width: int
+    height: int
+
+
+def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], limit: int) -> _Texels | None:
+    """Where matmul operand x can be read from a texture (of at most `limit` texels a side; 0: an
+    adapter without textures): x is an f32 buffer of fixed shape, the buffer whose last two axes it
+    swaps, or one it reshapes with rows kept whole; nothing else in the kernel reads the buffer;
+    its rows are a multiple of VEC long, and a texture holds its texels (`_width`)."""
     node = graph.nodes[x]
     bound, swapped = x, False
     if node.op == "transpose" and node.attrs["perm"] == (*range(node.spec.ndim - 2), node.spec.ndim - 1,
@@ -85,15 +99,29 @@ def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int],
     elif node.op == "reshape" and node.spec.shape[-1:] == graph.nodes[node.inputs[0]].spec.shape[-1:]:
         bound = node.inputs[0]
     spec = graph.nodes[bound].spec
-    if bound not in reads or spec.dtype is not DType.f32 or spec.symbols or spec.ndim < 2 or spec.size == 0:
-        return None
-    width, height = spec.shape[-1] // VEC, spec.size // spec.shape[-1]
-    if spec.shape[-1] % TEXEL_ROW or max(width, height) > texels:
+    if bound not in reads or spec.dtype is not DType.f32 or spec.symbols or spec.ndim < 2 or spec.size == 0 or \
+            spec.shape[-1] % VEC:
         return None
     if sum(graph.nodes[i].inputs.count(bound) for i in inside) != 1 or \
             (bound != x and sum(graph.nodes[i].inputs.count(x) for i in inside) != 1):
         return None
-    return bound, swapped, (spec if swapped else node.spec).shape[:-1]
+    row, count = spec.shape[-1] // VEC, spec.size // VEC
+    width = _width(row, count, limit)
+    if width is None:
+        return None
+    return _Texels(bound, swapped, (spec if swapped else node.spec).shape[:-1], row, width, count // width)
+
+
+def _width(row: int, count: int, limit: int) -> int | None:
+    """Texels per row of a texture holding `count` texels, `row` a row of its buffer: `row` where a
+    copy takes such rows (whole 256 bytes), else the widest multiple of COPY_TEXELS that divides
+    `count`; None where neither fits in `limit` texels a side."""
+    if row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
+        return row
+    for width in range(min(limit, count) // COPY_TEXELS * COPY_TEXELS, 0, -COPY_TEXELS):
+        if count % width == 0 and count // width <= limit:
+            return width
+    return None
 
 
 def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Sequence[int], reads: Sequence[int],
@@ -115,9 +143,9 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
     w = KernelWriter(graph, sources)
     # Textures: A swapped needs whole texels of an invocation's rows, B not swapped of its columns.
     tex_a = _texture(graph, a, inside, reads, texels)
-    tex_a = tex_a if tex_a and (not tex_a[1] or tm % VEC == 0) else None
+    tex_a = tex_a if tex_a and (not tex_a.swapped or tm % VEC == 0) else None
     tex_b = _texture(graph, b, inside, reads, texels)
-    tex_b = tex_b if tex_b and (tex_b[1] or tn % VEC == 0) else None
+    tex_b = tex_b if tex_b and (tex_b.swapped or tn % VEC == 0) else None
     vec_a = not tex_a and _vectors(graph, a, inside, reads, K)
     vec_b = not tex_b and tn % VEC == 0 and _vectors(graph, b, inside, reads, N)
     textures = []
@@ -126,12 +154,10 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
             w.elements[sources[x]] = "vec4<f32>"
     for found in (tex_a, tex_b):
         if found:
-            bound = found[0]
-            w.elements[sources[bound]] = TEXTURE
-            shape = graph.nodes[bound].spec.shape
-            textures.append((reads.index(bound), shape[-1] // VEC, math.prod(shape[:-1])))
-    a_fours = vec_a or (tex_a is not None and not tex_a[1])  # one load gives VEC steps of k of a row of A
-    b_fours = tex_b is not None and tex_b[1]  # one fetch gives VEC steps of k of a column of B
+            w.elements[sources[found.bound]] = TEXTURE
+            textures.append((reads.index(found.bound), found.width, found.height))
+    a_fours = vec_a or (tex_a is not None and not tex_a.swapped)  # one load gives VEC steps of k of a row of A
+    b_fours = tex_b is not None and tex_b.swapped  # one fetch gives VEC steps of k of a column of B
     vec_acc = tn % VEC == 0 and (vec_b or tex_b is not None)  # B's columns summed as vec4s
     unroll = VEC if a_fours or b_fours else UNROLL
     prelude = ["let lid = i32(local.x);", f"let m0 = i32(group.y) * {tm}i;",
@@ -143,7 +169,7 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
     cols = [w.let(f"n0 + {j}i") for j in range(tn)]
     # Loads read in range: rows and columns past the end repeat the last, and are never stored.
     at_rows = [w.let(f"min({r}, {w.last(M)})") for r in rows] if ragged(M, tm) else rows
-    fetched_cols = vec_b or (tex_b is not None and not tex_b[1])  # B's columns in vec4s, whole in a row of N
+    fetched_cols = vec_b or (tex_b is not None and not tex_b.swapped)  # B's columns in vec4s, whole in a row of N
     if fetched_cols:  # the invocation's vec4s of columns (N a multiple of VEC: a clamped one stays whole)
         fours = [w.let(f"n0 / {VEC}i + {q}i") for q in range(tn // VEC)]
         at_cols = [w.let(f"min({c}, {N // VEC - 1}i)") for c in fours] if ragged(N, bn) else fours
@@ -158,15 +184,17 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
         for acc in row:
             w.line(f"var {acc} = {zero};")
 
-    def fetch(found: tuple[int, bool, tuple[int, ...]], texel: str, row: Sequence[str]) -> str:
-        """The texel at column `texel` of the texture of `found` (from `_texture`), in the row at
-        coordinates `row`."""
-        bound, _, rows_shape = found
-        return w.let(f"textureLoad({sources[bound]}, vec2<i32>({texel}, {w.ravel(list(row), rows_shape)}), 0)")
+    def fetch(found: _Texels, texel: str, row: Sequence[str]) -> str:
+        """Texel `texel` of the buffer's row at coordinates `row`, from its texture (`_texture`)."""
+        at = w.ravel(list(row), found.rows)
+        if found.width != found.row:  # the buffer's texels in order, wrapped
+            t = w.let(f"({at}) * {found.row}i + {texel}")
+            texel, at = w.let(f"{t} % {found.width}i"), w.let(f"{t} / {found.width}i")
+        return w.let(f"textureLoad({sources[found.bound]}, vec2<i32>({texel}, {at}), 0)")
 
     def a_values(ks: list[str]) -> list[list[str]]:
         """A's values at the steps `ks` of k (the first a multiple of VEC where A gives VEC at once), per row."""
-        if tex_a and tex_a[1]:  # 4 rows of one k a texel
+        if tex_a and tex_a.swapped:  # 4 rows of one k a texel
             texels = [[fetch(tex_a, f"m0 / {VEC}i + {g}i", [*ba, k]) for g in range(tm // VEC)] for k in ks]
             return [[f"{t[i // VEC]}.{'xyzw'[i % VEC]}" for i in range(tm)] for t in texels]
         if a_fours:
