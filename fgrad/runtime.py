@@ -135,9 +135,9 @@ class Device:
         """Record a copy of the first `nbytes` of `source` into `target`, after the work recorded."""
         self.commands().copy_buffer_to_buffer(source, 0, target, 0, nbytes)
 
-    def fill(self, source: Any, texture: Any, width: int, height: int) -> None:
-        """Record a copy of `source`'s rows into `texture` (Kernel.textures), after the work recorded."""
-        _fill(self.commands(), source, texture, width, height)
+    def fill(self, source: Any, texture: _Texture) -> None:
+        """Record a copy of `source`'s rows into a kernel's texture (Kernel.textures), after the work recorded."""
+        texture.fill(self.commands(), source)
 
     def commands(self) -> Any:
         """The command encoder of the work recorded, its compute pass ended: for a copy."""
@@ -266,6 +266,8 @@ WGPU_C_TYPES = (
     "intptr_t", "uint8_t []", "uintptr_t", "uint8_t *", "WGPUCommandEncoderDescriptor *",
     "WGPUComputePassDescriptor *", "WGPUCommandBufferDescriptor *", "WGPUCommandBuffer[1]", "WGPUSubmissionIndex *",
     "WGPUCommandBuffer[]", "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)", "WGPUBufferMapCallbackInfo *",
+    "WGPUTextureDescriptor *", "WGPUTextureFormat[]", "WGPUTextureViewDescriptor *", "WGPUTexelCopyBufferInfo *",
+    "WGPUTexelCopyTextureInfo *", "WGPUExtent3D *", "WGPUExtent3D",
 )
 
 
@@ -817,15 +819,15 @@ class Executable:
         self.group_limit = 4 * len(program.kernels) + 16
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
         # Each kernel's reads bound as textures: made once, refilled from the read buffer before each
-        # dispatch of the kernel (`fills`: kernel -> (buffer, texture, width, height)); bound by their
-        # views, resident under ids past the plan's buffers.
-        self.fills: dict[int, list[tuple[int, Any, int, int]]] = {}
+        # dispatch of the kernel (`fills`: kernel -> (buffer, texture)); bound by their views,
+        # resident under ids past the plan's buffers.
+        self.fills: dict[int, list[tuple[int, _Texture]]] = {}
         view = len(program.buffers)  # the id of the next texture's view
         for k, kernel in enumerate(program.kernels):
             for n, width, height in kernel.textures:
-                texture = dev.create_texture(size=(width, height, 1), format="rgba32float", usage=TEXTURE_USE)
-                self.fills.setdefault(k, []).append((kernel.reads[n], texture, width, height))
-                self.resident[view] = texture.create_view()
+                texture = _Texture(dev, width, height)
+                self.fills.setdefault(k, []).append((kernel.reads[n], texture))
+                self.resident[view] = texture.texture.create_view()
                 self.bindings[k] = (*self.bindings[k][:n], view, *self.bindings[k][n + 1:])
                 view += 1
         self.views = frozenset(range(len(program.buffers), view))
@@ -1018,8 +1020,8 @@ class Executable:
                 staged[r] = self.device.stage(buffers[b], self.result_bytes(b))
             if end in chunks:
                 self.device.flush()
-            for source, texture, width, height in self.fills.get(start + end, ()) if end in fills else ():
-                self.device.fill(buffers[source], texture, width, height)
+            for source, texture in self.fills.get(start + end, ()) if end in fills else ():
+                self.device.fill(buffers[source], texture)
             first = end
         return staged
 
@@ -1031,8 +1033,8 @@ class Executable:
         it and 2k + 1 after."""
         stop = len(self.program.kernels) if stop is None else stop
         for k, one in enumerate(self.work(buffers, start, stop), start):
-            for source, texture, width, height in self.fills.get(k, ()):
-                _fill(encoder, buffers[source], texture, width, height)
+            for source, texture in self.fills.get(k, ()):
+                texture.fill(encoder, buffers[source])
             stamps = {} if timestamps is None else {"timestamp_writes": {
                 "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1}}
             compute = encoder.begin_compute_pass(**stamps)
@@ -1111,10 +1113,31 @@ def _map_read(device: Any, staging: Any, index: int) -> bytes:
     return data
 
 
-def _fill(encoder: Any, source: Any, texture: Any, width: int, height: int) -> None:
-    """Record a copy of a buffer's `height` rows of `width` rgba32float texels into `texture`."""
-    encoder.copy_buffer_to_texture({"buffer": source, "offset": 0, "bytes_per_row": 16 * width, "rows_per_image": height},
-                                   {"texture": texture}, (width, height, 1))
+class _Texture:
+    """A kernel's rgba32float texture of `width` x `height` texels (Kernel.textures), with the
+    copy that fills it from a buffer's rows made once, in wgpu-native's structs where they are
+    at hand (wgpu-py builds them again for every copy: some 60 us of Python on the 2-core machine)."""
+
+    def __init__(self, device: Any, width: int, height: int):
+        self.texture = device.create_texture(size=(width, height, 1), format="rgba32float", usage=TEXTURE_USE)
+        self.width, self.height = width, height
+        if _native is not None:
+            self.source = _ffi.new("WGPUTexelCopyBufferInfo *", {"layout": {
+                "offset": 0, "bytesPerRow": 16 * width, "rowsPerImage": height}})
+            self.target = _ffi.new("WGPUTexelCopyTextureInfo *", {
+                "texture": self.texture._internal, "aspect": _native.WGPUTextureAspect_All})
+            self.size = _ffi.new("WGPUExtent3D *", {"width": width, "height": height, "depthOrArrayLayers": 1})
+
+    def fill(self, encoder: Any, buffer: Any) -> None:
+        """Record the copy of `buffer`'s rows into the texture."""
+        if _native is not None and hasattr(encoder, "_internal"):
+            # NOTE: an error recorded here surfaces at finish(), which checks it (as _dispatch's).
+            self.source.buffer = buffer._internal
+            _native.wgpuCommandEncoderCopyBufferToTexture(encoder._internal, self.source, self.target, self.size)
+        else:
+            encoder.copy_buffer_to_texture({"buffer": buffer, "offset": 0, "bytes_per_row": 16 * self.width,
+                                            "rows_per_image": self.height}, {"texture": self.texture},
+                                           (self.width, self.height, 1))
 
 
 def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -> None:
