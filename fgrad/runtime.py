@@ -44,7 +44,7 @@ from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, 
 # is opened, so that `import fgrad` stays quick.
 MAP_READ, COPY_SRC, COPY_DST, UNIFORM, STORAGE_USE = 0x1, 0x4, 0x8, 0x40, 0x80
 STORAGE = STORAGE_USE | COPY_SRC | COPY_DST
-TEXTURE_USE = 0x2 | 0x4  # GPUTextureUsage COPY_DST | TEXTURE_BINDING: a texture copy of a buffer, read by a kernel
+TEXTURE_USE = 0x2 | 0x8  # GPUTextureUsage COPY_DST | STORAGE_BINDING: a texture copy of a buffer, read by a kernel
 _UNIFORM = UNIFORM | COPY_DST
 _native: Any = None  # wgpu-native's C entry points, once a device is open: recording through them
 _ffi: Any = None  # skips ~4 µs of Python per dispatch (None under another wgpu backend)

@@ -119,8 +119,8 @@ class Kernel:
     # which the WGSL's index arithmetic assumes), or three (x, y and z); none: the grid is fixed.
     groups: tuple[Extent, ...] = ()
     sized: bool = False
-    # Reads bound as rgba32float textures (a CPU adapter's matmul operands: see matmul_cpu.py),
-    # (binding, width, height) each: the runtime copies that read's buffer, rows of `width`
+    # Reads bound as rgba32float read-only storage textures (a CPU adapter's matmul operands: see
+    # matmul_cpu.py), (binding, width, height) each: the runtime copies that read's buffer, rows of `width`
     # texels, into a texture of its own before the kernel runs.
     textures: tuple[tuple[int, int, int], ...] = ()
 
