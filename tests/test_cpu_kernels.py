@@ -59,11 +59,13 @@ MATMULS = {
     # Rows of a copy's 256 bytes or not: the buffer's texels wrapped at a width dividing them.
     "texture_wrapped": (lambda a, b: a @ b, (_normal(32, 36), _normal(36, 40))),
     "texture_wrapped_transposed": (lambda a, b: a.T @ b, (_normal(36, 32), _normal(36, 40))),
+    # A swapped, its 36 rows ragged in tiles of 8: the last tile's texels run past the rows (never stored).
+    "texture_wrapped_ragged_rows": (lambda a, b: a.T @ b, (_normal(64, 36), _normal(64, 32))),
 }
 TEXTURES = {"square": 2, "weight_shared": 1, "vec4_b_read_twice": 1, "vec4_long_k": 1, "texture_operands": 2,
             "texture_a_transposed": 2, "texture_b_transposed": 2, "texture_batched_ragged": 1,
             "texture_broadcast_batch": 1, "texture_long_k": 2, "texture_b_read_twice": 1, "texture_split_k": 1,
-            "texture_wrapped": 1, "texture_wrapped_transposed": 1}
+            "texture_wrapped": 1, "texture_wrapped_transposed": 1, "texture_wrapped_ragged_rows": 2}
 
 
 def _limits(cpu: bool) -> Limits:
