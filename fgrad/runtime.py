@@ -1069,9 +1069,9 @@ class Executable:
         key = (id(self.pipelines[k]), *map(id, bound))
         found = self.groups.get(key)
         if found is None:
-            views = [b in self.views for b in self.bindings[k]]
-            entries = [{"binding": n, "resource": x if n < len(views) and views[n] else
-                        {"buffer": x, "offset": 0, "size": x.size}} for n, x in enumerate(bound)]
+            ids = (*self.bindings[k], None)  # the plan's ids, then the symbols' uniform buffer where it is bound
+            entries = [{"binding": n, "resource": x if b in self.views else {"buffer": x, "offset": 0, "size": x.size}}
+                       for n, (b, x) in enumerate(zip(ids, bound))]
             found = (bound, self.device.device.create_bind_group(
                 layout=self.pipelines[k].get_bind_group_layout(0), entries=entries))
             if len(self.groups) >= self.group_limit:

@@ -237,7 +237,8 @@ def _well_formed(p: Any, graph: Graph) -> bool:
             and {s for k in p.kernels for e in k.groups for s in e.symbols} <= {d.name for d in p.symbols}
             and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
             and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
-            and all(0 <= n < len(k.reads) and min(width, height) >= 1 for k in p.kernels for n, width, height in k.textures)
+            and all(0 <= n < len(k.reads) and min(width, height) >= 1
+                    for k in p.kernels for n, width, height in k.textures)
             and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) + k.sized == len(
                 set(re.findall(r"@binding\((\d+)\)", k.wgsl))) and len(k.groups) in (0, 1, 3) for k in p.kernels))
 

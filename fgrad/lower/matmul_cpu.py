@@ -70,7 +70,12 @@ def _vectors(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
     the kernel reads, its rows a multiple of VEC long."""
     spec = graph.nodes[x].spec
     return (x in reads and spec.dtype is DType.f32 and spec.max_size > 0 and isinstance(width, int)
-            and width % VEC == 0 and sum(graph.nodes[i].inputs.count(x) for i in inside) == 1)
+            and width % VEC == 0 and _read_once(graph, x, inside))
+
+
+def _read_once(graph: Graph, x: int, inside: Sequence[int]) -> bool:
+    """Whether one input of one node of the kernel (`inside`) is node x."""
+    return sum(graph.nodes[i].inputs.count(x) for i in inside) == 1
 
 
 @dataclass(frozen=True)
@@ -104,8 +109,7 @@ def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
     if bound not in reads or spec.dtype is not DType.f32 or spec.symbols or spec.ndim < 2 or spec.size == 0 or \
             spec.shape[-1] % VEC:
         return None
-    if sum(graph.nodes[i].inputs.count(bound) for i in inside) != 1 or \
-            (bound != x and sum(graph.nodes[i].inputs.count(x) for i in inside) != 1):
+    if not _read_once(graph, bound, inside) or (bound != x and not _read_once(graph, x, inside)):
         return None
     row, count = spec.shape[-1] // VEC, spec.size // VEC
     width = _width(row, count, limit)
@@ -186,6 +190,14 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
         for acc in row:
             w.line(f"var {acc} = {zero};")
 
+    def four(x: int, found: _Texels | None, texel: str, row: Sequence[str]) -> str:
+        """The vec4 `texel` of operand x's row at coordinates `row`: from its texture (`found`), else
+        from its buffer bound as vec4s."""
+        if found is None:
+            shape = graph.nodes[x].spec.shape
+            return w.let(f"{sources[x]}[{w.ravel([*row, texel], (*shape[:-1], shape[-1] // VEC))}]")
+        return fetch(found, texel, row)
+
     def fetch(found: _Texels, texel: str, row: Sequence[str]) -> str:
         """Texel `texel` of the buffer's row at coordinates `row`, from its texture (`_texture`)."""
         at = w.ravel(list(row), found.rows)
@@ -201,10 +213,7 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
             return [[f"{t[i // VEC]}.{'xyzw'[i % VEC]}" for i in range(tm)] for t in texels]
         if a_fours:
             k4 = w.let(f"{ks[0]} / {VEC}i")
-            if tex_a:
-                fours_ = [fetch(tex_a, k4, [*ba, r]) for r in at_rows]
-            else:
-                fours_ = [w.let(f"{sources[a]}[{w.ravel([*ba, r, k4], (*sa[:-1], K // VEC))}]") for r in at_rows]
+            fours_ = [four(a, tex_a, k4, [*ba, r]) for r in at_rows]
             return [[f"{v}.{'xyzw'[u]}" for v in fours_] for u in range(len(ks))]
         return [[wide(graph, a, w.value(a, [*ba, r, k])) for r in at_rows] for k in ks]
 
@@ -218,11 +227,10 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
                 part = [f"{t}.{'xyzw'[u]}" for t in texels]
                 yield [w.let(f"vec4<f32>({', '.join(part[q * VEC:(q + 1) * VEC])})") for q in range(width)] \
                     if vec_acc else part
-        for k in ks if not b_fours else ():
-            if tex_b:
-                yield [fetch(tex_b, c, [*bb, k]) for c in at_cols]
-            elif vec_b:
-                yield [w.let(f"{sources[b]}[{w.ravel([*bb, k, c], (*sb[:-1], N // VEC))}]") for c in at_cols]
+            return
+        for k in ks:
+            if fetched_cols:
+                yield [four(b, tex_b, c, [*bb, k]) for c in at_cols]
             else:
                 yield [wide(graph, b, w.value(b, [*bb, k, c])) for c in at_cols]
 

@@ -58,7 +58,8 @@ SORTING = 256  # most invocations of a workgroup sorting a row
 ROW_LANES = 8  # invocations per workgroup of the row skeleton for CPU adapters: one 256-bit vector of lanes
 LOOP_LIMIT = 1 << 16  # llvmpipe ends a loop after 65535 iterations: longer folds stay cooperative
 VEC = 4  # f32s in a vec4<f32>: on a CPU adapter, buffers read along their rows are bound as vec4s
-TEXTURE = "texture_storage_2d<rgba32float, read>"  # a binding's type where a kernel reads a texture copy of the buffer (Written.textures)
+# A binding's type where a kernel reads a texture copy of the buffer (Written.textures).
+TEXTURE = "texture_storage_2d<rgba32float, read>"
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
