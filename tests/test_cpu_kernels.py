@@ -12,6 +12,7 @@ import pytest
 import fgrad as fg
 from fgrad import nn
 from fgrad.lower import Limits, lower
+from fgrad.lower.matmul_cpu import strided
 from fgrad.runtime import Executable, default_device
 
 RNG = np.random.default_rng(0)
@@ -54,18 +55,31 @@ MATMULS = {
     "texture_batched_ragged": (lambda a, b: fg.swapaxes(a, -1, -2) @ b, (_normal(2, 64, 9), _normal(2, 64, 192))),
     "texture_broadcast_batch": (lambda a, b: a @ fg.swapaxes(b, -1, -2), (_normal(3, 2, 8, 64), _normal(2, 16, 64))),
     "texture_long_k": (lambda a, b: fg.relu(a @ b + 1.0), (_normal(40, 320), _normal(320, 128))),  # summed in blocks
-    "texture_split_k": (lambda a, b: a @ b, (_normal(16, 256), _normal(256, 64))),  # B's rows kept whole by split-k
+    "texture_split_k": (lambda a, b: a @ b, (_normal(16, 256), _normal(256, 64))),  # A's split rows, B's kept whole
     "texture_b_read_twice": (lambda a, b: a @ b + b[0] * 2.0, (_normal(16, 64), _normal(64, 64))),
     # Rows of a copy's 256 bytes or not: the buffer's texels wrapped at a width dividing them.
     "texture_wrapped": (lambda a, b: a @ b, (_normal(32, 36), _normal(36, 40))),
     "texture_wrapped_transposed": (lambda a, b: a.T @ b, (_normal(36, 32), _normal(36, 40))),
     # A swapped, its 36 rows ragged in tiles of 8: the last tile's texels run past the rows (never stored).
     "texture_wrapped_ragged_rows": (lambda a, b: a.T @ b, (_normal(64, 36), _normal(64, 32))),
+    # Chains of views with strides (kinds.View.layout): a weight reshaped then swapped, attention's heads
+    # split from rows (a run starting inside a texture row; B's steps of k adjacent), slices starting at
+    # whole texels, a broadcast, and a reshape of a swapped buffer that strides cannot express.
+    "texture_weight_swapped": (lambda x, w: x @ w.T, (_normal(2, 8, 64), _normal(32, 64))),
+    "texture_heads": (lambda q, k: fg.transpose(q.reshape(2, 8, 2, 32), (0, 2, 1, 3)) @
+                      fg.transpose(k.reshape(2, 8, 2, 32), (0, 2, 3, 1)), (_normal(2, 8, 64), _normal(2, 8, 64))),
+    "texture_heads_values": (lambda p, v: p @ fg.transpose(v.reshape(2, 12, 2, 32), (0, 2, 1, 3)),
+                             (_normal(2, 2, 12, 12), _normal(2, 12, 64))),
+    "texture_sliced": (lambda a, b: a[2:34, 4:68] @ b[:, 8:], (_normal(40, 72), _normal(64, 40))),
+    "texture_broadcast_rows": (lambda a, b: fg.broadcast_to(a, (3, 8, 64)) @ b, (_normal(8, 64), _normal(3, 64, 32))),
+    "texture_unstrided_reshape": (lambda a, b: a.T.reshape(32, 32) @ b, (_normal(64, 16), _normal(32, 32))),
 }
 TEXTURES = {"square": 2, "weight_shared": 1, "vec4_b_read_twice": 1, "vec4_long_k": 1, "texture_operands": 2,
             "texture_a_transposed": 2, "texture_b_transposed": 2, "texture_batched_ragged": 1,
-            "texture_broadcast_batch": 1, "texture_long_k": 2, "texture_b_read_twice": 1, "texture_split_k": 1,
-            "texture_wrapped": 1, "texture_wrapped_transposed": 1, "texture_wrapped_ragged_rows": 2}
+            "texture_broadcast_batch": 2, "texture_long_k": 2, "texture_b_read_twice": 1, "texture_split_k": 2,
+            "texture_wrapped": 1, "texture_wrapped_transposed": 1, "texture_wrapped_ragged_rows": 2,
+            "texture_weight_swapped": 2, "texture_heads": 2, "texture_heads_values": 2, "texture_sliced": 2,
+            "texture_broadcast_rows": 2, "texture_unstrided_reshape": 1}
 
 
 def _limits(cpu: bool) -> Limits:
@@ -97,6 +111,39 @@ def test_matmul(name, cpu):
         assert sum(len(k.textures) for k in exe.program.kernels) == TEXTURES.get(name, 0)
         declared = sum(k.wgsl.count("texture_storage_2d<rgba32float, read>") for k in exe.program.kernels)
         assert declared == TEXTURES.get(name, 0)
+
+
+# name -> (views of a buffer, its shape, whether strides express them: NumPy's reshape needs no copy).
+VIEWS = {
+    "split": (lambda x: x.reshape(4, 2, 8), (8, 8), True),
+    "ones": (lambda x: x.reshape(1, 8, 1, 8), (8, 8), True),
+    "swapped_then_split": (lambda x: x.T.reshape(2, 4, 8), (8, 8), True),
+    "swapped_then_merged": (lambda x: x.T.reshape(64), (8, 8), False),
+    "heads": (lambda x: fg.transpose(x.reshape(2, 4, 2, 4), (0, 2, 3, 1)), (2, 4, 8), True),
+    "heads_merged": (lambda x: fg.transpose(x.reshape(2, 4, 2, 4), (0, 2, 1, 3)).reshape(4, 16), (2, 4, 8), False),
+    "strided_slice": (lambda x: x[1:7:2, 2::3], (8, 9), True),
+    "slice_then_split": (lambda x: x[:, 2:6].reshape(8, 2, 2), (8, 8), True),
+    "slice_then_merged": (lambda x: x[:, 2:6].reshape(32), (8, 8), False),
+    "broadcast": (lambda x: fg.broadcast_to(x[:, None, 1:], (4, 3, 5)), (4, 6), True),
+    "broadcast_then_merged": (lambda x: fg.broadcast_to(x[:, None], (4, 3, 6)).reshape(12, 6), (4, 6), False),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_view_layouts(name):
+    """Where strides express a chain of views (kinds.View.layout), they give each element's place
+    in the buffer: checked on a buffer of its own indices."""
+    fn, shape, expressible = VIEWS[name]
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    graph = fg.trace(lambda x: -fn(x), x)  # (a view is read inside a kernel)
+    found = strided(graph, graph.nodes[graph.outputs[0]].inputs[0], range(len(graph.nodes)), graph.inputs)
+    assert (found is not None) == expressible
+    if found:
+        bound, at = found
+        assert bound == graph.inputs[0]
+        want = -np.asarray(fg.interpret(graph, x))
+        places = at.offset + sum(np.indices(want.shape)[k] * s for k, s in enumerate(at.strides))
+        np.testing.assert_array_equal(places, want)
 
 
 def test_cpu_matmul_sums_a_long_k_as_accurately_as_the_vector_kernel():

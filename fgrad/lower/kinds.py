@@ -65,7 +65,25 @@ class Conversion(Elementwise):
     each load, rather than have a converted copy made (an f16 weight in an f32 product)."""
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where the elements of a view of a buffer (static shapes) sit in it: the element at
+    coordinates c at `offset + sum(c[i] * strides[i])`."""
+
+    strides: tuple[int, ...]
+    offset: int = 0
+
+    @staticmethod
+    def of(shape: tuple[int, ...]) -> Layout:
+        """A buffer's own, row-major."""
+        return Layout(tuple(math.prod(shape[k + 1:]) for k in range(len(shape))))
+
+
 def _no_relation(node: Node, x: Spec) -> str | None:
+    return None
+
+
+def _no_layout(node: Node, x: Spec, at: Layout) -> Layout | None:
     return None
 
 
@@ -79,10 +97,12 @@ class View(Kind):
     operand's: "same" (consecutive along the operand's last axis, so probably adjacent in
     memory), "swapped" (the last two axes exchanged), or None. `keeps_rows(node, x, width)`:
     whether a value per row of `width` stays one value per row seen through the view (a
-    row reduction may then join the kernel of its rows)."""
+    row reduction may then join the kernel of its rows). `layout(node, x, at)`: the view's
+    Layout, its operand's being `at`, where strides express it (static shapes), else None."""
 
     last_axis: Callable[[Node, Spec], str | None] = _no_relation
     keeps_rows: Callable[[Node, Spec, int], bool] = _never
+    layout: Callable[[Node, Spec, Layout], Layout | None] = _no_layout
     works = False
 
 

@@ -37,6 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fgrad.ir import Dim, DType, Graph
+from fgrad.lower.kinds import Layout, View, kind_of
 from fgrad.lower.matmul import ragged, wide
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import TEXTURE, VEC, KernelWriter, Written, module, store
@@ -80,54 +81,88 @@ def _read_once(graph: Graph, x: int, inside: Sequence[int]) -> bool:
 
 @dataclass(frozen=True)
 class _Texels:
-    """How a matmul operand is read from a texture: the buffer `bound`, whether the operand swaps
-    its last two axes, the shape whose coordinates number the buffer's rows (the operand's but
-    its last axis; swapped, the buffer's), texels per row of the buffer and of the texture, and
-    the texture's rows."""
+    """How a matmul operand is read from a texture holding the texels of the buffer `bound`: the
+    texels run along the operand's last axis, or, `swapped`, its second last; `steps` gives the
+    texels per step along each other axis (in order), `offset` the first texel, `along` the
+    texels along the run's axis, `sizes` the other axes' sizes; the texture is `width` texels
+    wide, `height` high."""
 
     bound: int
     swapped: bool
-    rows: tuple[int, ...]
-    row: int
+    steps: tuple[int, ...]
+    sizes: tuple[int, ...]
+    offset: int
+    along: int
     width: int
     height: int
 
 
 def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], limit: int) -> _Texels | None:
     """Where matmul operand x can be read from a texture (of at most `limit` texels a side; 0: an
-    adapter without textures): x is an f32 buffer of fixed shape, the buffer whose last two axes it
-    swaps, or one it reshapes with rows kept whole; nothing else in the kernel reads the buffer;
-    its rows are a multiple of VEC long, and a texture holds its texels (`_width`)."""
-    node = graph.nodes[x]
-    bound, swapped = x, False
-    if node.op == "transpose" and node.attrs["perm"] == (*range(node.spec.ndim - 2), node.spec.ndim - 1,
-                                                           node.spec.ndim - 2):
-        bound, swapped = node.inputs[0], True
-    elif node.op == "reshape" and node.spec.shape[-1:] == graph.nodes[node.inputs[0]].spec.shape[-1:]:
-        bound = node.inputs[0]
-    spec = graph.nodes[bound].spec
-    if bound not in reads or spec.dtype is not DType.f32 or spec.symbols or spec.ndim < 2 or spec.size == 0 or \
-            spec.shape[-1] % VEC:
+    adapter without textures): x is an f32 buffer of fixed shape, or views of one (`strided`),
+    that nothing else in the kernel reads, whose last axis (else its second last) runs through
+    adjacent values a multiple of VEC long, every other axis stepping whole texels, and a texture
+    holds the buffer's texels (`_width`)."""
+    found = strided(graph, x, inside, reads)
+    shape = graph.nodes[x].spec.shape
+    if found is None or len(shape) < 2 or graph.nodes[found[0]].spec.dtype is not DType.f32:
         return None
-    if not _read_once(graph, bound, inside) or (bound != x and not _read_once(graph, x, inside)):
+    bound, at = found
+    size = graph.nodes[bound].spec.size
+    runs = [k for k in (len(shape) - 1, len(shape) - 2) if at.strides[k] == 1 and shape[k] % VEC == 0]
+    if not runs or size == 0 or size % VEC or at.offset % VEC:
         return None
-    row, count = spec.shape[-1] // VEC, spec.size // VEC
-    width = _width(row, count, limit)
+    axis = runs[0]
+    others = [(n, s) for k, (n, s) in enumerate(zip(shape, at.strides)) if k != axis]
+    if any(s % VEC for n, s in others if n != 1):
+        return None
+    last = graph.nodes[bound].spec.shape[-1]
+    width = _width(last // VEC if last % VEC == 0 else 0, size // VEC, limit)
     if width is None:
         return None
-    return _Texels(bound, swapped, (spec if swapped else node.spec).shape[:-1], row, width, count // width)
+    return _Texels(bound, axis != len(shape) - 1, tuple(0 if n == 1 else s // VEC for n, s in others),
+                   tuple(n for n, _ in others), at.offset // VEC, shape[axis] // VEC, width, size // VEC // width)
+
+
+def strided(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int]) -> tuple[int, Layout] | None:
+    """The buffer of `reads` that node x is, or a chain of views of that the kernel (`inside`)
+    computes inline, each read once, with the Layout of x's elements in it; None where a view
+    has no strides (kinds.View.layout) or the shapes are not fixed."""
+    chain = []
+    while x not in reads:
+        node = graph.nodes[x]
+        if x not in inside or not isinstance(kind_of(node), View) or len(node.inputs) != 1 or node.spec.symbols:
+            return None
+        chain.append(x)
+        x = node.inputs[0]
+    spec = graph.nodes[x].spec
+    if spec.symbols or not all(_read_once(graph, j, inside) for j in (x, *chain)):
+        return None
+    at: Layout | None = Layout.of(spec.shape)
+    for j in reversed(chain):
+        node = graph.nodes[j]
+        at = kind_of(node).layout(node, graph.nodes[node.inputs[0]].spec, at)
+        if at is None:
+            return None
+    return x, at
 
 
 def _width(row: int, count: int, limit: int) -> int | None:
     """Texels per row of a texture holding `count` texels, `row` a row of its buffer: `row` where a
     copy takes such rows (whole 256 bytes), else the widest multiple of COPY_TEXELS that divides
     `count`; None where neither fits in `limit` texels a side."""
-    if row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
+    if row and row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
         return row
     for width in range(min(limit, count) // COPY_TEXELS * COPY_TEXELS, 0, -COPY_TEXELS):
         if count % width == 0 and count // width <= limit:
             return width
     return None
+
+
+def _sum(terms: Sequence[str], constant: int) -> str:
+    """WGSL adding i32 `terms` and `constant` (`c * 1i` written `c`)."""
+    terms = [t.removesuffix(" * 1i") for t in terms] + ([f"{constant}i"] if constant or not terms else [])
+    return " + ".join(terms)
 
 
 def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Sequence[int], reads: Sequence[int],
@@ -198,13 +233,22 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
             return w.let(f"{sources[x]}[{w.ravel([*row, texel], (*shape[:-1], shape[-1] // VEC))}]")
         return fetch(found, texel, row)
 
-    def fetch(found: _Texels, texel: str, row: Sequence[str]) -> str:
-        """Texel `texel` of the buffer's row at coordinates `row`, from its texture (`_texture`)."""
-        at = w.ravel(list(row), found.rows)
-        if found.width != found.row:  # the buffer's texels in order, wrapped
-            t = w.let(f"({at}) * {found.row}i + {texel}")
-            texel, at = w.let(f"{t} % {found.width}i"), w.let(f"{t} / {found.width}i")
-        return w.let(f"textureLoad({sources[found.bound]}, vec2<i32>({texel}, {at}))")
+    def fetch(found: _Texels, texel: str, others: Sequence[str]) -> str:
+        """Texel `texel` of the run of the operand's texels at coordinates `others` (along its
+        other axes), from its texture (`_texture`): texel t of the buffer at column t % width,
+        row t / width. Where the run, with the steps of the axes that do not step whole rows of
+        the texture, keeps within a row, the column and the row are summed apart."""
+        terms = [(c, s) for c, s in zip(others, found.steps) if s and c != "0i"]
+        width, offset = found.width, found.offset
+        reach = offset % width + found.along - 1 + sum(s * (n - 1) for s, n in zip(found.steps, found.sizes)
+                                                      if s % width)
+        if reach < width:
+            x = _sum([texel, *(f"{c} * {s}i" for c, s in terms if s % width)], offset % width)
+            y = _sum([f"{c} * {s // width}i" for c, s in terms if s % width == 0], offset // width)
+        else:
+            t = w.let(_sum([*(f"{c} * {s}i" for c, s in terms), texel], offset))
+            x, y = w.let(f"{t} % {width}i"), w.let(f"{t} / {width}i")
+        return w.let(f"textureLoad({sources[found.bound]}, vec2<i32>({x}, {y}))")
 
     def a_values(ks: list[str]) -> list[list[str]]:
         """A's values at the steps `ks` of k (the first a multiple of VEC where A gives VEC at once), per row."""

@@ -114,7 +114,8 @@ optimization_barrier_p = declare("optimization_barrier", lambda x: x, lambda x: 
 vjp_rules.register(optimization_barrier_p, lambda g, ans, x: (g,))
 jvp_rules.register(optimization_barrier_p, linear_jvp(optimization_barrier_p))
 batch_rules.register(optimization_barrier_p, elementwise_batching(optimization_barrier_p))
-register_lowering(optimization_barrier_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: True),
+register_lowering(optimization_barrier_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: True,
+                                                layout=lambda node, x, at: at),
                   lambda w, i, c: w.operand(i, 0, c))
 
 

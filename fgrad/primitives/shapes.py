@@ -15,7 +15,7 @@ import numpy as np
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import ShapeError
 from fgrad.ir import Dim, DType, Node, Spec, declare
-from fgrad.lower.kinds import VIEW, View, register_lowering
+from fgrad.lower.kinds import VIEW, Layout, View, register_lowering
 from fgrad.lower.rewrites import rewrite_rules, split_wide_concatenate
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
@@ -45,6 +45,31 @@ def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
     return None
 
 
+def _reshape_layout(node: Node, x: Spec, at: Layout) -> Layout | None:
+    """Strides of the new shape over the old one's, where each run of new axes splits or merges
+    old axes that are contiguous with one another (NumPy's reshape without a copy)."""
+    old = [(n, s) for n, s in zip(x.shape, at.strides) if n != 1]
+    new = node.spec.shape
+    if node.spec.size == 0:
+        return None
+    strides = [0] * len(new)
+    oi = ni = 0
+    while ni < len(new) and oi < len(old):
+        oj, nj, o, n = oi + 1, ni + 1, old[oi][0], new[ni]
+        while o != n:  # the shortest runs old[oi:oj], new[ni:nj] of equal size
+            if n < o:
+                n, nj = n * new[nj], nj + 1
+            else:
+                o, oj = o * old[oj][0], oj + 1
+        if any(old[k][1] != old[k + 1][0] * old[k + 1][1] for k in range(oi, oj - 1)):
+            return None  # the old run is not contiguous
+        strides[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            strides[k - 1] = strides[k] * new[k]
+        oi, ni = oj, nj
+    return Layout(tuple(strides), at.offset)
+
+
 reshape_p = declare("reshape", _reshape_rule, lambda x, *, shape: np.reshape(x, shape))
 vjp_rules.register(reshape_p, lambda g, ans, x, *, shape: (fnp.reshape(g, x.shape),))
 jvp_rules.register(reshape_p, linear_jvp(reshape_p))
@@ -52,7 +77,8 @@ batch_rules.register(reshape_p, lambda args, batched, *, shape: bind(reshape_p, 
                                                                     shape=(args[0].shape[0], *shape)))
 simplify_rules.register(reshape_p, _reshape_simplify)
 uniform_through.add(reshape_p.name)
-register_lowering(reshape_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: squeezed(node.spec.shape) == squeezed(x.shape)),
+register_lowering(reshape_p, View(last_axis=same_last_axis, keeps_rows=lambda node, x, width: squeezed(node.spec.shape) == squeezed(x.shape),
+                                  layout=_reshape_layout),
                   lambda w, i, c: w.operand(i, 0, w.unravel(w.ravel(c, w.spec(i).shape), w.spec(w.nodes[i].inputs[0]).shape)))
 
 
@@ -94,7 +120,8 @@ jvp_rules.register(transpose_p, linear_jvp(transpose_p))
 batch_rules.register(transpose_p, lambda args, batched, *, perm: bind(transpose_p, args[0],
                                                                       perm=(0, *(p + 1 for p in perm))))
 simplify_rules.register(transpose_p, _transpose_simplify)
-register_lowering(transpose_p, View(last_axis=_transpose_last_axis), _transpose_wgsl)
+register_lowering(transpose_p, View(last_axis=_transpose_last_axis, layout=lambda node, x, at: Layout(
+    tuple(at.strides[p] for p in node.attrs["perm"]), at.offset)), _transpose_wgsl)
 
 
 # broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims
@@ -127,6 +154,13 @@ def _broadcast_keeps_rows(node: Node, x: Spec, width: int) -> bool:
     return bool(shape) and shape[-1] == width and x.shape == (*shape[:-1], 1)
 
 
+def _broadcast_to_layout(node: Node, x: Spec, at: Layout) -> Layout:
+    """Added and stretched axes step nowhere."""
+    shape = node.spec.shape
+    lead = len(shape) - x.ndim
+    return Layout((0,) * lead + tuple(0 if n == 1 else s for n, s in zip(x.shape, at.strides)), at.offset)
+
+
 def _broadcast_to_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x = w.spec(w.nodes[i].inputs[0])
     lead = len(coords) - x.ndim
@@ -138,7 +172,8 @@ vjp_rules.register(broadcast_to_p, _broadcast_to_vjp)
 jvp_rules.register(broadcast_to_p, linear_jvp(broadcast_to_p))
 batch_rules.register(broadcast_to_p, _broadcast_to_batch)
 simplify_rules.register(broadcast_to_p, lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None)
-register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_broadcast_keeps_rows), _broadcast_to_wgsl)
+register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_broadcast_keeps_rows,
+                                       layout=_broadcast_to_layout), _broadcast_to_wgsl)
 uniform_through.add(broadcast_to_p.name)
 
 
@@ -185,7 +220,9 @@ vjp_rules.register(slice_p, _slice_vjp)
 jvp_rules.register(slice_p, linear_jvp(slice_p))
 batch_rules.register(slice_p, lambda args, batched, *, starts, stops, steps: bind(
     slice_p, args[0], starts=(0, *starts), stops=(args[0].shape[0], *stops), steps=(1, *steps)))
-register_lowering(slice_p, View(last_axis=same_last_axis), _slice_wgsl)
+register_lowering(slice_p, View(last_axis=same_last_axis, layout=lambda node, x, at: Layout(
+    tuple(s * step for s, step in zip(at.strides, node.attrs["steps"])),
+    at.offset + sum(a * s for a, s in zip(node.attrs["starts"], at.strides)))), _slice_wgsl)
 
 
 # pad: constant padding by (low, high, interior) >= 0 on every axis; `interior`
