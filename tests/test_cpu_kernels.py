@@ -5,6 +5,7 @@ adapter against `interpret`, so each shape keeps running wherever the tests do."
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -64,7 +65,7 @@ MATMULS = {
     "texture_wrapped_ragged_rows": (lambda a, b: a.T @ b, (_normal(64, 36), _normal(64, 32))),
     # Chains of views with strides (kinds.View.layout): a weight reshaped then swapped, attention's heads
     # split from rows (a run starting inside a texture row; B's steps of k adjacent), slices starting at
-    # whole texels, a broadcast, and a reshape of a swapped buffer that strides cannot express.
+    # whole texels, a broadcast, and a slice of a swapped buffer's merged rows that strides cannot express.
     "texture_weight_swapped": (lambda x, w: x @ w.T, (_normal(2, 8, 64), _normal(32, 64))),
     "texture_heads": (lambda q, k: fg.transpose(q.reshape(2, 8, 2, 32), (0, 2, 1, 3)) @
                       fg.transpose(k.reshape(2, 8, 2, 32), (0, 2, 3, 1)), (_normal(2, 8, 64), _normal(2, 8, 64))),
@@ -72,14 +73,22 @@ MATMULS = {
                              (_normal(2, 2, 12, 12), _normal(2, 12, 64))),
     "texture_sliced": (lambda a, b: a[2:34, 4:68] @ b[:, 8:], (_normal(40, 72), _normal(64, 40))),
     "texture_broadcast_rows": (lambda a, b: fg.broadcast_to(a, (3, 8, 64)) @ b, (_normal(8, 64), _normal(3, 64, 32))),
-    "texture_unstrided_reshape": (lambda a, b: a.T.reshape(32, 32) @ b, (_normal(64, 16), _normal(32, 32))),
+    # Heads put back side by side: a run of texels in two factors (kinds.Layout), as A's k and as B's columns.
+    "texture_heads_merged": (lambda o, w: fg.transpose(o, (0, 2, 1, 3)).reshape(2, 8, 64) @ w,
+                             (_normal(2, 2, 8, 32), _normal(64, 32))),
+    "texture_heads_merged_columns": (lambda x, o: x.reshape(16, 64).T @ fg.transpose(o, (0, 2, 1, 3)).reshape(16, 64),
+                                     (_normal(2, 8, 64), _normal(2, 2, 8, 32))),
+    # Rows starting inside the texture's rows: texel t at column t % width, row t / width.
+    "texture_rows_across": (lambda a, b: a.reshape(1024)[16:976].reshape(15, 64) @ b, (_normal(16, 64), _normal(64, 32))),
+    "texture_unstrided_reshape": (lambda a, b: a.T.reshape(32, 32)[1:] @ b, (_normal(64, 16), _normal(32, 32))),
 }
 TEXTURES = {"square": 2, "weight_shared": 1, "vec4_b_read_twice": 1, "vec4_long_k": 1, "texture_operands": 2,
             "texture_a_transposed": 2, "texture_b_transposed": 2, "texture_batched_ragged": 1,
             "texture_broadcast_batch": 2, "texture_long_k": 2, "texture_b_read_twice": 1, "texture_split_k": 2,
             "texture_wrapped": 1, "texture_wrapped_transposed": 1, "texture_wrapped_ragged_rows": 2,
             "texture_weight_swapped": 2, "texture_heads": 2, "texture_heads_values": 2, "texture_sliced": 2,
-            "texture_broadcast_rows": 2, "texture_unstrided_reshape": 1}
+            "texture_broadcast_rows": 2, "texture_heads_merged": 2, "texture_heads_merged_columns": 2,
+            "texture_rows_across": 2, "texture_unstrided_reshape": 1}
 
 
 def _limits(cpu: bool) -> Limits:
@@ -113,26 +122,31 @@ def test_matmul(name, cpu):
         assert declared == TEXTURES.get(name, 0)
 
 
-# name -> (views of a buffer, its shape, whether strides express them: NumPy's reshape needs no copy).
+# name -> (views of a buffer, its shape, whether strides express them, digits of mixed radix in an axis).
 VIEWS = {
     "split": (lambda x: x.reshape(4, 2, 8), (8, 8), True),
     "ones": (lambda x: x.reshape(1, 8, 1, 8), (8, 8), True),
     "swapped_then_split": (lambda x: x.T.reshape(2, 4, 8), (8, 8), True),
-    "swapped_then_merged": (lambda x: x.T.reshape(64), (8, 8), False),
+    "swapped_then_merged": (lambda x: x.T.reshape(64), (8, 8), True),
+    "swapped_then_regrouped": (lambda x: x.T.reshape(4, 16), (8, 8), True),
     "heads": (lambda x: fg.transpose(x.reshape(2, 4, 2, 4), (0, 2, 3, 1)), (2, 4, 8), True),
-    "heads_merged": (lambda x: fg.transpose(x.reshape(2, 4, 2, 4), (0, 2, 1, 3)).reshape(4, 16), (2, 4, 8), False),
+    "heads_merged": (lambda x: fg.transpose(x.reshape(2, 4, 2, 4), (0, 2, 1, 3)).reshape(4, 16), (2, 4, 8), True),
+    "merged_then_sliced": (lambda x: x.T.reshape(64)[3:40], (8, 8), False),
     "strided_slice": (lambda x: x[1:7:2, 2::3], (8, 9), True),
     "slice_then_split": (lambda x: x[:, 2:6].reshape(8, 2, 2), (8, 8), True),
-    "slice_then_merged": (lambda x: x[:, 2:6].reshape(32), (8, 8), False),
+    "slice_then_merged": (lambda x: x[:, 2:6].reshape(32), (8, 8), True),
+    "slice_then_regrouped": (lambda x: x[:, 1:4].reshape(4, 6), (8, 6), True),
+    "slice_across_digits": (lambda x: x[:, 1:4].reshape(3, 8), (8, 6), False),
     "broadcast": (lambda x: fg.broadcast_to(x[:, None, 1:], (4, 3, 5)), (4, 6), True),
-    "broadcast_then_merged": (lambda x: fg.broadcast_to(x[:, None], (4, 3, 6)).reshape(12, 6), (4, 6), False),
+    "broadcast_then_merged": (lambda x: fg.broadcast_to(x[:, None], (4, 3, 6)).reshape(12, 6), (4, 6), True),
 }
 
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_view_layouts(name):
     """Where strides express a chain of views (kinds.View.layout), they give each element's place
-    in the buffer: checked on a buffer of its own indices."""
+    in the buffer: checked on a buffer of its own indices. An axis's coordinate is a number in
+    mixed radix over its factors' sizes, each digit stepping its factor's stride."""
     fn, shape, expressible = VIEWS[name]
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     graph = fg.trace(lambda x: -fn(x), x)  # (a view is read inside a kernel)
@@ -142,7 +156,12 @@ def test_view_layouts(name):
         bound, at = found
         assert bound == graph.inputs[0]
         want = -np.asarray(fg.interpret(graph, x))
-        places = at.offset + sum(np.indices(want.shape)[k] * s for k, s in enumerate(at.strides))
+        places = np.full(want.shape, at.offset)
+        for n, c, factors in zip(want.shape, np.indices(want.shape), at.axes):
+            sizes = [size for size, _ in factors]
+            assert math.prod(sizes) == n
+            for digit, (_, stride) in zip(np.unravel_index(c, sizes) if sizes else (), factors):
+                places += digit * stride
         np.testing.assert_array_equal(places, want)
 
 

@@ -65,18 +65,25 @@ class Conversion(Elementwise):
     each load, rather than have a converted copy made (an f16 weight in an f32 product)."""
 
 
+Factor = tuple[int, int]  # (size, stride): a digit of an axis's coordinate, and the elements it steps
+
+
 @dataclass(frozen=True)
 class Layout:
-    """Where the elements of a view of a buffer (static shapes) sit in it: the element at
-    coordinates c at `offset + sum(c[i] * strides[i])`."""
+    """Where the elements of a view of a buffer (static shapes) sit in it. Each axis's
+    coordinate is a number in mixed radix: its digits over the (size, stride) factors of
+    `axes[k]`, outermost first, each stepping `stride` elements. The element at coordinates c
+    sits at `offset` plus each digit times its stride. A buffer's axes are a factor each
+    (row-major); a reshape joining axes that are not adjacent in memory (attention's heads put
+    back side by side) makes an axis of several."""
 
-    strides: tuple[int, ...]
+    axes: tuple[tuple[Factor, ...], ...]
     offset: int = 0
 
     @staticmethod
     def of(shape: tuple[int, ...]) -> Layout:
         """A buffer's own, row-major."""
-        return Layout(tuple(math.prod(shape[k + 1:]) for k in range(len(shape))))
+        return Layout(tuple(((n, math.prod(shape[k + 1:])),) for k, n in enumerate(shape)))
 
 
 def _no_relation(node: Node, x: Spec) -> str | None:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from fgrad.ir import Dim, DType, Graph
-from fgrad.lower.kinds import Layout, View, kind_of
+from fgrad.lower.kinds import Factor, Layout, View, kind_of
 from fgrad.lower.matmul import ragged, wide
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import TEXTURE, VEC, KernelWriter, Written, module, store
@@ -82,17 +82,16 @@ def _read_once(graph: Graph, x: int, inside: Sequence[int]) -> bool:
 @dataclass(frozen=True)
 class _Texels:
     """How a matmul operand is read from a texture holding the texels of the buffer `bound`: the
-    texels run along the operand's last axis, or, `swapped`, its second last; `steps` gives the
-    texels per step along each other axis (in order), `offset` the first texel, `along` the
-    texels along the run's axis, `sizes` the other axes' sizes; the texture is `width` texels
-    wide, `height` high."""
+    texels run along the operand's last axis, or, `swapped`, its second last, whose factors
+    (kinds.Layout) are `run`, in texels (the innermost of stride 1); `others` are the other
+    axes' factors, strides in texels; `offset` is the first texel. The texture is `width`
+    texels wide, `height` high."""
 
     bound: int
     swapped: bool
-    steps: tuple[int, ...]
-    sizes: tuple[int, ...]
+    run: tuple[Factor, ...]
+    others: tuple[tuple[Factor, ...], ...]
     offset: int
-    along: int
     width: int
     height: int
 
@@ -101,27 +100,34 @@ def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
     """Where matmul operand x can be read from a texture (of at most `limit` texels a side; 0: an
     adapter without textures): x is an f32 buffer of fixed shape, or views of one (`strided`),
     that nothing else in the kernel reads, whose last axis (else its second last) runs through
-    adjacent values a multiple of VEC long, every other axis stepping whole texels, and a texture
-    holds the buffer's texels (`_width`)."""
+    adjacent values a multiple of VEC at a time, every other step of it and of the other axes
+    whole texels, and a texture holds the buffer's texels (`_width`)."""
     found = strided(graph, x, inside, reads)
-    shape = graph.nodes[x].spec.shape
-    if found is None or len(shape) < 2 or graph.nodes[found[0]].spec.dtype is not DType.f32:
+    spec = graph.nodes[x].spec
+    if found is None or spec.ndim < 2 or spec.size == 0 or graph.nodes[found[0]].spec.dtype is not DType.f32:
         return None
     bound, at = found
     size = graph.nodes[bound].spec.size
-    runs = [k for k in (len(shape) - 1, len(shape) - 2) if at.strides[k] == 1 and shape[k] % VEC == 0]
-    if not runs or size == 0 or size % VEC or at.offset % VEC:
+    runs = [k for k in (spec.ndim - 1, spec.ndim - 2) if at.axes[k] and at.axes[k][-1][1] == 1 and
+            at.axes[k][-1][0] % VEC == 0]
+    if not runs or size % VEC or at.offset % VEC:
         return None
     axis = runs[0]
-    others = [(n, s) for k, (n, s) in enumerate(zip(shape, at.strides)) if k != axis]
-    if any(s % VEC for n, s in others if n != 1):
+    *outer, (inner, _) = at.axes[axis]
+    others = [f for k, factors in enumerate(at.axes) if k != axis for f in factors]
+    if any(stride % VEC for size_, stride in (*outer, *others) if size_ != 1):
         return None
     last = graph.nodes[bound].spec.shape[-1]
     width = _width(last // VEC if last % VEC == 0 else 0, size // VEC, limit)
     if width is None:
         return None
-    return _Texels(bound, axis != len(shape) - 1, tuple(0 if n == 1 else s // VEC for n, s in others),
-                   tuple(n for n, _ in others), at.offset // VEC, shape[axis] // VEC, width, size // VEC // width)
+
+    def texels(factors: Sequence[Factor]) -> tuple[Factor, ...]:
+        return tuple((n, 0 if n == 1 else s // VEC) for n, s in factors)
+
+    return _Texels(bound, axis != spec.ndim - 1, (*texels(outer), (inner // VEC, 1)),
+                   tuple(texels(factors) for k, factors in enumerate(at.axes) if k != axis), at.offset // VEC,
+                   width, size // VEC // width)
 
 
 def strided(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int]) -> tuple[int, Layout] | None:
@@ -236,17 +242,20 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
     def fetch(found: _Texels, texel: str, others: Sequence[str]) -> str:
         """Texel `texel` of the run of the operand's texels at coordinates `others` (along its
         other axes), from its texture (`_texture`): texel t of the buffer at column t % width,
-        row t / width. Where the run, with the steps of the axes that do not step whole rows of
-        the texture, keeps within a row, the column and the row are summed apart."""
-        terms = [(c, s) for c, s in zip(others, found.steps) if s and c != "0i"]
+        row t / width. Where the run, with the factors that do not step whole rows of the
+        texture, keeps within a row, the column and the row are summed apart."""
+        terms = []  # (a coordinate's digit, its stride in texels)
+        for c, factors in zip((texel, *others), (found.run, *found.others)):
+            digits = w.unravel(c, [n for n, _ in factors]) if len(factors) > 1 else [c] * len(factors)
+            terms += [(d, s) for d, (_, s) in zip(digits, factors) if s and d != "0i"]
         width, offset = found.width, found.offset
-        reach = offset % width + found.along - 1 + sum(s * (n - 1) for s, n in zip(found.steps, found.sizes)
-                                                      if s % width)
+        reach = offset % width + sum((n - 1) * s for factors in (found.run, *found.others) for n, s in factors
+                                     if s % width)
         if reach < width:
-            x = _sum([texel, *(f"{c} * {s}i" for c, s in terms if s % width)], offset % width)
-            y = _sum([f"{c} * {s // width}i" for c, s in terms if s % width == 0], offset // width)
+            x = _sum([f"{d} * {s}i" for d, s in terms if s % width], offset % width)
+            y = _sum([f"{d} * {s // width}i" for d, s in terms if s % width == 0], offset // width)
         else:
-            t = w.let(_sum([*(f"{c} * {s}i" for c, s in terms), texel], offset))
+            t = w.let(_sum([f"{d} * {s}i" for d, s in terms], offset))
             x, y = w.let(f"{t} % {width}i"), w.let(f"{t} / {width}i")
         return w.let(f"textureLoad({sources[found.bound]}, vec2<i32>({x}, {y}))")
 

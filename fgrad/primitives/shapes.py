@@ -46,28 +46,33 @@ def _reshape_simplify(node: Node, nodes: Sequence[Node]) -> int | Node | None:
 
 
 def _reshape_layout(node: Node, x: Spec, at: Layout) -> Layout | None:
-    """Strides of the new shape over the old one's, where each run of new axes splits or merges
-    old axes that are contiguous with one another (NumPy's reshape without a copy)."""
-    old = [(n, s) for n, s in zip(x.shape, at.strides) if n != 1]
-    new = node.spec.shape
+    """The old axes' factors in a row (adjacent ones that are contiguous joined), taken from the
+    last by the new axes, each as many as its size needs: a factor is split where the size left
+    divides it, and strides do not express the view where it neither divides nor is divided."""
     if node.spec.size == 0:
         return None
-    strides = [0] * len(new)
-    oi = ni = 0
-    while ni < len(new) and oi < len(old):
-        oj, nj, o, n = oi + 1, ni + 1, old[oi][0], new[ni]
-        while o != n:  # the shortest runs old[oi:oj], new[ni:nj] of equal size
-            if n < o:
-                n, nj = n * new[nj], nj + 1
+    factors: list[tuple[int, int]] = []
+    for size, stride in (f for axis in at.axes for f in axis if f[0] != 1):
+        if factors and factors[-1][1] == size * stride:
+            factors[-1] = (factors[-1][0] * size, stride)
+        else:
+            factors.append((size, stride))
+    axes = []
+    for n in reversed(node.spec.shape):
+        taken = []
+        while n > 1:
+            size, stride = factors.pop()
+            if n % size == 0:
+                taken.append((size, stride))
+                n //= size
+            elif size % n == 0:
+                taken.append((n, stride))
+                factors.append((size // n, stride * n))
+                n = 1
             else:
-                o, oj = o * old[oj][0], oj + 1
-        if any(old[k][1] != old[k + 1][0] * old[k + 1][1] for k in range(oi, oj - 1)):
-            return None  # the old run is not contiguous
-        strides[nj - 1] = old[oj - 1][1]
-        for k in range(nj - 1, ni, -1):
-            strides[k - 1] = strides[k] * new[k]
-        oi, ni = oj, nj
-    return Layout(tuple(strides), at.offset)
+                return None
+        axes.append(tuple(reversed(taken)))
+    return Layout(tuple(reversed(axes)), at.offset)
 
 
 reshape_p = declare("reshape", _reshape_rule, lambda x, *, shape: np.reshape(x, shape))
@@ -121,7 +126,7 @@ batch_rules.register(transpose_p, lambda args, batched, *, perm: bind(transpose_
                                                                       perm=(0, *(p + 1 for p in perm))))
 simplify_rules.register(transpose_p, _transpose_simplify)
 register_lowering(transpose_p, View(last_axis=_transpose_last_axis, layout=lambda node, x, at: Layout(
-    tuple(at.strides[p] for p in node.attrs["perm"]), at.offset)), _transpose_wgsl)
+    tuple(at.axes[p] for p in node.attrs["perm"]), at.offset)), _transpose_wgsl)
 
 
 # broadcast_to: NumPy broadcasting to `shape` (leading dims added, size-1 dims
@@ -158,7 +163,8 @@ def _broadcast_to_layout(node: Node, x: Spec, at: Layout) -> Layout:
     """Added and stretched axes step nowhere."""
     shape = node.spec.shape
     lead = len(shape) - x.ndim
-    return Layout((0,) * lead + tuple(0 if n == 1 else s for n, s in zip(x.shape, at.strides)), at.offset)
+    return Layout(tuple(((n, 0),) for n in shape[:lead]) + tuple(
+        ((m, 0),) if n == 1 != m else axis for n, m, axis in zip(x.shape, shape[lead:], at.axes)), at.offset)
 
 
 def _broadcast_to_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
@@ -215,14 +221,26 @@ def _slice_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     return w.operand(i, 0, inner)
 
 
+def _slice_layout(node: Node, x: Spec, at: Layout) -> Layout | None:
+    """An axis of one factor starts further in and steps further; one of several is kept whole."""
+    axes, offset = [], at.offset
+    for n, axis, a, b, step in zip(x.shape, at.axes, *(node.attrs[k] for k in ("starts", "stops", "steps"))):
+        if (a, b, step) == (0, n, 1):
+            axes.append(axis)
+        elif len(axis) == 1:
+            axes.append(((len(range(a, b, step)), axis[0][1] * step),))
+            offset += a * axis[0][1]
+        else:
+            return None
+    return Layout(tuple(axes), offset)
+
+
 slice_p = declare("slice", _slice_rule, _slice_impl)
 vjp_rules.register(slice_p, _slice_vjp)
 jvp_rules.register(slice_p, linear_jvp(slice_p))
 batch_rules.register(slice_p, lambda args, batched, *, starts, stops, steps: bind(
     slice_p, args[0], starts=(0, *starts), stops=(args[0].shape[0], *stops), steps=(1, *steps)))
-register_lowering(slice_p, View(last_axis=same_last_axis, layout=lambda node, x, at: Layout(
-    tuple(s * step for s, step in zip(at.strides, node.attrs["steps"])),
-    at.offset + sum(a * s for a, s in zip(node.attrs["starts"], at.strides)))), _slice_wgsl)
+register_lowering(slice_p, View(last_axis=same_last_axis, layout=_slice_layout), _slice_wgsl)
 
 
 # pad: constant padding by (low, high, interior) >= 0 on every axis; `interior`
