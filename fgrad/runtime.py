@@ -824,11 +824,12 @@ class Executable:
         self.fills: dict[int, list[tuple[int, _Texture]]] = {}
         view = len(program.buffers)  # the id of the next texture's view
         for k, kernel in enumerate(program.kernels):
-            for n, width, height in kernel.textures:
+            for n, source, width, height in kernel.textures:
                 texture = _Texture(dev, width, height)
-                self.fills.setdefault(k, []).append((kernel.reads[n], texture))
+                self.fills.setdefault(k, []).append(((*kernel.reads, *kernel.writes)[source], texture))
                 self.resident[view] = texture.texture.create_view()
-                self.bindings[k] = (*self.bindings[k][:n], view, *self.bindings[k][n + 1:])
+                bound = self.bindings[k]
+                self.bindings[k] = (*bound[:n], view, *bound[n + 1:]) if n < len(bound) else (*bound, view)
                 view += 1
         self.views = frozenset(range(len(program.buffers), view))
         self.bound_sets = [frozenset(b) for b in self.bindings]

@@ -253,7 +253,12 @@ LANES = {
     "bool_and_f32_outputs": (lambda a: (a > 0.0, fg.where(a > 0.0, a, 0.1 * a)), (_normal(12, 8),)),
     "one_vector_per_row": (lambda a, b: a * b + 1.0, (_normal(5, 4), _normal(5, 4))),
     "row_of_one_column": (lambda a, b: a * b, (_normal(6, 1), _normal(6, 4))),
+    # Read from texture copies where a texture holds the buffer's texels (a multiple of 16 of them).
+    "texture_reads": (lambda a, b: fg.tanh(a) * b + a, (_normal(16, 64), _normal(16, 64))),
+    "texture_wrapped_rows": (lambda a, b: a * 2.0 + b, (_normal(8, 32), _normal(32))),
+    "texture_broadcast": (lambda a, b: a - b, (_normal(4, 16, 64), _normal(16, 64))),
 }
+LANE_TEXTURES = {"broadcast_and_two_outputs": 1, "texture_reads": 2, "texture_wrapped_rows": 1, "texture_broadcast": 2}
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
@@ -261,19 +266,26 @@ LANES = {
 def test_elementwise_in_lanes(name, cpu):
     fn, args = LANES[name]
     exe = _run(fg.trace(fn, *args), args, cpu, rtol=1e-6, atol=1e-6)
-    assert any("array<vec4<f32>>" in wgsl for _, wgsl in exe.kernels) == cpu
+    assert any("array<vec4<f32>>" in wgsl or "texture" in wgsl for _, wgsl in exe.kernels) == cpu
+    textures = [t for k in exe.program.kernels for t in k.textures]
+    assert len(textures) == (LANE_TEXTURES.get(name, 0) if cpu else 0)
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
-def test_elementwise_in_lanes_in_place(cpu):
-    """A donated operand updated in place: its buffer, the output's, read and written as vec4s."""
-    graph = fg.trace(lambda p, g: (p - 0.1 * g, g * 2.0), _normal(8, 12), _normal(8, 12))
-    p, g = _normal(8, 12), _normal(8, 12)
+@pytest.mark.parametrize("shape", [(8, 12), (8, 64)], ids=["vec4s", "texture"])
+def test_elementwise_in_lanes_in_place(cpu, shape):
+    """A donated operand updated in place: its buffer, the output's, read and written as vec4s;
+    where a texture holds its texels, read from a texture copy bound past the outputs."""
+    graph = fg.trace(lambda p, g: (p - 0.1 * g, g * 2.0), _normal(*shape), _normal(*shape))
+    p, g = _normal(*shape), _normal(*shape)
     want = fg.interpret(graph, p, g)
     program = lower(graph, _limits(cpu), frozenset({0}))
     got = Executable(program)(fg.device_put(p), g)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a.numpy(), b, rtol=1e-6, atol=1e-6)
+    (kernel,) = program.kernels
+    copied = [source for binding, source, _, _ in kernel.textures if binding >= len(kernel.reads) + len(kernel.writes)]
+    assert (len(kernel.textures), copied) == ((2, [1]) if cpu and shape == (8, 64) else (0, []))
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])

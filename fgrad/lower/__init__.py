@@ -151,7 +151,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     # On a CPU adapter, buffers read along the rows are bound as vec4s, where nothing folds (a fold's
     # loop, once per element of a vec4, would load each vec4 four times).
     vectors = limits.cpu and not any(folds(graph.nodes, i) for i in inside)
-    return elementwise_kernel(name, graph, group, reads, sources, most, vectors, streams=not limits.cpu)
+    return elementwise_kernel(name, graph, group, reads, sources, most, vectors, streams=not limits.cpu,
+                              texels=limits.max_texture_dimension_2d)
 
 
 def _kernel_name(graph: Graph, inside: list[int]) -> str:

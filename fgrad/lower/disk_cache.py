@@ -42,7 +42,7 @@ from fgrad.io import write_atomically
 from fgrad.ir import Const, Graph
 from fgrad.typecheck import typecheck
 from fgrad.lower import program as program_module
-from fgrad.lower.program import Limits, Program
+from fgrad.lower.program import Kernel, Limits, Program
 from fgrad.pytree import TreeDef
 
 MAGIC = b"FGRAD-PROGRAM 2\n"
@@ -237,8 +237,20 @@ def _well_formed(p: Any, graph: Graph) -> bool:
             and {s for k in p.kernels for e in k.groups for s in e.symbols} <= {d.name for d in p.symbols}
             and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
             and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
-            and all(0 <= n < len(k.reads) and min(width, height) >= 1
-                    for k in p.kernels for n, width, height in k.textures)
-            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.reads) + len(k.writes) + k.sized == len(
-                set(re.findall(r"@binding\((\d+)\)", k.wgsl))) and len(k.groups) in (0, 1, 3) for k in p.kernels))
+            and all(_textures_bound(k) for k in p.kernels)
+            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.groups) in (0, 1, 3) for k in p.kernels))
+
+
+def _textures_bound(k: Kernel) -> bool:
+    """Whether kernel k's textures (Kernel.textures) each copy one of its buffers, in order of their bindings:
+    in place of a read, or past the outputs for an output; and it binds as many buffers and textures as its
+    WGSL declares."""
+    bound, copies = len(k.reads) + len(k.writes), 0
+    for n, source, width, height in k.textures:
+        extra = n == bound + copies and len(k.reads) <= source < bound
+        if not ((n == source < len(k.reads) or extra) and min(width, height) >= 1):
+            return False
+        copies += extra
+    bindings = [int(b) for b in re.findall(r"@binding\((\d+)\)", k.wgsl)]
+    return list(k.textures) == sorted(k.textures) and sorted(bindings) == list(range(bound + copies + k.sized))
 

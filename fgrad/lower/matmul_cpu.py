@@ -40,7 +40,7 @@ from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.kinds import Factor, Layout, View, kind_of
 from fgrad.lower.matmul import ragged, wide
 from fgrad.lower.program import Extent
-from fgrad.lower.wgsl import TEXTURE, VEC, KernelWriter, Written, module, store
+from fgrad.lower.wgsl import TEXTURE, VEC, KernelWriter, Written, module, store, texture_width
 
 LANES = 8  # invocations per workgroup: one vector of a 256-bit SIMD unit's f32 lanes
 # Rows and columns per invocation, most work first. On llvmpipe (2-core EPYC), 512^3 runs at
@@ -48,7 +48,6 @@ LANES = 8  # invocations per workgroup: one vector of a 256-bit SIMD unit's f32 
 ROWS, COLUMNS = (8, 4, 2, 1), (16, 8, 4, 2, 1)
 UNROLL = 2  # k steps per loop iteration (VEC where A's rows are loaded as vec4s)
 BLOCK = 128  # k steps summed apart before they join the total: a long k keeps the error of a short one
-COPY_TEXELS = 16  # a texture copy's rows are a multiple of 256 bytes: of 16 rgba32float texels
 
 
 def cpu_tile(m: int, n: int, batch: int, parallel: int) -> tuple[int, int]:
@@ -101,7 +100,7 @@ def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
     adapter without textures): x is an f32 buffer of fixed shape, or views of one (`strided`),
     that nothing else in the kernel reads, whose last axis (else its second last) runs through
     adjacent values a multiple of VEC at a time, every other step of it and of the other axes
-    whole texels, and a texture holds the buffer's texels (`_width`)."""
+    whole texels, and a texture holds the buffer's texels (`texture_width`)."""
     found = strided(graph, x, inside, reads)
     spec = graph.nodes[x].spec
     if found is None or spec.ndim < 2 or spec.size == 0 or graph.nodes[found[0]].spec.dtype is not DType.f32:
@@ -118,7 +117,7 @@ def _texture(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int], 
     if any(stride % VEC for size_, stride in (*outer, *others) if size_ != 1):
         return None
     last = graph.nodes[bound].spec.shape[-1]
-    width = _width(last // VEC if last % VEC == 0 else 0, size // VEC, limit)
+    width = texture_width(last // VEC if last % VEC == 0 else 0, size // VEC, limit)
     if width is None:
         return None
 
@@ -151,18 +150,6 @@ def strided(graph: Graph, x: int, inside: Sequence[int], reads: Sequence[int]) -
         if at is None:
             return None
     return x, at
-
-
-def _width(row: int, count: int, limit: int) -> int | None:
-    """Texels per row of a texture holding `count` texels, `row` a row of its buffer: `row` where a
-    copy takes such rows (whole 256 bytes), else the widest multiple of COPY_TEXELS that divides
-    `count`; None where neither fits in `limit` texels a side."""
-    if row and row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
-        return row
-    for width in range(min(limit, count) // COPY_TEXELS * COPY_TEXELS, 0, -COPY_TEXELS):
-        if count % width == 0 and count // width <= limit:
-            return width
-    return None
 
 
 def _sum(terms: Sequence[str], constant: int) -> str:
@@ -202,7 +189,8 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
     for found in (tex_a, tex_b):
         if found:
             w.elements[sources[found.bound]] = TEXTURE
-            textures.append((reads.index(found.bound), found.width, found.height))
+            n = reads.index(found.bound)
+            textures.append((n, n, found.width, found.height))
     a_fours = vec_a or (tex_a is not None and not tex_a.swapped)  # one load gives VEC steps of k of a row of A
     b_fours = tex_b is not None and tex_b.swapped  # one fetch gives VEC steps of k of a column of B
     vec_acc = tn % VEC == 0 and (vec_b or tex_b is not None)  # B's columns summed as vec4s

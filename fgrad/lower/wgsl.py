@@ -60,6 +60,7 @@ LOOP_LIMIT = 1 << 16  # llvmpipe ends a loop after 65535 iterations: longer fold
 VEC = 4  # f32s in a vec4<f32>: on a CPU adapter, buffers read along their rows are bound as vec4s
 # A binding's type where a kernel reads a texture copy of the buffer (Written.textures).
 TEXTURE = "texture_storage_2d<rgba32float, read>"
+COPY_TEXELS = 16  # a texture copy's rows are a multiple of 256 bytes: of 16 rgba32float texels
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
@@ -91,6 +92,18 @@ def loaded(element: str, dtype: DType) -> str:
 def stored(value: str, dtype: DType) -> str:
     """`value` of `dtype` as it is stored."""
     return f"select(0u, 1u, {value})" if dtype is DType.bool else value
+
+
+def texture_width(row: int, count: int, limit: int) -> int | None:
+    """Texels per row of a texture holding `count` texels, `row` a row of its buffer (0: rows that
+    are not whole texels): `row` where a copy takes such rows (whole 256 bytes), else the widest
+    multiple of COPY_TEXELS that divides `count`; None where neither fits in `limit` texels a side."""
+    if row and row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
+        return row
+    for width in range(min(limit, count) // COPY_TEXELS * COPY_TEXELS, 0, -COPY_TEXELS):
+        if count % width == 0 and count // width <= limit:
+            return width
+    return None
 
 
 def _factor(n: int | str) -> str:
@@ -130,6 +143,10 @@ class KernelWriter:
         self.sized = False  # whether it reads symbols' values (the module then binds `dims`)
         # Bindings whose WGSL element type is not their dtype's storage type (`vec4<f32>`), by name.
         self.elements: dict[str, str] = {}
+        # Bindings read from a texture copy of their buffer, by name: the texture's binding (the same
+        # name, or, for an output read in place, a binding of its own, `copies`) and its width.
+        self.texels: dict[str, tuple[str, int]] = {}
+        self.copies: list[str] = []
         # Coordinates that are lane c of a vec4's VEC (its index along the row, c): a binding read
         # at them alone (`vec4<f32>`) loads the whole vec4 once. `scattered`: bindings read elsewhere.
         self.lanes: dict[str, tuple[str, int]] = {}
@@ -388,11 +405,12 @@ class KernelWriter:
             lane = self.lanes.get(coords[-1]) if coords and not any(c in self.lanes for c in coords[:-1]) else None
             if lane is None:
                 self.scattered.add(source)
-            if source in self.elements:
-                assert lane is not None, f"{source}, bound as {self.elements[source]}, is read across lanes"
+            if source in self.elements or source in self.texels:
+                assert lane is not None, f"{source}, bound as {self.elements.get(source, TEXTURE)}, is read across lanes"
                 row, shape = list(coords[:-1]), node.spec.shape
                 at = self.ravel([*row, lane[0]], (*shape[:-1], shape[-1] // VEC))
-                four = self.once(("vec4", source, at), lambda: f"{source}[{at}]")
+                four = self.once(("vec4", source, at), lambda: self.texel(source, row, lane[0], shape) if
+                                 source in self.texels else f"{source}[{at}]")
                 expr = f"{four}.{'xyzw'[lane[1]]}"
             else:
                 expr = loaded(f"{source}[{self.ravel(coords, node.spec.shape)}]", node.spec.dtype)
@@ -405,6 +423,17 @@ class KernelWriter:
         name = self.let(expr)
         self.scopes[-1][key] = name
         return name
+
+    def texel(self, source: str, row: Sequence[str], four: str, shape: Sequence[int]) -> str:
+        """WGSL loading the vec4 `four` of the row at `row` of the buffer bound as `source`, from
+        its texture copy (`texels`): its buffer's texels, in rows of the texture's width."""
+        texture, width = self.texels[source]
+        if width == shape[-1] // VEC:  # the buffer's rows are the texture's
+            x, y = four, self.ravel(row, shape[:-1])
+        else:
+            t = self.let(self.ravel([*row, four], (*shape[:-1], shape[-1] // VEC)))
+            x, y = self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
+        return f"textureLoad({texture}, vec2<i32>({x}, {y}))"
 
     def address(self, i: int, coords: Sequence[str]) -> tuple[str, str]:
         """The binding, and the index in it, of node i's element at `coords`, where i is a buffer
@@ -511,15 +540,18 @@ def output_name(k: int, count: int) -> str:
 def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[int], workgroup: int,
            prelude: Sequence[str], w: KernelWriter, tail: Sequence[str], shared: Sequence[str] = ()) -> str:
     """A whole WGSL module: header line, the extensions its dtypes need, bindings (reads, then
-    outputs; each an array of its dtype's storage type, or of the type `w.elements` gives it),
+    outputs, each an array of its dtype's storage type, or of the type `w.elements` gives it;
+    then the texture copies of outputs read in place, `w.copies`; then the symbols' values),
     shared memory, entry point."""
     roots = (roots,) if isinstance(roots, int) else tuple(roots)
     made = " ".join(str(graph.nodes[r].spec) for r in roots)
     header = " ".join([made, "<-"] + [str(graph.nodes[j].spec) for j in reads]) if reads else made
     dtypes = w.dtypes | {t for t, _ in w.shared} | {graph.nodes[j].spec.dtype for j in (*reads, *roots)}
     enables = [f"enable {e};" for e in sorted({d.row.extension for d in dtypes} - {None})]
-    names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots)))]
+    names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots))),
+             *w.copies]
     elements = [w.elements.get(n, graph.nodes[j].spec.dtype.row.storage) for n, j in zip(names, (*reads, *roots))]
+    elements += [TEXTURE] * len(w.copies)
     decls = [f"@group(0) @binding({k}) var {n}: {e};" if e == TEXTURE else
              f"@group(0) @binding({k}) var<storage, {'read' if k < len(reads) else 'read_write'}> {n}: array<{e}>;"
              for k, (n, e) in enumerate(zip(names, elements))]
@@ -527,7 +559,7 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
     # is prefixed, as a symbol may be named like a WGSL keyword (`loop`, `fn`).
     if w.sized:
         decls += [f"struct Dims {{ {', '.join(f'size_{d.name}: i32' for d in graph.symbols)} }}",
-                  f"@group(0) @binding({len(reads) + len(roots)}) var<uniform> dims: Dims;"]
+                  f"@group(0) @binding({len(names)}) var<uniform> dims: Dims;"]
     decls += sorted({f"var<workgroup> shared_{t.row.storage}{f'_{slot}' if slot else ''}: array<{t.row.storage}, "
                      f"{workgroup}>;" for t, slot in w.shared})
     decls += list(shared)
@@ -559,7 +591,7 @@ class Written:
     grid: tuple[int, int, int]
     groups: tuple[Extent, ...] = ()
     sized: bool = False
-    textures: tuple[tuple[int, int, int], ...] = ()  # see Kernel.textures
+    textures: tuple[tuple[int, int, int, int], ...] = ()  # see Kernel.textures
 
 
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
@@ -580,15 +612,16 @@ def invocation(name: str, across: int, bound: str | None = None) -> list[str]:
 
 
 def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                       max_groups: int, vectors: bool = False, streams: bool = True) -> Written:
+                       max_groups: int, vectors: bool = False, streams: bool = True, texels: int = 0) -> Written:
     """One invocation per output element, or, where it `streams` (a GPU), for outputs of
     STREAMING elements or more, PER a quarter of the output apart (so that each of the
     invocation's loads and stores is coalesced with its neighbours'): on an H100, four elements
     an invocation stream at twice the bandwidth of one, while smaller outputs (a column sum's
     partial sums, each a loop) need every invocation they can have. Several roots of one count
     of elements (their shapes alike, or `(n,)` and `(n, 1)`) are all computed before any is
-    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU adapter), an invocation per VEC elements along rows of a
-    multiple of VEC, where that binds a buffer as vec4s (`lanes_kernel`)."""
+    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU
+    adapter), an invocation per VEC elements along rows of a multiple of VEC, where that binds a
+    buffer as vec4s or reads it from a texture copy (of at most `texels` a side: `lanes_kernel`)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
     if vectors and not node.spec.symbols and shape and shape[-1] % VEC == 0 < shape[-1]:
@@ -602,8 +635,11 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         chosen = {n for n, held in specs.items() if n not in scattered and all(  # (a vec4 binding holds 16 bytes)
             s.dtype is DType.f32 and s.max_size > 0 and isinstance(s.shape[-1], int) and s.shape[-1] % VEC == 0
             for s in held)}
+        read = {n: graph.nodes[j].spec for j, n in sources.items()}
+        widths = {n: texture_width(read[n].shape[-1] // VEC, read[n].size // VEC, texels) for n in chosen if n in read}
         if chosen:
-            return lanes_kernel(name, graph, roots, reads, sources, max_groups, chosen)[0]
+            return lanes_kernel(name, graph, roots, reads, sources, max_groups, chosen,
+                                {n: width for n, width in widths.items() if width})[0]
     w = KernelWriter(graph, sources)
     size = w.size(w.extent(node.spec.shape))
     per = PER if streams and node.spec.max_size >= STREAMING else 1
@@ -642,16 +678,32 @@ def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
 
 
 def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                 max_groups: int, vec4: set[str]) -> tuple[Written, set[str]]:
+                 max_groups: int, vec4: set[str], copied: dict[str, int] | None = None) -> tuple[Written, set[str]]:
     """The elementwise skeleton on a CPU adapter, for roots of a static shape whose rows are a
     multiple of VEC long: an invocation per VEC adjacent elements, computed lane by lane. The
     bindings named in `vec4` are arrays of vec4<f32>, loaded (or stored) a vec4 at once: a CPU
-    adapter loads a storage buffer lane by lane, a vec4 as cheaply as an f32. Returns the WGSL
-    and the bindings read other than along the rows (which stay arrays of their dtype)."""
+    adapter loads a storage buffer lane by lane, a vec4 as cheaply as an f32. Those of them
+    `copied` (name -> the texture's width) are read from a texture copy of their buffer, which
+    the adapter loads for all lanes at once (matmul_cpu.py): a read in place of its buffer, an
+    output read in place from a binding of its own. Returns the WGSL and the bindings read other
+    than along the rows (which stay arrays of their dtype)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
     w = KernelWriter(graph, sources)
     w.elements = dict.fromkeys(sorted(vec4), "vec4<f32>")
+    outs = [output_name(k, len(roots)) for k in range(len(roots))]
+    textures = []
+    for k, n in enumerate([*(f"b{k}" for k in range(len(reads))), *outs]):
+        if n in (copied or {}):
+            if k < len(reads):
+                w.elements[n], w.texels[n] = TEXTURE, (n, copied[n])
+                binding = k
+            else:
+                w.texels[n] = (f"copy_{n}", copied[n])
+                w.copies.append(f"copy_{n}")
+                binding = len(reads) + len(roots) + len(w.copies) - 1
+            spec = next(graph.nodes[j].spec for j, m in sources.items() if m == n)
+            textures.append((binding, k, copied[n], spec.size // VEC // copied[n]))
     count = node.spec.size // VEC
     g = grid(math.ceil(count / WORKGROUP), max_groups)
     prelude = invocation("q", g[0] * WORKGROUP, f"{count}i")
@@ -662,12 +714,13 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
     values = [[w.value(r, [*outer, e]) for e in at] for r in roots]
     stores = []
     for k, (r, lanes) in enumerate(zip(roots, values)):
-        out = output_name(k, len(roots))
+        out = outs[k]
         if out in vec4:
             stores.append(f"{out}[q] = vec4<f32>({', '.join(lanes)});")
         else:
             stores += [store(graph.nodes[r], f"q * {VEC}i + {c}i", v, out) for c, v in enumerate(lanes)]
-    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (), w.sized), w.scattered
+    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (), w.sized,
+                   tuple(sorted(textures))), w.scattered
 
 
 def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
