@@ -218,7 +218,7 @@ def test_matmul_f16(cpu):
     _run(fg.trace(lambda a, b: a @ b, a, b), (a, b), cpu, rtol=2e-3, atol=2e-3)
 
 
-LN = nn.init_layer_norm(300)
+LN, LN64 = nn.init_layer_norm(300), nn.init_layer_norm(64)
 
 ROWS = {
     "softmax": (lambda a: fg.softmax(a, axis=-1), (_normal(37, 300),)),
@@ -232,14 +232,23 @@ ROWS = {
     "row_sums": (lambda a: a.sum(-1), (_normal(9, 3000),)),
     "sum_past_a_loop": (lambda a: a.sum(), (_normal(90, 1000),)),  # folds more than llvmpipe's loops run
     "elementwise_chain": (lambda a, b: fg.tanh(a * 1.5 + b) * fg.sigmoid(a) - a, (_normal(257, 33), _normal(33))),
+    # On a CPU, buffers read only along rows whose texels a texture holds are read from texture copies.
+    "softmax_texture_rows": (lambda a: fg.softmax(a, axis=-1), (_normal(16, 64),)),
+    "layer_norm_texture_rows": (lambda p, a: nn.layer_norm(p, a), (LN64, _normal(32, 64))),
+    "layer_norm_grad_texture_rows": (fg.grad(lambda p, a: nn.layer_norm(p, a).sum()), (LN64, _normal(32, 64))),
+    "row_sums_texture": (lambda a: (a * a).sum(-1), (_normal(32, 64),)),
+    "softmax_plus_transpose": (lambda a: fg.softmax(a, axis=-1) + a.T, (_normal(32, 32),)),  # read across rows too
 }
+ROW_TEXTURES = {"softmax_texture_rows": 1, "layer_norm_texture_rows": 3, "layer_norm_grad_texture_rows": 1,
+                "row_sums_texture": 1}
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])
 @pytest.mark.parametrize("name", list(ROWS))
 def test_reductions_and_rows(name, cpu):
     fn, args = ROWS[name]
-    _run(fg.trace(fn, *args), args, cpu, rtol=1e-4, atol=2e-3 if name == "sum_past_a_loop" else 1e-4)
+    exe = _run(fg.trace(fn, *args), args, cpu, rtol=1e-4, atol=2e-3 if name == "sum_past_a_loop" else 1e-4)
+    assert sum(len(k.textures) for k in exe.program.kernels) == (ROW_TEXTURES.get(name, 0) if cpu else 0)
 
 
 # Elementwise kernels over rows of a multiple of 4: on a CPU adapter an invocation per 4 elements,

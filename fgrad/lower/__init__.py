@@ -126,7 +126,8 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         return matmul_kernel(name, graph, group, cores, inside, reads, sources, limits.parallel_workgroups)
     if kind in ("cooperative", "columns"):
         if serial:  # with no barriers, which a CPU adapter runs as switches between coroutines
-            return elementwise_kernel(name, graph, group, reads, sources, most, streams=False)
+            return elementwise_kernel(name, graph, group, reads, sources, most, streams=False,
+                                      texels=limits.max_texture_dimension_2d)
         if kind == "columns":
             return columns_kernel(name, graph, group, reads, sources, most)
         span = max(folds(graph.nodes, i) for i in inside)
@@ -138,7 +139,7 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
         axis = normalizes.axis(graph.nodes[walked]) if isinstance(normalizes, Normalization) else \
             graph.nodes[walked].spec.ndim - 1
         if serial:
-            return row_kernel(name, graph, group, walked, reads, sources, most, axis)
+            return row_kernel(name, graph, group, walked, reads, sources, most, axis, limits.max_texture_dimension_2d)
         span = graph.nodes[walked].spec.max_shape[axis]
         return cooperative_kernel(name, graph, group, reads, sources, most, span, axis, walked, limits.subgroups)
     if kind == "sort":

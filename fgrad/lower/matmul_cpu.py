@@ -18,16 +18,19 @@ summed in vec4 accumulators, and A's rows give 4 steps of k per load. Over a lon
 BLOCK of steps is summed from zero and then added to a total, so the rounding error grows with
 BLOCK + k / BLOCK rather than k.
 
-An operand that is an f32 buffer (or its last two axes swapped) with rows a multiple of 4 long
-is read from an rgba32float texture the runtime copies it into before the kernel runs
-(`Written.textures`), bound as a read-only storage texture: llvmpipe (Mesa 22) loads from a
-storage buffer one lane and one component at a time, through the stack, where it loads a texel
-for all lanes at once (a storage texture's load skips a sampled one's mip-level arithmetic). A
-texel holds 4 adjacent values of a row: B's columns (or, swapped, 4 steps of k of one column)
-and A's steps of k (swapped: 4 rows at one k). The texture's rows are the buffer's where they
-are a copy's whole 256 bytes, else the buffer's texels in order, wrapped at a width that divides
-them. On a 2-core EPYC (AVX2), 512^3 runs at 16 GFLOP/s from storage textures, 9 from sampled
-ones, 2.5 from storage buffers.
+An f32 operand whose last axis (else its second last) runs through adjacent values of its buffer
+4 at a time, every other step of it whole texels, is read from an rgba32float texture the
+runtime copies the buffer into before the kernel runs (`Written.textures`), bound as a read-only
+storage texture: llvmpipe (Mesa 22) loads from a storage buffer one lane and one component at a
+time, through the stack, where it loads a texel for all lanes at once (a storage texture's load
+skips a sampled one's mip-level arithmetic). The operand is the buffer or a chain of views of it
+whose strides (kinds.Layout) say where each value sits (`strided`): a weight swapped, attention's
+heads split from rows or put back side by side, a slice, a broadcast. A texel holds 4 adjacent
+values: B's columns (or, swapped, 4 steps of k of one column) and A's steps of k (swapped: 4
+rows at one k). The texture's rows are the buffer's where they are a copy's whole 256 bytes,
+else the buffer's texels in order, wrapped at a width that divides them. On a 2-core EPYC
+(AVX2), 512^3 runs at 16 GFLOP/s from storage textures, 9 from sampled ones, 2.5 from storage
+buffers.
 """
 
 from __future__ import annotations

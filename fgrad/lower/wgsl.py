@@ -23,7 +23,10 @@ tiled matmul of fgrad/lower/matmul.py for kernels built around a matmul
 invocation per softmax row) and the elementwise skeleton take the cooperative
 one's roots, and fgrad/lower/matmul_cpu.py the matmuls; where nothing folds,
 `lanes` (an invocation per 4 elements of a row) binds the buffers it reads
-along rows as vec4s.
+along rows as vec4s. There, buffers read only along rows are read from
+texture copies where a texture holds their texels (a CPU adapter loads a
+texel for all lanes at once, a storage buffer lane by lane), the row and
+elementwise skeletons' loops stepping 4 values along a row at a time.
 """
 
 from __future__ import annotations
@@ -151,6 +154,10 @@ class KernelWriter:
         # at them alone (`vec4<f32>`) loads the whole vec4 once. `scattered`: bindings read elsewhere.
         self.lanes: dict[str, tuple[str, int]] = {}
         self.scattered: set[str] = set()
+        self.fetched: set[str] = set()  # bindings read at a lane of a vec4
+        # Whether loops along a row step VEC values at a time, each one's place a lane (`quad`), so
+        # that a binding read only along rows can be read a texel at a time (a CPU adapter's loops).
+        self.fours = False
         self.addressing, self.addressed = False, ""  # see address()
         self.lines: list[str] = []
         self.depth = 1
@@ -226,6 +233,11 @@ class KernelWriter:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
         if not self.cooperative:
             acc = self.var(init, dtype)
+            if self.fours and isinstance(count, int) and count % VEC == 0 < count:  # in the order of one loop
+                with self.loop(count // VEC) as r4:
+                    for r in self.quad(r4):
+                        self.line(f"{acc} = {combine(acc, value_at(r))};")
+                return acc
             if isinstance(count, int) and 0 < count <= WRITTEN_OUT:
                 # Written out, its values' loads are in flight together (a loop waits on each in
                 # turn), folded in the loop's order.
@@ -255,6 +267,13 @@ class KernelWriter:
         while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
             accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
         return self.across(self.let(accs[0]), combine, dtype)
+
+    def quad(self, four: str) -> list[str]:
+        """The VEC places along a row that its vec4 `four` holds, each the lane of it (`lanes`)."""
+        first = self.let(f"{four} * {VEC}i")
+        at = [first, *(self.let(f"{first} + {c}i") for c in range(1, VEC))]
+        self.lanes.update({e: (four, c) for c, e in enumerate(at)})
+        return at
 
     def held(self) -> list[str]:
         """Where along a row (of `row` values) the values this invocation holds are: the same
@@ -399,12 +418,12 @@ class KernelWriter:
         self.dtypes.add(node.spec.dtype)
         if i in self.sources and self.addressing:
             self.addressed = self.sources[i]
+            self.scattered.add(self.addressed)
             expr = self.ravel(coords, node.spec.shape)
         elif i in self.sources:
             source = self.sources[i]
             lane = self.lanes.get(coords[-1]) if coords and not any(c in self.lanes for c in coords[:-1]) else None
-            if lane is None:
-                self.scattered.add(source)
+            (self.scattered if lane is None else self.fetched).add(source)
             if source in self.elements or source in self.texels:
                 assert lane is not None, f"{source}, bound as {self.elements.get(source, TEXTURE)}, is read across lanes"
                 row, shape = list(coords[:-1]), node.spec.shape
@@ -621,7 +640,9 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     of elements (their shapes alike, or `(n,)` and `(n, 1)`) are all computed before any is
     stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU
     adapter), an invocation per VEC elements along rows of a multiple of VEC, where that binds a
-    buffer as vec4s or reads it from a texture copy (of at most `texels` a side: `lanes_kernel`)."""
+    buffer as vec4s or reads it from a texture copy (of at most `texels` a side: `lanes_kernel`);
+    where values fold, its loops along rows step VEC values at a time, and the buffers read only
+    along rows are read from texture copies (`_textured`)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
     if vectors and not node.spec.symbols and shape and shape[-1] % VEC == 0 < shape[-1]:
@@ -640,29 +661,37 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         if chosen:
             return lanes_kernel(name, graph, roots, reads, sources, max_groups, chosen,
                                 {n: width for n, width in widths.items() if width})[0]
-    w = KernelWriter(graph, sources)
-    size = w.size(w.extent(node.spec.shape))
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
-
-    def element(i: str) -> None:
-        values = [w.value(r, at) for r, at in zip(roots, _coordinates(w, roots, i))]
-        for k, (r, v) in enumerate(zip(roots, values)):
-            w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
-
-    if per == 1:
-        prelude = invocation("i", g[0] * WORKGROUP, size)
-        element("i")
-    else:
-        prelude = invocation("first", g[0] * WORKGROUP)
-        span = f"{-(-node.spec.max_size // per)}i" if not node.spec.symbols else w.let(f"({size} + {per - 1}i) / {per}i")
-        w.line(f"if (first >= {span}) {{ return; }}")  # an element is one invocation's alone
-        with w.loop(per) as u:
-            i = w.let(f"first + {u} * {span}")
-            with w.scope(f"if ({i} < {size}) {{"):
-                element(i)
     groups = (Extent.of(node.spec.shape, per * WORKGROUP),) if node.spec.symbols else ()
-    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized)
+
+    def write(copied: dict[str, int]) -> tuple[Written, KernelWriter]:
+        w = KernelWriter(graph, sources)
+        w.fours = not streams
+        textures = _bind_textures(w, reads, roots, copied)
+        size = w.size(w.extent(node.spec.shape))
+
+        def element(i: str) -> None:
+            values = [w.value(r, at) for r, at in zip(roots, _coordinates(w, roots, i))]
+            for k, (r, v) in enumerate(zip(roots, values)):
+                w.line(store(graph.nodes[r], i, v, output_name(k, len(roots))))
+
+        if per == 1:
+            prelude = invocation("i", g[0] * WORKGROUP, size)
+            element("i")
+        else:
+            prelude = invocation("first", g[0] * WORKGROUP)
+            span = f"{-(-node.spec.max_size // per)}i" if not node.spec.symbols else \
+                w.let(f"({size} + {per - 1}i) / {per}i")
+            w.line(f"if (first >= {span}) {{ return; }}")  # an element is one invocation's alone
+            with w.loop(per) as u:
+                i = w.let(f"first + {u} * {span}")
+                with w.scope(f"if ({i} < {size}) {{"):
+                    element(i)
+        return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized,
+                       textures), w
+
+    return write({})[0] if streams else _textured(graph, sources, texels, write)
 
 
 def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
@@ -692,26 +721,12 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
     w = KernelWriter(graph, sources)
     w.elements = dict.fromkeys(sorted(vec4), "vec4<f32>")
     outs = [output_name(k, len(roots)) for k in range(len(roots))]
-    textures = []
-    for k, n in enumerate([*(f"b{k}" for k in range(len(reads))), *outs]):
-        if n in (copied or {}):
-            if k < len(reads):
-                w.elements[n], w.texels[n] = TEXTURE, (n, copied[n])
-                binding = k
-            else:
-                w.texels[n] = (f"copy_{n}", copied[n])
-                w.copies.append(f"copy_{n}")
-                binding = len(reads) + len(roots) + len(w.copies) - 1
-            spec = next(graph.nodes[j].spec for j, m in sources.items() if m == n)
-            textures.append((binding, k, copied[n], spec.size // VEC // copied[n]))
+    textures = _bind_textures(w, reads, roots, copied or {})
     count = node.spec.size // VEC
     g = grid(math.ceil(count / WORKGROUP), max_groups)
     prelude = invocation("q", g[0] * WORKGROUP, f"{count}i")
     *outer, four = w.unravel("q", (*shape[:-1], shape[-1] // VEC))
-    first = w.let(f"{four} * {VEC}i")
-    at = [first, *(w.let(f"{first} + {c}i") for c in range(1, VEC))]
-    w.lanes.update({e: (four, c) for c, e in enumerate(at)})
-    values = [[w.value(r, [*outer, e]) for e in at] for r in roots]
+    values = [[w.value(r, [*outer, e]) for e in w.quad(four)] for r in roots]
     stores = []
     for k, (r, lanes) in enumerate(zip(roots, values)):
         out = outs[k]
@@ -720,7 +735,47 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
         else:
             stores += [store(graph.nodes[r], f"q * {VEC}i + {c}i", v, out) for c, v in enumerate(lanes)]
     return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (), w.sized,
-                   tuple(sorted(textures))), w.scattered
+                   textures), w.scattered
+
+
+def _bind_textures(w: KernelWriter, reads: Sequence[int], roots: Sequence[int],
+                   copied: dict[str, int]) -> tuple[tuple[int, int, int, int], ...]:
+    """Have `w` read the bindings `copied` (name -> the texture's width) from texture copies of
+    their buffers: a read in place of its buffer's binding, an output read in place (a donated
+    operand's buffer) from a binding of its own past the outputs. Returns the kernel's
+    Written.textures."""
+    textures = []
+    names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots)))]
+    for k, n in enumerate(names):
+        if n not in copied:
+            continue
+        if k < len(reads):
+            w.elements[n], w.texels[n] = TEXTURE, (n, copied[n])
+            binding = k
+        else:
+            w.texels[n] = (f"copy_{n}", copied[n])
+            w.copies.append(f"copy_{n}")
+            binding = len(names) + len(w.copies) - 1
+        spec = next(w.nodes[j].spec for j, m in w.sources.items() if m == n)
+        textures.append((binding, k, copied[n], spec.size // VEC // copied[n]))
+    return tuple(textures)
+
+
+def _textured(graph: Graph, sources: dict[int, str], texels: int,
+              write: Callable[[dict[str, int]], tuple[Written, KernelWriter]]) -> Written:
+    """A CPU kernel whose loops along rows step VEC values at a time (KernelWriter.fours), written
+    by `write(copied)` twice: first to learn which bindings it reads only along rows, then with
+    those a texture holds (of at most `texels` a side) read from texture copies (`_bind_textures`)."""
+    written, w = write({})
+    copied = {}
+    for j, n in sorted(sources.items()):
+        spec = graph.nodes[j].spec
+        if n in w.fetched and n not in w.scattered and spec.dtype is DType.f32 and not spec.symbols and \
+                spec.shape and spec.shape[-1] % VEC == 0:
+            width = texture_width(spec.shape[-1] // VEC, spec.size // VEC, texels)
+            if width:
+                copied[n] = width
+    return write(copied)[0] if copied else written
 
 
 def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
@@ -800,8 +855,9 @@ def _rows(w: KernelWriter, roots: Sequence[int], walked: int, axis: int, coords:
             whole[r] = lambda e, lead=lead: [*lead, e]
     per_row = [r for r in roots if r not in whole]
     at_row = _coordinates(w, per_row, "o")
+    first = w.quad("0i")[0] if w.fours else "0i"  # (in a kernel of fours, a lane: no binding is read across them)
     for r, at in whole.items():  # hoists the row's reductions out of the loop (before folds that use them)
-        w.value(r, at("0i"))
+        w.value(r, at(first))
     values = {r: w.value(r, at) for r, at in zip(per_row, at_row)}
     out = [output_name(k, len(roots)) for k in range(len(roots))]
 
@@ -842,24 +898,38 @@ def columns_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequenc
 
 
 def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads: Sequence[int],
-               sources: dict[int, str], max_groups: int, axis: int) -> Written:
+               sources: dict[int, str], max_groups: int, axis: int, texels: int = 0) -> Written:
     """On a CPU adapter, the rows of root `walked` along `axis` (a softmax's, a layer norm's), with
     the group's other roots of whole rows or of one value per row (`_rows`), in place of the
     cooperative skeleton: an invocation per row, its reductions loops of its own, computed once
     at the top, then the rows written. A CPU adapter runs a workgroup's invocations in the lanes
     of one thread, and a barrier as a switch between coroutines: here there are none, and
-    ROW_LANES rows run side by side."""
+    ROW_LANES rows run side by side. Loops step VEC values along a row at a time, and the
+    buffers read only along rows are read a texel at a time from texture copies (`_textured`)."""
     node = graph.nodes[walked]
-    w = KernelWriter(graph, sources)
     outer = [d for k, d in enumerate(node.spec.shape) if k != axis]
+    n = node.spec.shape[axis]
     g = grid(math.ceil(math.prod(at_max(outer)) / ROW_LANES), max_groups)
-    prelude = invocation("o", g[0] * ROW_LANES, w.size(w.extent(outer)))
-    coords = w.unravel("o", outer) if outer else []
-    put, per_row = _rows(w, roots, walked, axis, coords)
-    with w.loop(node.spec.shape[axis]) as e:
-        put(e)
     groups = (Extent.of(outer, ROW_LANES),) if any(isinstance(d, Dim) for d in outer) else ()
-    return Written(module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups, w.sized)
+
+    def write(copied: dict[str, int]) -> tuple[Written, KernelWriter]:
+        w = KernelWriter(graph, sources)
+        w.fours = True
+        textures = _bind_textures(w, reads, roots, copied)
+        prelude = invocation("o", g[0] * ROW_LANES, w.size(w.extent(outer)))
+        coords = w.unravel("o", outer) if outer else []
+        put, per_row = _rows(w, roots, walked, axis, coords)
+        if isinstance(n, int) and n % VEC == 0:
+            with w.loop(n // VEC) as e4:
+                for e in w.quad(e4):
+                    put(e)
+        else:
+            with w.loop(n) as e:
+                put(e)
+        return Written(module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups, w.sized,
+                       textures), w
+
+    return _textured(graph, sources, texels, write)
 
 
 def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
