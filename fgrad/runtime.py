@@ -818,19 +818,31 @@ class Executable:
         self.groups: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
         self.group_limit = 4 * len(program.kernels) + 16
         self.bindings = [(*k.reads, *k.writes) for k in program.kernels]  # buffer ids, in binding order
-        # Each kernel's reads bound as textures: made once, refilled from the read buffer before each
-        # dispatch of the kernel (`fills`: kernel -> (buffer, texture)); bound by their views,
-        # resident under ids past the plan's buffers.
+        # Buffers read from textures (Kernel.textures): a texture for each buffer and size, made once,
+        # bound by its view (resident under an id past the plan's buffers) and filled before a kernel
+        # reading it where the buffer may have changed since its last fill: at the call's first
+        # reader, after a kernel writing the buffer, and before every kernel of a while loop
+        # (`fills`: kernel -> (buffer, texture)).
         self.fills: dict[int, list[tuple[int, _Texture]]] = {}
+        self.textures: dict[tuple[int, int, int], tuple[_Texture, int]] = {}  # (buffer, width, height) -> its view id
+        looped = {k for loop in program.repeats for k in range(loop.test, loop.end)}
+        fresh: set[tuple[int, int, int]] = set()
         view = len(program.buffers)  # the id of the next texture's view
         for k, kernel in enumerate(program.kernels):
+            bound = (*kernel.reads, *kernel.writes)
             for n, source, width, height in kernel.textures:
-                texture = _Texture(dev, width, height)
-                self.fills.setdefault(k, []).append(((*kernel.reads, *kernel.writes)[source], texture))
-                self.resident[view] = texture.texture.create_view()
-                bound = self.bindings[k]
-                self.bindings[k] = (*bound[:n], view, *bound[n + 1:]) if n < len(bound) else (*bound, view)
-                view += 1
+                key = (bound[source], width, height)
+                if key not in self.textures:
+                    self.textures[key] = (_Texture(dev, width, height), view)
+                    self.resident[view] = self.textures[key][0].texture.create_view()
+                    view += 1
+                texture, at = self.textures[key]
+                if key not in fresh or k in looped:
+                    self.fills.setdefault(k, []).append((bound[source], texture))
+                    fresh.add(key)
+                bindings = self.bindings[k]
+                self.bindings[k] = (*bindings[:n], at, *bindings[n + 1:]) if n < len(bindings) else (*bindings, at)
+            fresh = {key for key in fresh if key[0] not in kernel.writes}
         self.views = frozenset(range(len(program.buffers), view))
         self.bound_sets = [frozenset(b) for b in self.bindings]
         self.dynamic = [b for b, buf in enumerate(program.buffers) if buf.kind in ("input", "output")]
@@ -868,13 +880,16 @@ class Executable:
         """Device bytes by storage class: each top-level argument's buffers, by its name (an LLM's
         `params` are its weights, its `cache` the KV cache), then `scratch` (intermediates, in
         slots shared by liveness), `constants` and `outputs` (the results' own buffers; a result
-        written into a donated argument's buffer is counted with that argument)."""
+        written into a donated argument's buffer is counted with that argument), and on a CPU
+        adapter `textures` (the copies its kernels read buffers from)."""
         program, graph = self.program, self.graph
         found: dict[str, int] = {}
         for name, positions in zip(graph.arg_names, graph.arg_positions):
             found[name] = found.get(name, 0) + sum(program.buffers[program.inputs[k]].size for k in positions)
         for kind, label in (("scratch", "scratch"), ("constant", "constants"), ("output", "outputs")):
             found[label] = sum(b.size for b in program.buffers if b.kind == kind)
+        if self.textures:
+            found["textures"] = sum(16 * t.width * t.height for t, _ in self.textures.values())
         return found
 
     def __call__(self, *args: Any, captures: bool | Sequence[str] = False, **keywords: Any) -> Any:

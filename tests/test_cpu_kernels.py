@@ -12,7 +12,7 @@ import pytest
 
 import fgrad as fg
 from fgrad import nn
-from fgrad.lower import Limits, lower
+from fgrad.lower import Limits, disk_cache, lower
 from fgrad.lower.matmul_cpu import strided
 from fgrad.runtime import Executable, default_device
 
@@ -295,6 +295,61 @@ def test_elementwise_in_lanes_in_place(cpu, shape):
     (kernel,) = program.kernels
     copied = [source for binding, source, _, _ in kernel.textures if binding >= len(kernel.reads) + len(kernel.writes)]
     assert (len(kernel.textures), copied) == ((2, [1]) if cpu and shape == (8, 64) else (0, []))
+
+
+def _fills(exe: Executable) -> list[int]:
+    """The buffers a call copies into textures, in order."""
+    return [source for k in sorted(exe.fills) for source, _ in exe.fills[k]]
+
+
+def test_texture_copies_are_shared_until_written():
+    """Kernels reading one buffer from textures share a copy, filled again only after a kernel
+    writes the buffer: x, read by two products, is copied once a call, as every other buffer read
+    from textures here (none is written after it is read); w is updated in place, and the next
+    call's copies are of its new values."""
+    graph = fg.trace(lambda w, x: (w - 0.1 * (x.T @ fg.tanh(x @ w)), (x @ w).sum()), _normal(64, 64), _normal(16, 64))
+    program = lower(graph, _limits(True), frozenset({0}))
+    exe = Executable(program)
+    w, x = _normal(64, 64), _normal(16, 64)
+    held = fg.device_put(w)
+    for _ in range(2):
+        want = fg.interpret(graph, w, x)
+        held, total = exe(held, x)
+        np.testing.assert_allclose(held.numpy(), want[0], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(float(total), want[1], rtol=1e-4)
+        w = want[0]
+    readers = [(*k.reads, *k.writes)[source] for k in program.kernels for _, source, _, _ in k.textures]
+    assert sorted(_fills(exe)) == sorted(set(readers)) and readers.count(program.inputs[1]) == 2
+
+
+def test_texture_copies_refilled_after_a_write():
+    """A scratch buffer that holds one layer's activations, then (once they are dead) the next
+    but one's, is copied into its texture again for its second reader."""
+    def f(x, w1, w2, w3, w4):
+        h1 = fg.tanh(x @ w1)
+        h2 = fg.tanh(h1 @ w2)
+        return fg.tanh(h2 @ w3) @ w4
+
+    args = (_normal(16, 64), *(_normal(64, 64) * 0.3 for _ in range(4)))
+    exe = _run(fg.trace(f, *args), args, True)
+    fills = _fills(exe)
+    assert len(fills) > len(set(fills))  # a buffer copied twice in a call
+
+
+def test_cpu_programs_round_trip_through_the_disk_cache(tmp_path, monkeypatch):
+    """A program whose kernels read from textures (a product's operands, B's binding before A's;
+    rows; an update's copy of the buffer it writes in place) is stored and read back whole."""
+    monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
+    graph = fg.trace(lambda x, w, y: (x * 0.9 + fg.tanh(x) * 0.1, fg.softmax(y @ w.T, axis=-1), nn.layer_norm(LN64, y @ w)),
+                     _normal(16, 64), _normal(64, 64), _normal(16, 64))
+    limits = _limits(True)
+    program = lower(graph, limits, frozenset({0}))
+    textures = [k.textures for k in program.kernels]
+    assert any(n != source for t in textures for n, source, _, _ in t)  # the update's copy
+    assert sum(map(len, textures)) >= 7
+    name = disk_cache.key(graph, limits, frozenset({0}), "test adapter")
+    disk_cache.store(name, program)
+    assert disk_cache.load(name, graph) == program
 
 
 @pytest.mark.parametrize("cpu", [True, False], ids=["cpu", "gpu"])

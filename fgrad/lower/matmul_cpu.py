@@ -324,4 +324,4 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
                     f"{mm.spec.dtype.row.compute}({acc})"
                 w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
     return Written(module(name, graph, root, reads, LANES, prelude, w, []), grid, groups, w.sized,
-                   tuple(textures))
+                   tuple(sorted(textures)))
