@@ -656,11 +656,9 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         chosen = {n for n, held in specs.items() if n not in scattered and all(  # (a vec4 binding holds 16 bytes)
             s.dtype is DType.f32 and s.max_size > 0 and isinstance(s.shape[-1], int) and s.shape[-1] % VEC == 0
             for s in held)}
-        read = {n: graph.nodes[j].spec for j, n in sources.items()}
-        widths = {n: texture_width(read[n].shape[-1] // VEC, read[n].size // VEC, texels) for n in chosen if n in read}
         if chosen:
             return lanes_kernel(name, graph, roots, reads, sources, max_groups, chosen,
-                                {n: width for n, width in widths.items() if width})[0]
+                                _copyable(graph, sources, chosen, texels))[0]
     per = PER if streams and node.spec.max_size >= STREAMING else 1
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
     groups = (Extent.of(node.spec.shape, per * WORKGROUP),) if node.spec.symbols else ()
@@ -767,15 +765,19 @@ def _textured(graph: Graph, sources: dict[int, str], texels: int,
     by `write(copied)` twice: first to learn which bindings it reads only along rows, then with
     those a texture holds (of at most `texels` a side) read from texture copies (`_bind_textures`)."""
     written, w = write({})
-    copied = {}
-    for j, n in sorted(sources.items()):
-        spec = graph.nodes[j].spec
-        if n in w.fetched and n not in w.scattered and spec.dtype is DType.f32 and not spec.symbols and \
-                spec.shape and spec.shape[-1] % VEC == 0:
-            width = texture_width(spec.shape[-1] // VEC, spec.size // VEC, texels)
-            if width:
-                copied[n] = width
+    copied = _copyable(graph, sources, w.fetched - w.scattered, texels)
     return write(copied)[0] if copied else written
+
+
+def _copyable(graph: Graph, sources: dict[int, str], names: set[str], texels: int) -> dict[str, int]:
+    """Of the bindings `names`, those read from f32 buffers of fixed shapes, rows a multiple of VEC,
+    whose texels a texture of at most `texels` a side holds: name -> the texture's width."""
+    widths = {}
+    for j, n in sources.items():
+        spec = graph.nodes[j].spec
+        if n in names and spec.dtype is DType.f32 and not spec.symbols and spec.shape and spec.shape[-1] % VEC == 0:
+            widths[n] = texture_width(spec.shape[-1] // VEC, spec.size // VEC, texels)
+    return {n: width for n, width in sorted(widths.items()) if width}
 
 
 def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
