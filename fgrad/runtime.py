@@ -824,16 +824,17 @@ class Executable:
         # reader, after a kernel writing the buffer, and before every kernel of a while loop
         # (`fills`: kernel -> (buffer, texture)).
         self.fills: dict[int, list[tuple[int, _Texture]]] = {}
-        self.textures: dict[tuple[int, int, int], tuple[_Texture, int]] = {}  # (buffer, width, height) -> its view id
+        # (buffer, width, height, values a texel) -> the texture, its view's id
+        self.textures: dict[tuple[int, int, int, int], tuple[_Texture, int]] = {}
         looped = {k for loop in program.repeats for k in range(loop.test, loop.end)}
-        fresh: set[tuple[int, int, int]] = set()
+        fresh: set[tuple[int, int, int, int]] = set()
         view = len(program.buffers)  # the id of the next texture's view
         for k, kernel in enumerate(program.kernels):
             bound = (*kernel.reads, *kernel.writes)
-            for n, source, width, height in kernel.textures:
-                key = (bound[source], width, height)
+            for n, source, width, height, texel in kernel.textures:
+                key = (bound[source], width, height, texel)
                 if key not in self.textures:
-                    self.textures[key] = (_Texture(dev, width, height), view)
+                    self.textures[key] = (_Texture(dev, width, height, texel), view)
                     self.resident[view] = self.textures[key][0].texture.create_view()
                     view += 1
                 texture, at = self.textures[key]
@@ -889,7 +890,7 @@ class Executable:
         for kind, label in (("scratch", "scratch"), ("constant", "constants"), ("output", "outputs")):
             found[label] = sum(b.size for b in program.buffers if b.kind == kind)
         if self.textures:
-            found["textures"] = sum(16 * t.width * t.height for t, _ in self.textures.values())
+            found["textures"] = sum(t.row * t.height for t, _ in self.textures.values())
         return found
 
     def __call__(self, *args: Any, captures: bool | Sequence[str] = False, **keywords: Any) -> Any:
@@ -1130,16 +1131,18 @@ def _map_read(device: Any, staging: Any, index: int) -> bytes:
 
 
 class _Texture:
-    """A kernel's rgba32float texture of `width` x `height` texels (Kernel.textures), with the
-    copy that fills it from a buffer's rows made once, in wgpu-native's structs where they are
-    at hand (wgpu-py builds them again for every copy: some 60 us of Python on the 2-core machine)."""
+    """A kernel's texture of `width` x `height` texels (Kernel.textures) of `texel` f32 values each
+    (rgba32float, or r32float for one), with the copy that fills it from a buffer's rows made once,
+    in wgpu-native's structs where they are at hand (wgpu-py builds them again for every copy: some
+    60 us of Python on the 2-core machine)."""
 
-    def __init__(self, device: Any, width: int, height: int):
-        self.texture = device.create_texture(size=(width, height, 1), format="rgba32float", usage=TEXTURE_USE)
-        self.width, self.height = width, height
+    def __init__(self, device: Any, width: int, height: int, texel: int):
+        self.texture = device.create_texture(size=(width, height, 1), format="rgba32float" if texel == 4 else "r32float",
+                                             usage=TEXTURE_USE)
+        self.width, self.height, self.row = width, height, 4 * texel * width  # a row's bytes
         if _native is not None:
             self.source = _ffi.new("WGPUTexelCopyBufferInfo *", {"layout": {
-                "offset": 0, "bytesPerRow": 16 * width, "rowsPerImage": height}})
+                "offset": 0, "bytesPerRow": self.row, "rowsPerImage": height}})
             self.target = _ffi.new("WGPUTexelCopyTextureInfo *", {
                 "texture": self.texture._internal, "aspect": _native.WGPUTextureAspect_All})
             self.size = _ffi.new("WGPUExtent3D *", {"width": width, "height": height, "depthOrArrayLayers": 1})
@@ -1151,7 +1154,7 @@ class _Texture:
             self.source.buffer = buffer._internal
             _native.wgpuCommandEncoderCopyBufferToTexture(encoder._internal, self.source, self.target, self.size)
         else:
-            encoder.copy_buffer_to_texture({"buffer": buffer, "offset": 0, "bytes_per_row": 16 * self.width,
+            encoder.copy_buffer_to_texture({"buffer": buffer, "offset": 0, "bytes_per_row": self.row,
                                             "rows_per_image": self.height}, {"texture": self.texture},
                                            (self.width, self.height, 1))
 

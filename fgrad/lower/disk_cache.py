@@ -246,9 +246,9 @@ def _textures_bound(k: Kernel) -> bool:
     in place of a read, or past the outputs for an output; and it binds as many buffers and textures as its
     WGSL declares."""
     bound, copies = len(k.reads) + len(k.writes), 0
-    for n, source, width, height in k.textures:
+    for n, source, width, height, texel in k.textures:
         extra = n == bound + copies and len(k.reads) <= source < bound
-        if not ((n == source < len(k.reads) or extra) and min(width, height) >= 1):
+        if not ((n == source < len(k.reads) or extra) and min(width, height) >= 1 and texel in (1, 4)):
             return False
         copies += extra
     bindings = [int(b) for b in re.findall(r"@binding\((\d+)\)", k.wgsl)]

@@ -193,7 +193,7 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
         if found:
             w.elements[sources[found.bound]] = TEXTURE
             n = reads.index(found.bound)
-            textures.append((n, n, found.width, found.height))
+            textures.append((n, n, found.width, found.height, VEC))
     a_fours = vec_a or (tex_a is not None and not tex_a.swapped)  # one load gives VEC steps of k of a row of A
     b_fours = tex_b is not None and tex_b.swapped  # one fetch gives VEC steps of k of a column of B
     vec_acc = tn % VEC == 0 and (vec_b or tex_b is not None)  # B's columns summed as vec4s

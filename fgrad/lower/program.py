@@ -119,12 +119,12 @@ class Kernel:
     # which the WGSL's index arithmetic assumes), or three (x, y and z); none: the grid is fixed.
     groups: tuple[Extent, ...] = ()
     sized: bool = False
-    # Buffers read from rgba32float read-only storage textures (a CPU adapter's loads: see matmul_cpu.py),
-    # (binding, source, width, height) each, by binding: the runtime copies buffer `source` of the kernel's
-    # (*reads, *writes), rows of `width` texels, into a texture of its own before the kernel runs, bound
-    # at `binding`: in place of that read (binding = source), or, for an output read in place, past the
-    # outputs (and before the symbols' values).
-    textures: tuple[tuple[int, int, int, int], ...] = ()
+    # Buffers read from read-only storage textures (a CPU adapter's loads: see matmul_cpu.py), (binding,
+    # source, width, height, values a texel: 4, rgba32float, or 1, r32float) each, by binding: the runtime
+    # copies buffer `source` of the kernel's (*reads, *writes), rows of `width` texels, into a texture
+    # before the kernel runs, bound at `binding`: in place of that read (binding = source), or, for an
+    # output read in place, past the outputs (and before the symbols' values).
+    textures: tuple[tuple[int, int, int, int, int], ...] = ()
 
     def grid_at(self, values: Mapping[str, int]) -> tuple[int, int, int]:
         """The workgroups to dispatch when the symbols have the values `values`."""

@@ -26,7 +26,8 @@ one's roots, and fgrad/lower/matmul_cpu.py the matmuls; where nothing folds,
 along rows as vec4s. There, buffers read only along rows are read from
 texture copies where a texture holds their texels (a CPU adapter loads a
 texel for all lanes at once, a storage buffer lane by lane), the row and
-elementwise skeletons' loops stepping 4 values along a row at a time.
+elementwise skeletons' loops stepping 4 values along a row at a time; those
+skeletons read their other f32 buffers from copies of a value a texel.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ SORTING = 256  # most invocations of a workgroup sorting a row
 ROW_LANES = 8  # invocations per workgroup of the row skeleton for CPU adapters: one 256-bit vector of lanes
 LOOP_LIMIT = 1 << 16  # llvmpipe ends a loop after 65535 iterations: longer folds stay cooperative
 VEC = 4  # f32s in a vec4<f32>: on a CPU adapter, buffers read along their rows are bound as vec4s
-# A binding's type where a kernel reads a texture copy of the buffer (Written.textures).
-TEXTURE = "texture_storage_2d<rgba32float, read>"
-COPY_TEXELS = 16  # a texture copy's rows are a multiple of 256 bytes: of 16 rgba32float texels
+# A binding's type where a kernel reads a texture copy of the buffer (Written.textures): a texel of
+# 4 adjacent values, or (SCALARS) of one value.
+TEXTURE, SCALARS = "texture_storage_2d<rgba32float, read>", "texture_storage_2d<r32float, read>"
+COPY_BYTES = 256  # a texture copy's rows are a multiple of 256 bytes
 
 
 def literal(value: float | int | bool, dtype: DType) -> str:
@@ -97,13 +99,15 @@ def stored(value: str, dtype: DType) -> str:
     return f"select(0u, 1u, {value})" if dtype is DType.bool else value
 
 
-def texture_width(row: int, count: int, limit: int) -> int | None:
-    """Texels per row of a texture holding `count` texels, `row` a row of its buffer (0: rows that
-    are not whole texels): `row` where a copy takes such rows (whole 256 bytes), else the widest
-    multiple of COPY_TEXELS that divides `count`; None where neither fits in `limit` texels a side."""
-    if row and row % COPY_TEXELS == 0 and row <= limit and count // row <= limit:
+def texture_width(row: int, count: int, limit: int, texel: int = VEC) -> int | None:
+    """Texels per row of a texture holding `count` texels of `texel` f32 values, `row` a row of its
+    buffer (0: rows that are not whole texels): `row` where a copy takes such rows (whole multiples
+    of COPY_BYTES), else the widest multiple of that that divides `count`; None where neither fits
+    in `limit` texels a side."""
+    step = COPY_BYTES // (4 * texel)
+    if row and row % step == 0 and row <= limit and count // row <= limit:
         return row
-    for width in range(min(limit, count) // COPY_TEXELS * COPY_TEXELS, 0, -COPY_TEXELS):
+    for width in range(min(limit, count) // step * step, 0, -step):
         if count % width == 0 and count // width <= limit:
             return width
     return None
@@ -150,6 +154,7 @@ class KernelWriter:
         # name, or, for an output read in place, a binding of its own, `copies`) and its width.
         self.texels: dict[str, tuple[str, int]] = {}
         self.copies: list[str] = []
+        self.scalars: dict[str, int] = {}  # bindings read from a texture copy of a value a texel, by name: its width
         # Coordinates that are lane c of a vec4's VEC (its index along the row, c): a binding read
         # at them alone (`vec4<f32>`) loads the whole vec4 once. `scattered`: bindings read elsewhere.
         self.lanes: dict[str, tuple[str, int]] = {}
@@ -424,7 +429,9 @@ class KernelWriter:
             source = self.sources[i]
             lane = self.lanes.get(coords[-1]) if coords and not any(c in self.lanes for c in coords[:-1]) else None
             (self.scattered if lane is None else self.fetched).add(source)
-            if source in self.elements or source in self.texels:
+            if source in self.scalars:
+                expr = self.scalar(source, coords, node.spec.shape)
+            elif source in self.elements or source in self.texels:
                 assert lane is not None, f"{source}, bound as {self.elements.get(source, TEXTURE)}, is read across lanes"
                 row, shape = list(coords[:-1]), node.spec.shape
                 at = self.ravel([*row, lane[0]], (*shape[:-1], shape[-1] // VEC))
@@ -453,6 +460,17 @@ class KernelWriter:
             t = self.let(self.ravel([*row, four], (*shape[:-1], shape[-1] // VEC)))
             x, y = self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
         return f"textureLoad({texture}, vec2<i32>({x}, {y}))"
+
+    def scalar(self, source: str, coords: Sequence[str], shape: Sequence[int]) -> str:
+        """WGSL loading the value at `coords` of the buffer bound as `source` from its texture copy of
+        a value a texel (`scalars`): the buffer's values, in rows of the texture's width."""
+        width = self.scalars[source]
+        if shape and width == shape[-1]:  # the buffer's rows are the texture's
+            x, y = coords[-1], self.ravel(coords[:-1], shape[:-1])
+        else:
+            t = self.let(self.ravel(coords, shape))
+            x, y = self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
+        return f"textureLoad({source}, vec2<i32>({x}, {y})).x"
 
     def address(self, i: int, coords: Sequence[str]) -> tuple[str, str]:
         """The binding, and the index in it, of node i's element at `coords`, where i is a buffer
@@ -571,7 +589,7 @@ def module(name: str, graph: Graph, roots: int | Sequence[int], reads: Sequence[
              *w.copies]
     elements = [w.elements.get(n, graph.nodes[j].spec.dtype.row.storage) for n, j in zip(names, (*reads, *roots))]
     elements += [TEXTURE] * len(w.copies)
-    decls = [f"@group(0) @binding({k}) var {n}: {e};" if e == TEXTURE else
+    decls = [f"@group(0) @binding({k}) var {n}: {e};" if e in (TEXTURE, SCALARS) else
              f"@group(0) @binding({k}) var<storage, {'read' if k < len(reads) else 'read_write'}> {n}: array<{e}>;"
              for k, (n, e) in enumerate(zip(names, elements))]
     # The symbols' values, one i32 each, in the program's order (Program.symbols); a member's name
@@ -610,7 +628,7 @@ class Written:
     grid: tuple[int, int, int]
     groups: tuple[Extent, ...] = ()
     sized: bool = False
-    textures: tuple[tuple[int, int, int, int], ...] = ()  # see Kernel.textures
+    textures: tuple[tuple[int, int, int, int, int], ...] = ()  # see Kernel.textures
 
 
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
@@ -663,10 +681,10 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     g = grid(math.ceil(node.spec.max_size / (per * WORKGROUP)), max_groups)
     groups = (Extent.of(node.spec.shape, per * WORKGROUP),) if node.spec.symbols else ()
 
-    def write(copied: dict[str, int]) -> tuple[Written, KernelWriter]:
+    def write(copied: dict[str, int], scalars: dict[str, int]) -> tuple[Written, KernelWriter]:
         w = KernelWriter(graph, sources)
         w.fours = not streams
-        textures = _bind_textures(w, reads, roots, copied)
+        textures = _bind_textures(w, reads, roots, copied, scalars)
         size = w.size(w.extent(node.spec.shape))
 
         def element(i: str) -> None:
@@ -689,7 +707,7 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized,
                        textures), w
 
-    return write({})[0] if streams else _textured(graph, sources, texels, write)
+    return write({}, {})[0] if streams else _textured(graph, sources, reads, texels, write)
 
 
 def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
@@ -736,15 +754,19 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
                    textures), w.scattered
 
 
-def _bind_textures(w: KernelWriter, reads: Sequence[int], roots: Sequence[int],
-                   copied: dict[str, int]) -> tuple[tuple[int, int, int, int], ...]:
+def _bind_textures(w: KernelWriter, reads: Sequence[int], roots: Sequence[int], copied: dict[str, int],
+                   scalars: dict[str, int] | None = None) -> tuple[tuple[int, int, int, int, int], ...]:
     """Have `w` read the bindings `copied` (name -> the texture's width) from texture copies of
-    their buffers: a read in place of its buffer's binding, an output read in place (a donated
-    operand's buffer) from a binding of its own past the outputs. Returns the kernel's
-    Written.textures."""
+    their buffers, 4 values a texel: a read in place of its buffer's binding, an output read in
+    place (a donated operand's buffer) from a binding of its own past the outputs; and the reads
+    `scalars` from copies of a value a texel. Returns the kernel's Written.textures."""
     textures = []
     names = [*(f"b{k}" for k in range(len(reads))), *(output_name(k, len(roots)) for k in range(len(roots)))]
     for k, n in enumerate(names):
+        spec = next((w.nodes[j].spec for j, m in w.sources.items() if m == n), None)
+        if n in (scalars or {}):
+            w.elements[n], w.scalars[n] = SCALARS, scalars[n]
+            textures.append((k, k, scalars[n], spec.size // scalars[n], 1))
         if n not in copied:
             continue
         if k < len(reads):
@@ -754,29 +776,32 @@ def _bind_textures(w: KernelWriter, reads: Sequence[int], roots: Sequence[int],
             w.texels[n] = (f"copy_{n}", copied[n])
             w.copies.append(f"copy_{n}")
             binding = len(names) + len(w.copies) - 1
-        spec = next(w.nodes[j].spec for j, m in w.sources.items() if m == n)
-        textures.append((binding, k, copied[n], spec.size // VEC // copied[n]))
+        textures.append((binding, k, copied[n], spec.size // VEC // copied[n], VEC))
     return tuple(textures)
 
 
-def _textured(graph: Graph, sources: dict[int, str], texels: int,
-              write: Callable[[dict[str, int]], tuple[Written, KernelWriter]]) -> Written:
+def _textured(graph: Graph, sources: dict[int, str], reads: Sequence[int], texels: int,
+              write: Callable[[dict[str, int], dict[str, int]], tuple[Written, KernelWriter]]) -> Written:
     """A CPU kernel whose loops along rows step VEC values at a time (KernelWriter.fours), written
-    by `write(copied)` twice: first to learn which bindings it reads only along rows, then with
-    those a texture holds (of at most `texels` a side) read from texture copies (`_bind_textures`)."""
-    written, w = write({})
+    by `write(copied, scalars)` twice: first to learn which bindings it reads only along rows, then
+    with those a texture holds (of at most `texels` a side) read from texture copies 4 values a
+    texel, and its other f32 reads from copies of a value a texel (`_bind_textures`): a CPU
+    adapter loads a texel for all lanes at once, a storage buffer lane by lane."""
+    written, w = write({}, {})
     copied = _copyable(graph, sources, w.fetched - w.scattered, texels)
-    return write(copied)[0] if copied else written
+    scalars = _copyable(graph, sources, w.scattered & {f"b{k}" for k in range(len(reads))}, texels, 1)
+    return write(copied, scalars)[0] if copied or scalars else written
 
 
-def _copyable(graph: Graph, sources: dict[int, str], names: set[str], texels: int) -> dict[str, int]:
-    """Of the bindings `names`, those read from f32 buffers of fixed shapes, rows a multiple of VEC,
-    whose texels a texture of at most `texels` a side holds: name -> the texture's width."""
+def _copyable(graph: Graph, sources: dict[int, str], names: set[str], texels: int, texel: int = VEC) -> dict[str, int]:
+    """Of the bindings `names`, those read from f32 buffers of fixed shapes whose texels (of `texel`
+    values: rows a multiple of it long) a texture of at most `texels` a side holds: name -> the
+    texture's width."""
     widths = {}
     for j, n in sources.items():
         spec = graph.nodes[j].spec
-        if n in names and spec.dtype is DType.f32 and not spec.symbols and spec.shape and spec.shape[-1] % VEC == 0:
-            widths[n] = texture_width(spec.shape[-1] // VEC, spec.size // VEC, texels)
+        if n in names and spec.dtype is DType.f32 and not spec.symbols and spec.shape and spec.shape[-1] % texel == 0:
+            widths[n] = texture_width(spec.shape[-1] // texel, spec.size // texel, texels, texel)
     return {n: width for n, width in sorted(widths.items()) if width}
 
 
@@ -914,10 +939,10 @@ def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads
     g = grid(math.ceil(math.prod(at_max(outer)) / ROW_LANES), max_groups)
     groups = (Extent.of(outer, ROW_LANES),) if any(isinstance(d, Dim) for d in outer) else ()
 
-    def write(copied: dict[str, int]) -> tuple[Written, KernelWriter]:
+    def write(copied: dict[str, int], scalars: dict[str, int]) -> tuple[Written, KernelWriter]:
         w = KernelWriter(graph, sources)
         w.fours = True
-        textures = _bind_textures(w, reads, roots, copied)
+        textures = _bind_textures(w, reads, roots, copied, scalars)
         prelude = invocation("o", g[0] * ROW_LANES, w.size(w.extent(outer)))
         coords = w.unravel("o", outer) if outer else []
         put, per_row = _rows(w, roots, walked, axis, coords)
@@ -931,7 +956,7 @@ def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads
         return Written(module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups, w.sized,
                        textures), w
 
-    return _textured(graph, sources, texels, write)
+    return _textured(graph, sources, reads, texels, write)
 
 
 def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
