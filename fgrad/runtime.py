@@ -1137,8 +1137,8 @@ class _Texture:
     60 us of Python on the 2-core machine)."""
 
     def __init__(self, device: Any, width: int, height: int, texel: int):
-        self.texture = device.create_texture(size=(width, height, 1), format="rgba32float" if texel == 4 else "r32float",
-                                             usage=TEXTURE_USE)
+        kind = "rgba32float" if texel == 4 else "r32float"
+        self.texture = device.create_texture(size=(width, height, 1), format=kind, usage=TEXTURE_USE)
         self.width, self.height, self.row = width, height, 4 * texel * width  # a row's bytes
         if _native is not None:
             self.source = _ffi.new("WGPUTexelCopyBufferInfo *", {"layout": {

@@ -79,7 +79,8 @@ MATMULS = {
     "texture_heads_merged_columns": (lambda x, o: x.reshape(16, 64).T @ fg.transpose(o, (0, 2, 1, 3)).reshape(16, 64),
                                      (_normal(2, 8, 64), _normal(2, 2, 8, 32))),
     # Rows starting inside the texture's rows: texel t at column t % width, row t / width.
-    "texture_rows_across": (lambda a, b: a.reshape(1024)[16:976].reshape(15, 64) @ b, (_normal(16, 64), _normal(64, 32))),
+    "texture_rows_across": (lambda a, b: a.reshape(1024)[16:976].reshape(15, 64) @ b,
+                            (_normal(16, 64), _normal(64, 32))),
     "texture_unstrided_reshape": (lambda a, b: a.T.reshape(32, 32)[1:] @ b, (_normal(64, 16), _normal(32, 32))),
 }
 TEXTURES = {"square": 2, "weight_shared": 1, "vec4_b_read_twice": 1, "vec4_long_k": 1, "texture_operands": 2,
@@ -344,8 +345,8 @@ def test_cpu_programs_round_trip_through_the_disk_cache(tmp_path, monkeypatch):
     """A program whose kernels read from textures (a product's operands, B's binding before A's;
     rows; an update's copy of the buffer it writes in place) is stored and read back whole."""
     monkeypatch.setenv("FGRAD_CACHE_DIR", str(tmp_path))
-    graph = fg.trace(lambda x, w, y: (x * 0.9 + fg.tanh(x) * 0.1, fg.softmax(y @ w.T, axis=-1), nn.layer_norm(LN64, y @ w)),
-                     _normal(16, 64), _normal(64, 64), _normal(16, 64))
+    graph = fg.trace(lambda x, w, y: (x * 0.9 + fg.tanh(x) * 0.1, fg.softmax(y @ w.T, axis=-1),
+                                      nn.layer_norm(LN64, y @ w)), _normal(16, 64), _normal(64, 64), _normal(16, 64))
     limits = _limits(True)
     program = lower(graph, limits, frozenset({0}))
     textures = [k.textures for k in program.kernels]

@@ -238,7 +238,8 @@ def _well_formed(p: Any, graph: Graph) -> bool:
             and all(p.buffers[b].kind == "input" and p.buffers[b].index == k for k, b in enumerate(p.inputs))
             and len(set(p.outputs)) == len(p.outputs) and set(p.donated) <= set(range(len(g.inputs)))
             and all(_textures_bound(k) for k in p.kernels)
-            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.groups) in (0, 1, 3) for k in p.kernels))
+            and all(len(k.roots) == len(k.writes) and min(k.grid) >= 1 and len(k.groups) in (0, 1, 3)
+                    for k in p.kernels))
 
 
 def _textures_bound(k: Kernel) -> bool:

@@ -432,7 +432,8 @@ class KernelWriter:
             if source in self.scalars:
                 expr = self.scalar(source, coords, node.spec.shape)
             elif source in self.elements or source in self.texels:
-                assert lane is not None, f"{source}, bound as {self.elements.get(source, TEXTURE)}, is read across lanes"
+                bound = self.elements.get(source, TEXTURE)
+                assert lane is not None, f"{source}, bound as {bound}, is read across lanes"
                 row, shape = list(coords[:-1]), node.spec.shape
                 at = self.ravel([*row, lane[0]], (*shape[:-1], shape[-1] // VEC))
                 four = self.once(("vec4", source, at), lambda: self.texel(source, row, lane[0], shape) if
