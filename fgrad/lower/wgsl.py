@@ -453,25 +453,24 @@ class KernelWriter:
 
     def texel(self, source: str, row: Sequence[str], four: str, shape: Sequence[int]) -> str:
         """WGSL loading the vec4 `four` of the row at `row` of the buffer bound as `source`, from
-        its texture copy (`texels`): its buffer's texels, in rows of the texture's width."""
+        its texture copy (`texels`)."""
         texture, width = self.texels[source]
-        if width == shape[-1] // VEC:  # the buffer's rows are the texture's
-            x, y = four, self.ravel(row, shape[:-1])
-        else:
-            t = self.let(self.ravel([*row, four], (*shape[:-1], shape[-1] // VEC)))
-            x, y = self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
+        x, y = self.placed([*row, four], (*shape[:-1], shape[-1] // VEC), width)
         return f"textureLoad({texture}, vec2<i32>({x}, {y}))"
 
     def scalar(self, source: str, coords: Sequence[str], shape: Sequence[int]) -> str:
         """WGSL loading the value at `coords` of the buffer bound as `source` from its texture copy of
-        a value a texel (`scalars`): the buffer's values, in rows of the texture's width."""
-        width = self.scalars[source]
-        if shape and width == shape[-1]:  # the buffer's rows are the texture's
-            x, y = coords[-1], self.ravel(coords[:-1], shape[:-1])
-        else:
-            t = self.let(self.ravel(coords, shape))
-            x, y = self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
+        a value a texel (`scalars`)."""
+        x, y = self.placed(coords, shape, self.scalars[source])
         return f"textureLoad({source}, vec2<i32>({x}, {y})).x"
+
+    def placed(self, coords: Sequence[str], shape: Sequence[int], width: int) -> tuple[str, str]:
+        """The column and row of the texel at `coords` of `shape` (a buffer's texels) in a texture
+        holding them in order, `width` a row: the buffer's own rows where they are the texture's."""
+        if shape and width == shape[-1]:
+            return coords[-1], self.ravel(coords[:-1], shape[:-1])
+        t = self.let(self.ravel(coords, shape))
+        return self.let(f"{t} % {width}i"), self.let(f"{t} / {width}i")
 
     def address(self, i: int, coords: Sequence[str]) -> tuple[str, str]:
         """The binding, and the index in it, of node i's element at `coords`, where i is a buffer
