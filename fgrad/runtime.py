@@ -48,6 +48,8 @@ TEXTURE_USE = 0x2 | 0x8  # GPUTextureUsage COPY_DST | STORAGE_BINDING: a texture
 _UNIFORM = UNIFORM | COPY_DST
 _native: Any = None  # wgpu-native's C entry points, once a device is open: recording through them
 _ffi: Any = None  # skips ~4 µs of Python per dispatch (None under another wgpu backend)
+_checked: Any = None  # the same entry points raising the errors a call reports (wgpu-py's `libf`)
+_EMPTY: dict[str, Any] = {}  # descriptors without fields, made once: encoder, compute pass, command buffer
 _ON_MAP: Any = None  # _on_map as wgpu-native's callback
 CHUNK = 64  # dispatches recorded before a submit: a long step starts on the GPU while the rest is recorded
 FIRST_CHUNK = 16  # a long heavy call's first submit: the GPU starts soon after the host does
@@ -92,8 +94,10 @@ class Device:
     pool: dict[int, list[Any]] = field(default_factory=dict)  # size -> buffers of results no longer held
     pooled: int = 0  # bytes in the pool
     pool_limit: int = POOL_BYTES
-    encoder: Any = None  # the command encoder of the work not yet submitted
-    compute: Any = None  # its open compute pass
+    # The command encoder of the work not yet submitted, and its open compute pass: wgpu-native's
+    # handles where they are at hand (wgpu-py's objects cost some 40 us of Python a command buffer).
+    encoder: Any = None
+    compute: Any = None
     pending: int = 0  # dispatches recorded since the last submit
     submitted_at: float = 0.0  # time.perf_counter() of the last submit
     submitted: int | None = None  # the queue's index of the last submit (wgpu-native's), to wait for it
@@ -125,15 +129,17 @@ class Device:
     def dispatch(self, work: Sequence[tuple[Any, Any, tuple[int, int, int]]]) -> None:
         """Record (pipeline, bind group, grid) dispatches into the open compute pass."""
         if self.compute is None:
-            if self.encoder is None:
-                self.encoder = self.device.create_command_encoder()
-            self.compute = self.encoder.begin_compute_pass()
+            self.compute = _begin_pass(self.commands())
         _dispatch(self.compute, work)
         self.pending += len(work)
 
     def copy(self, source: Any, target: Any, nbytes: int) -> None:
         """Record a copy of the first `nbytes` of `source` into `target`, after the work recorded."""
-        self.commands().copy_buffer_to_buffer(source, 0, target, 0, nbytes)
+        encoder = self.commands()
+        if _native is not None:
+            _native.wgpuCommandEncoderCopyBufferToBuffer(encoder, source._internal, 0, target._internal, 0, nbytes)
+        else:
+            encoder.copy_buffer_to_buffer(source, 0, target, 0, nbytes)
 
     def fill(self, source: Any, texture: _Texture) -> None:
         """Record a copy of `source`'s rows into a kernel's texture (Kernel.textures), after the work recorded."""
@@ -142,25 +148,29 @@ class Device:
     def commands(self) -> Any:
         """The command encoder of the work recorded, its compute pass ended: for a copy."""
         if self.compute is not None:
-            self.compute.end()
+            _end_pass(self.compute)
             self.compute = None
         if self.encoder is None:
-            self.encoder = self.device.create_command_encoder()
+            self.encoder = _native.wgpuDeviceCreateCommandEncoder(self.device._internal, _EMPTY["CommandEncoder"]) \
+                if _native is not None else self.device.create_command_encoder()
         return self.encoder
 
     def flush(self) -> None:
         """Submit the work recorded so far."""
         if self.encoder is None:
             return
-        if self.compute is not None:
-            self.compute.end()
-        encoder, self.encoder, self.compute, self.pending = self.encoder, None, None, 0
-        commands = encoder.finish()
-        if _native is not None:
-            self.submitted = _native.wgpuQueueSubmitForIndex(self.device.queue._internal, 1,
-                                                             _ffi.new("WGPUCommandBuffer[1]", [commands._internal]))
+        encoder = self.commands()
+        self.encoder, self.pending = None, 0
+        if _native is None:
+            self.device.queue.submit([encoder.finish()])
         else:
-            self.device.queue.submit([commands])
+            try:  # finish() validates the commands: an error recorded with them is raised here
+                commands = _checked.wgpuCommandEncoderFinish(encoder, _EMPTY["CommandBuffer"])
+            finally:
+                _native.wgpuCommandEncoderRelease(encoder)
+            self.submitted = _native.wgpuQueueSubmitForIndex(self.device.queue._internal, 1,
+                                                             _ffi.new("WGPUCommandBuffer[1]", [commands]))
+            _native.wgpuCommandBufferRelease(commands)
         self.submitted_at = time.perf_counter()
 
     def settle(self, heavy: bool) -> None:
@@ -236,10 +246,11 @@ _PREFERENCE = {"DiscreteGPU": 0, "IntegratedGPU": 1, "CPU": 3}
 
 
 def _adapters() -> tuple[Any, ...]:
-    global _ADAPTERS, _native, _ffi, _ON_MAP
+    global _ADAPTERS, _native, _ffi, _checked, _ON_MAP
     if _ADAPTERS is None:
         import wgpu
         try:
+            from wgpu.backends.wgpu_native._api import libf as _checked
             from wgpu.backends.wgpu_native._ffi import ffi as _ffi
             from wgpu.backends.wgpu_native._ffi import lib as _native
         except ImportError:  # another wgpu backend: the public API does the same, a little slower
@@ -247,6 +258,8 @@ def _adapters() -> tuple[Any, ...]:
         else:
             _parse_c_types(_ffi, WGPU_C_TYPES)
             _ON_MAP = _ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)", _on_map)
+            _EMPTY.update((kind, _ffi.new(f"WGPU{kind}Descriptor *"))
+                          for kind in ("CommandEncoder", "ComputePass", "CommandBuffer"))
         _ADAPTERS = tuple(wgpu.gpu.enumerate_adapters_sync())
     return _ADAPTERS
 
@@ -385,14 +398,16 @@ class Array(HasSpec):
         self.reader: tuple[set[int], int] | None = None  # where to note that result k of a call was read
         self.donated: str | None = None  # where it was donated, once it is
 
-    def check_live(self, what: str, site: str | None) -> None:
+    def check_live(self, what: str, site: str | None = None) -> None:
+        """Raise if the Array was donated (its buffer holds a later call's results), naming `site`,
+        else the caller's line (found only then: a walk of the stack costs microseconds a read)."""
         if self.donated is not None:
             raise InputError(f"{what} is an Array {self.spec} that was donated {self.donated}; its buffer now holds "
-                             "that call's results: use the values it returned", site)
+                             "that call's results: use the values it returned", site or user_site())
 
     def numpy(self) -> np.ndarray:
         """The value on the host (read through a reusable staging buffer, then kept)."""
-        self.check_live("numpy()", user_site())
+        self.check_live("numpy()")
         if self._host is None and not self.size:  # an empty value: nothing on the device to read
             self._host = np.empty(self.shape, self.dtype.np)
             self._host.flags.writeable = False
@@ -421,13 +436,13 @@ class Array(HasSpec):
 
     def block_until_ready(self) -> Array:
         """Wait until the device has computed this value, and return it."""
-        self.check_live("block_until_ready()", user_site())
+        self.check_live("block_until_ready()")
         self.device.wait()
         return self
 
     def copy(self) -> Array:
         """A new Array with the same value, copied on the device."""
-        self.check_live("copy()", user_site())
+        self.check_live("copy()")
         buffer = self.device.take(self.buffer.size)
         self.device.copy(self.buffer, buffer, self.buffer.size)
         self.device.settle(heavy=self.buffer.size >= HEAVY_BYTES)
@@ -1149,21 +1164,39 @@ class _Texture:
 
     def fill(self, encoder: Any, buffer: Any) -> None:
         """Record the copy of `buffer`'s rows into the texture."""
-        if _native is not None and hasattr(encoder, "_internal"):
+        if _native is not None:  # a wgpu-py encoder (fg.profile's) or a handle (Device.commands())
             # NOTE: an error recorded here surfaces at finish(), which checks it (as _dispatch's).
             self.source.buffer = buffer._internal
-            _native.wgpuCommandEncoderCopyBufferToTexture(encoder._internal, self.source, self.target, self.size)
+            _native.wgpuCommandEncoderCopyBufferToTexture(getattr(encoder, "_internal", encoder), self.source,
+                                                          self.target, self.size)
         else:
             encoder.copy_buffer_to_texture({"buffer": buffer, "offset": 0, "bytes_per_row": self.row,
                                             "rows_per_image": self.height}, {"texture": self.texture},
                                            (self.width, self.height, 1))
 
 
+def _begin_pass(encoder: Any) -> Any:
+    """A compute pass begun on a command encoder of Device.commands()."""
+    if _native is not None:
+        return _native.wgpuCommandEncoderBeginComputePass(encoder, _EMPTY["ComputePass"])
+    return encoder.begin_compute_pass()
+
+
+def _end_pass(compute: Any) -> None:
+    """End a compute pass of _begin_pass (and let its handle go)."""
+    if _native is not None:
+        _native.wgpuComputePassEncoderEnd(compute)
+        _native.wgpuComputePassEncoderRelease(compute)
+    else:
+        compute.end()
+
+
 def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -> None:
-    """Set each (pipeline, bind group, grid) of `work` in a compute pass and dispatch the grid."""
-    if _native is not None and hasattr(compute, "_internal"):
+    """Set each (pipeline, bind group, grid) of `work` in a compute pass (wgpu-py's or a handle of
+    _begin_pass) and dispatch the grid."""
+    if _native is not None:
         # NOTE: errors recorded here surface at finish() and submit(), which check them.
-        handle, null = compute._internal, _ffi.NULL
+        handle, null = getattr(compute, "_internal", compute), _ffi.NULL
         set_pipeline = _native.wgpuComputePassEncoderSetPipeline  # looked up once: cffi's are slow
         set_group = _native.wgpuComputePassEncoderSetBindGroup
         dispatch = _native.wgpuComputePassEncoderDispatchWorkgroups

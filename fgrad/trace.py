@@ -64,10 +64,21 @@ def user_site() -> str | None:
         return override
     frame = sys._getframe(1)
     while frame is not None:
-        if _is_user(frame):
-            return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+        code = frame.f_code
+        name = _USER_CODE.get(code)
+        if name is None:
+            if len(_USER_CODE) >= 4096:  # code made at run time (exec, wrappers) comes and goes
+                _USER_CODE.clear()
+            name = _USER_CODE[code] = os.path.basename(code.co_filename) if _is_user(frame) else ""
+        if name:
+            return f"{name}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+# Each code object's file name where it is the user's code, else "" (looked up per code object: a
+# compiled call's donation asks for its caller's line every step).
+_USER_CODE: dict[Any, str] = {}
 
 
 def _innermost_user_site(tb: Any) -> str | None:
