@@ -88,12 +88,12 @@ def host_us_per_dispatch(work: Workload, repeat: int = 20, rounds: int = 5) -> f
     buffers, _ = step.bind((work.params, work.state, *work.data))
     device = step.device.device
 
-    def record() -> None:
-        encoder = device.create_command_encoder()
-        compute = encoder.begin_compute_pass()
+    def record() -> None:  # as Device records a call's dispatches and finishes them, not submitted
+        encoder = runtime._encoder(device)
+        compute = runtime._begin_pass(encoder)
         runtime._dispatch(compute, step.work(buffers, 0, len(step.program.kernels)))
-        compute.end()
-        encoder.finish()
+        runtime._end_pass(compute)
+        runtime._let_go(runtime._finish(encoder))
 
     record()  # builds any missing bind group
     seconds = []

@@ -151,8 +151,7 @@ class Device:
             _end_pass(self.compute)
             self.compute = None
         if self.encoder is None:
-            self.encoder = _native.wgpuDeviceCreateCommandEncoder(self.device._internal, _EMPTY["CommandEncoder"]) \
-                if _native is not None else self.device.create_command_encoder()
+            self.encoder = _encoder(self.device)
         return self.encoder
 
     def flush(self) -> None:
@@ -161,16 +160,13 @@ class Device:
             return
         encoder = self.commands()
         self.encoder, self.pending = None, 0
+        commands = _finish(encoder)
         if _native is None:
-            self.device.queue.submit([encoder.finish()])
+            self.device.queue.submit([commands])
         else:
-            try:  # finish() validates the commands: an error recorded with them is raised here
-                commands = _checked.wgpuCommandEncoderFinish(encoder, _EMPTY["CommandBuffer"])
-            finally:
-                _native.wgpuCommandEncoderRelease(encoder)
             self.submitted = _native.wgpuQueueSubmitForIndex(self.device.queue._internal, 1,
                                                              _ffi.new("WGPUCommandBuffer[1]", [commands]))
-            _native.wgpuCommandBufferRelease(commands)
+            _let_go(commands)
         self.submitted_at = time.perf_counter()
 
     def settle(self, heavy: bool) -> None:
@@ -1173,6 +1169,30 @@ class _Texture:
             encoder.copy_buffer_to_texture({"buffer": buffer, "offset": 0, "bytes_per_row": self.row,
                                             "rows_per_image": self.height}, {"texture": self.texture},
                                            (self.width, self.height, 1))
+
+
+def _encoder(device: Any) -> Any:
+    """A new command encoder of a wgpu device: wgpu-native's handle where it is at hand."""
+    if _native is not None:
+        return _native.wgpuDeviceCreateCommandEncoder(device._internal, _EMPTY["CommandEncoder"])
+    return device.create_command_encoder()
+
+
+def _finish(encoder: Any) -> Any:
+    """The command buffer of an encoder of _encoder, which is let go. finish() validates the
+    commands: an error recorded with them (a dispatch's, a copy's) is raised here."""
+    if _native is None:
+        return encoder.finish()
+    try:
+        return _checked.wgpuCommandEncoderFinish(encoder, _EMPTY["CommandBuffer"])
+    finally:
+        _native.wgpuCommandEncoderRelease(encoder)
+
+
+def _let_go(commands: Any) -> None:
+    """Let a command buffer of _finish go (once submitted, or never to be)."""
+    if _native is not None:
+        _native.wgpuCommandBufferRelease(commands)
 
 
 def _begin_pass(encoder: Any) -> Any:
