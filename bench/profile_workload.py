@@ -17,11 +17,12 @@ def main() -> None:
     ap.add_argument("workload", choices=["mlp", "gpt"])
     ap.add_argument("--size", choices=["small", "full"], default="small")
     ap.add_argument("--top", type=int, default=25, help="rows to print")
-    ap.add_argument("--warmup", type=int, default=20, help="steps before profiling (GPU clocks rise)")
+    ap.add_argument("--warmup", type=float, default=workloads.SPIN_UP,
+                    help="seconds of steps before profiling (GPU clocks rise)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore", message="fgrad: no GPU adapter found")
     work = getattr(workloads, args.workload)(args.size)
-    work.run(args.warmup, read_each=False)
+    workloads.spin_up(work.run, 1, True, seconds=args.warmup)
     profile = fg.profile(work.step, work.params, work.state, *work.data)
     print("\n".join(str(profile).splitlines()[: args.top + 2]))
     by_kind: dict[str, list[float]] = {}
