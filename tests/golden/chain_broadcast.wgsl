@@ -1,7 +1,7 @@
 // fgrad: mul_add_tanh_sub f32[3,4] <- f32[3,4] f32[4]
-@group(0) @binding(0) var<storage, read> b0: array<f32>;
-@group(0) @binding(1) var<storage, read> b1: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(0) var<storage, read> b0: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> b1: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
@@ -9,20 +9,48 @@ fn is_nan(x: f32) -> bool {
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 256u);
-    if (i >= 12i) {
+    let q = i32(gid.x + gid.y * 256u);
+    if (q >= 3i) {
         return;
     }
-    let v1 = i / 4i;
-    let v2 = (i) % 4i;
-    let v3 = b0[i];
-    let v4 = 2.0f;
-    let v5 = (v3 * v4);
-    let v6 = b1[v2];
-    let v7 = (v5 + v6);
-    let v8 = select(tanh(clamp(v7, -15.0f, 15.0f)), v7, is_nan(v7));
-    let v9 = (-v3);
-    let v10 = exp(v9);
-    let v11 = (v8 - v10);
-    out[i] = v11;
+    let v1 = 0i * 4i;
+    let v2 = v1 + 1i;
+    let v3 = v1 + 2i;
+    let v4 = v1 + 3i;
+    let v5 = b0[q];
+    let v6 = v5.x;
+    let v7 = 2.0f;
+    let v8 = (v6 * v7);
+    let v9 = b1[0i];
+    let v10 = v9.x;
+    let v11 = (v8 + v10);
+    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v13 = (-v6);
+    let v14 = exp(v13);
+    let v15 = (v12 - v14);
+    let v16 = v5.y;
+    let v17 = (v16 * v7);
+    let v18 = v9.y;
+    let v19 = (v17 + v18);
+    let v20 = select(tanh(clamp(v19, -15.0f, 15.0f)), v19, is_nan(v19));
+    let v21 = (-v16);
+    let v22 = exp(v21);
+    let v23 = (v20 - v22);
+    let v24 = v5.z;
+    let v25 = (v24 * v7);
+    let v26 = v9.z;
+    let v27 = (v25 + v26);
+    let v28 = select(tanh(clamp(v27, -15.0f, 15.0f)), v27, is_nan(v27));
+    let v29 = (-v24);
+    let v30 = exp(v29);
+    let v31 = (v28 - v30);
+    let v32 = v5.w;
+    let v33 = (v32 * v7);
+    let v34 = v9.w;
+    let v35 = (v33 + v34);
+    let v36 = select(tanh(clamp(v35, -15.0f, 15.0f)), v35, is_nan(v35));
+    let v37 = (-v32);
+    let v38 = exp(v37);
+    let v39 = (v36 - v38);
+    out[q] = vec4<f32>(v15, v23, v31, v39);
 }

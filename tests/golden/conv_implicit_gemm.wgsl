@@ -408,22 +408,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 
 // fgrad: transpose f32[8,64,32,32] <- f32[8192,64]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>) {
-    let i = i32(gid.x + gid.y * 524288u);
-    if (i >= 524288i) {
+    let q = i32(gid.x + gid.y * 131072u);
+    if (q >= 131072i) {
         return;
     }
-    let v1 = i / 65536i;
-    let v2 = (i / 1024i) % 64i;
-    let v3 = (i / 32i) % 32i;
-    let v4 = (i) % 32i;
-    let v5 = v1 * 65536i + v3 * 2048i + v4 * 64i + v2;
-    let v6 = v5 / 64i;
-    let v7 = (v5) % 64i;
-    let v8 = b0[v5];
-    out[i] = v8;
+    let v1 = q / 16384i;
+    let v2 = (q / 256i) % 64i;
+    let v3 = (q / 8i) % 32i;
+    let v4 = (q) % 8i;
+    let v5 = v4 * 4i;
+    let v6 = v5 + 1i;
+    let v7 = v5 + 2i;
+    let v8 = v5 + 3i;
+    let v9 = v1 * 65536i + v3 * 2048i + v5 * 64i + v2;
+    let v10 = v9 / 64i;
+    let v11 = (v9) % 64i;
+    let v12 = b0[v9];
+    let v13 = v1 * 65536i + v3 * 2048i + v6 * 64i + v2;
+    let v14 = v13 / 64i;
+    let v15 = (v13) % 64i;
+    let v16 = b0[v13];
+    let v17 = v1 * 65536i + v3 * 2048i + v7 * 64i + v2;
+    let v18 = v17 / 64i;
+    let v19 = (v17) % 64i;
+    let v20 = b0[v17];
+    let v21 = v1 * 65536i + v3 * 2048i + v8 * 64i + v2;
+    let v22 = v21 / 64i;
+    let v23 = (v21) % 64i;
+    let v24 = b0[v21];
+    out[q] = vec4<f32>(v12, v16, v20, v24);
 }
