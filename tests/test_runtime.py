@@ -72,11 +72,13 @@ def test_model_and_its_gradient_on_device(name):
         assert_matches(fg.compile(graph)(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
 
 
-def test_2d_grid_on_device():
-    """A grid past the per-dimension limit wraps into y (the limit lowered so the test stays small)."""
-    x = np.random.default_rng(0).normal(size=(64, 300)).astype(np.float32)
+@pytest.mark.parametrize("shape, grid", [((64, 301), (16, 5)), ((64, 300), (16, 2))], ids=["elements", "vec4s"])
+def test_2d_grid_on_device(shape, grid):
+    """A grid past the per-dimension limit wraps into y (the limit lowered so the test stays small):
+    256 invocations a workgroup, each computing an element, or 4 where rows are whole vec4s."""
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
     program = lower(fg.trace(lambda a: a * 2.0 + 1.0, x), Limits(max_compute_workgroups_per_dimension=16))
-    assert program.kernels[0].grid[:2] == (16, 5)
+    assert program.kernels[0].grid[:2] == grid
     np.testing.assert_allclose(Executable(program)(x).numpy(), x * 2.0 + 1.0, rtol=1e-6)
 
 
