@@ -19,11 +19,11 @@ it block by block in shared memory: `w.scan`), `sort` (a workgroup per row
 put in order in shared memory) and `merge` (an invocation per result of a
 merge of sorted runs, for rows longer than shared memory holds), and the
 tiled matmul of fgrad/lower/matmul.py for kernels built around a matmul
-(its epilogue fuses). On a CPU adapter, where barriers are costly, `row` (an
-invocation per softmax row) and the elementwise skeleton take the cooperative
-one's roots, and fgrad/lower/matmul_cpu.py the matmuls; where nothing folds,
-`lanes` (an invocation per 4 elements of a row) binds the buffers it reads
-along rows as vec4s. There, buffers read only along rows are read from
+(its epilogue fuses). Where nothing folds, `lanes` (an invocation per 4
+elements of a row) binds the buffers it reads along rows as vec4s. On a CPU
+adapter, where barriers are costly, `row` (an invocation per softmax row) and
+the elementwise skeleton take the cooperative one's roots, and
+fgrad/lower/matmul_cpu.py the matmuls. There, buffers read only along rows are read from
 texture copies where a texture holds their texels (a CPU adapter loads a
 texel for all lanes at once, a storage buffer lane by lane), the row and
 elementwise skeletons' loops stepping 4 values along a row at a time; those
@@ -656,11 +656,12 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
     an invocation stream at twice the bandwidth of one, while smaller outputs (a column sum's
     partial sums, each a loop) need every invocation they can have. Several roots of one count
     of elements (their shapes alike, or `(n,)` and `(n, 1)`) are all computed before any is
-    stored (an output may overwrite a donated input that another reads). With `vectors` (a CPU
-    adapter), an invocation per VEC elements along rows of a multiple of VEC, where that binds a
-    buffer as vec4s or reads it from a texture copy (of at most `texels` a side: `lanes_kernel`);
-    where values fold, its loops along rows step VEC values at a time, and the buffers read only
-    along rows are read from texture copies (`_textured`)."""
+    stored (an output may overwrite a donated input that another reads). With `vectors` (nothing
+    folds), an invocation per VEC elements along rows of a multiple of VEC, where that binds a
+    buffer as vec4s or reads it from a texture copy (of at most `texels` a side, 0 for none:
+    `lanes_kernel`). Where it does not stream (a CPU adapter) and values fold, its loops along
+    rows step VEC values at a time, and the buffers read only along rows are read from texture
+    copies (`_textured`)."""
     node = graph.nodes[roots[0]]
     shape = node.spec.shape
     if vectors and not node.spec.symbols and shape and shape[-1] % VEC == 0 < shape[-1]:
@@ -724,10 +725,11 @@ def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
 
 def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
                  max_groups: int, vec4: set[str], copied: dict[str, int] | None = None) -> tuple[Written, set[str]]:
-    """The elementwise skeleton on a CPU adapter, for roots of a static shape whose rows are a
-    multiple of VEC long: an invocation per VEC adjacent elements, computed lane by lane. The
+    """The elementwise skeleton for roots of a static shape whose rows are a multiple of VEC long
+    and that fold nothing: an invocation per VEC adjacent elements, computed lane by lane. The
     bindings named in `vec4` are arrays of vec4<f32>, loaded (or stored) a vec4 at once: a CPU
-    adapter loads a storage buffer lane by lane, a vec4 as cheaply as an f32. Those of them
+    adapter loads a storage buffer lane by lane, a vec4 as cheaply as an f32, and a GPU streams
+    16-byte loads faster than 4-byte ones. Those of them
     `copied` (name -> the texture's width) are read from a texture copy of their buffer, which
     the adapter loads for all lanes at once (matmul_cpu.py): a read in place of its buffer, an
     output read in place from a binding of its own. Returns the WGSL and the bindings read other
