@@ -72,6 +72,23 @@ def test_model_and_its_gradient_on_device(name):
         assert_matches(fg.compile(graph)(*args), fg.interpret(graph, *args), 1e-4, 1e-5, name)
 
 
+def test_a_command_recorded_wrong_is_raised_when_submitted():
+    """The device records through wgpu-native's C calls, and finish() through wgpu-py's error
+    capture: a dispatch over the adapter's grid limit is raised where its commands are submitted,
+    not logged and dropped, and the device records and runs the next call as before."""
+    import wgpu
+
+    x = fg.device_put(np.ones((4, 4), np.float32))
+    exe = fg.compile(fg.trace(lambda a: a + 1.0, x))
+    buffers, _ = exe.bind((x,))
+    pipeline, group, _ = exe.work(buffers, 0, 1)[0]
+    too_many = exe.device.limits.max_compute_workgroups_per_dimension + 1
+    exe.device.dispatch([(pipeline, group, (too_many, 1, 1))])
+    with pytest.raises(wgpu.GPUValidationError, match="dispatch group size"):
+        exe.device.flush()
+    np.testing.assert_array_equal(exe(x).numpy(), np.full((4, 4), 2.0, np.float32))
+
+
 @pytest.mark.parametrize("shape, grid", [((64, 301), (16, 5)), ((64, 300), (16, 2))], ids=["elements", "vec4s"])
 def test_2d_grid_on_device(shape, grid):
     """A grid past the per-dimension limit wraps into y (the limit lowered so the test stays small):
