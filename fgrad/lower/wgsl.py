@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -118,6 +119,32 @@ def _factor(n: int | str) -> str:
     return f"{n}i" if isinstance(n, int) else f"({n})" if " " in n else n
 
 
+_DEFINED = re.compile(r"\b(?:let|var)\s+(\w+)")  # a name a line of WGSL defines
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+class _Nested(Exception):
+    """A fold asked for while a fold joins an earlier loop (KernelWriter._join)."""
+
+
+@dataclass
+class _Loop:
+    """A strided fold loop in a kernel's lines: where it starts (its `for`) and where its body
+    ends (its closing brace), its body's scope and depth, and each accumulator's place of the
+    stride."""
+
+    start: int
+    end: int
+    scope: dict[tuple, str]
+    depth: int
+    ats: list[str]
+
+    def shift(self, at: int, by: int) -> None:
+        """Move past lines inserted at line `at`."""
+        self.start += by if self.start >= at else 0
+        self.end += by if self.end >= at else 0
+
+
 class KernelWriter:
     """Writes the body of one kernel: `let` bindings, loops and loads.
 
@@ -168,6 +195,10 @@ class KernelWriter:
         self.depth = 1
         self.scopes: list[dict[tuple, str]] = [{}]
         self.count = 0
+        # A cooperative kernel's strided fold loops, by (count, stride, block): later folds over the
+        # same places join them (`_join`); `merging` while one does.
+        self.folding: dict[tuple, _Loop] = {}
+        self.merging = False
 
     # -- statements ----------------------------------------------------------
 
@@ -252,26 +283,79 @@ class KernelWriter:
             with self.loop(count) as r:
                 self.line(f"{acc} = {combine(acc, value_at(r))};")
             return acc
+        if self.merging:  # a fold inside a fold joining an earlier loop (`_join`): it cannot join
+            raise _Nested
         # UNROLL accumulators, each folding every UNROLL-th stride of the row: their loads are
         # in flight together, where one accumulator would wait on each load in turn.
-        accs = [self.var(init, dtype) for _ in range(UNROLL)]
         if count == self.row:  # the row's values this invocation holds, each folded in turn
+            accs = [self.var(init, dtype) for _ in range(UNROLL)]
             for j, at in enumerate(self.held()):
                 self.line(f"{accs[j % UNROLL]} = {combine(accs[j % UNROLL], value_at(at))};")
         else:
             stride = self.cooperative * UNROLL
             ragged = isinstance(count, (Dim, str)) or count % stride != 0
-            with self.loop(count, start=self.lane, step=stride) as r:
-                for u, acc in enumerate(accs):
-                    at = self.let(f"{r} + {u * self.cooperative}i") if u else r
-                    if ragged and u:
-                        with self.scope(f"if ({at} < {self.size(count)}) {{"):
-                            self.line(f"{acc} = {combine(acc, value_at(at))};")
-                    else:
-                        self.line(f"{acc} = {combine(acc, value_at(at))};")
+            key = (self.size(count), stride, id(self.scopes[-1]))  # (a block's scope lives as long as its loops)
+            accs = self._join(key, init, dtype, value_at, combine, count, ragged)
+            if accs is None:
+                accs = [self.var(init, dtype) for _ in range(UNROLL)]
+                start = len(self.lines)
+                with self.loop(count, start=self.lane, step=stride) as r:
+                    ats = [self.let(f"{r} + {u * self.cooperative}i") if u else r for u in range(UNROLL)]
+                    self._fold_body(accs, ats, value_at, combine, count, ragged)
+                    fold = _Loop(start, len(self.lines), self.scopes[-1], self.depth, ats)
+                self.folding[key] = fold
         while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
             accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
         return self.across(self.let(accs[0]), combine, dtype)
+
+    def _fold_body(self, accs: list[str], ats: list[str], value_at: Callable[[str], str],
+                   combine: Callable[[str, str], str], count: int | Dim | str, ragged: bool) -> None:
+        """A strided fold's step: each accumulator folds the value at its place of the stride."""
+        for u, (acc, at) in enumerate(zip(accs, ats)):
+            if ragged and u:
+                with self.scope(f"if ({at} < {self.size(count)}) {{"):
+                    self.line(f"{acc} = {combine(acc, value_at(at))};")
+            else:
+                self.line(f"{acc} = {combine(acc, value_at(at))};")
+
+    def _join(self, key: tuple, init: str, dtype: DType, value_at: Callable[[str], str],
+              combine: Callable[[str, str], str], count: int | Dim | str, ragged: bool) -> list[str] | None:
+        """Fold in the loop of an earlier fold over the same places, written in the same block
+        (sibling roots' sums): the values the loop loaded are found again, and the loads of both
+        are in flight together, where a loop of its own would load them after the first loop's.
+        Returns the accumulators, declared before that loop; None where there is no such loop
+        or the fold's values need a fold of their own (which runs before it, in uniform control)."""
+        fold = self.folding.get(key)
+        if fold is None:
+            return None
+        saved = self.lines, self.scopes, self.depth, self.count
+        scope = dict(fold.scope)  # (kept only where the fold joins)
+        self.merging = True
+        try:
+            self.lines, self.depth = [], fold.depth - 1
+            accs = [self.var(init, dtype) for _ in range(UNROLL)]
+            declared = self.lines
+            self.lines, self.scopes, self.depth = [], [scope], fold.depth
+            self._fold_body(accs, fold.ats, value_at, combine, count, ragged)
+            body = self.lines
+        except _Nested:
+            self.lines, self.scopes, self.depth, self.count = saved
+            return None
+        finally:
+            self.merging = False
+        self.lines, self.scopes, self.depth = saved[:3]
+        # A value named after the loop (a fold's result the rule read first: a softmax's max) is
+        # not there yet where the loop runs.
+        later = {m for line in self.lines[fold.end:] for m in _DEFINED.findall(line)}
+        if later & {m for line in body for m in _NAME.findall(line)}:
+            self.count = saved[3]
+            return None
+        fold.scope.update(scope)
+        for at, lines in ((fold.end, body), (fold.start, declared)):  # the step's lines, then the declarations
+            self.lines[at:at] = lines
+            for loop in self.folding.values():
+                loop.shift(at, len(lines))
+        return accs
 
     def quad(self, four: str) -> list[str]:
         """The VEC places along a row that its vec4 `four` holds, each the lane of it (`lanes`)."""

@@ -19,21 +19,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     var a5: f32 = 0.0f;
     var a6: f32 = 0.0f;
     for (var r7 = lane; r7 < 300i; r7 += 32i) {
-        let v8 = b0[r7 * 40i + i];
-        a3 = a3 + v8;
-        let v9 = r7 + 8i;
+        let v8 = r7 + 8i;
+        let v9 = r7 + 16i;
+        let v10 = r7 + 24i;
+        let v11 = b0[r7 * 40i + i];
+        a3 = a3 + v11;
+        if (v8 < 300i) {
+            let v12 = b0[v8 * 40i + i];
+            a4 = a4 + v12;
+        }
         if (v9 < 300i) {
-            let v10 = b0[v9 * 40i + i];
-            a4 = a4 + v10;
+            let v13 = b0[v9 * 40i + i];
+            a5 = a5 + v13;
         }
-        let v11 = r7 + 16i;
-        if (v11 < 300i) {
-            let v12 = b0[v11 * 40i + i];
-            a5 = a5 + v12;
-        }
-        let v13 = r7 + 24i;
-        if (v13 < 300i) {
-            let v14 = b0[v13 * 40i + i];
+        if (v10 < 300i) {
+            let v14 = b0[v10 * 40i + i];
             a6 = a6 + v14;
         }
     }

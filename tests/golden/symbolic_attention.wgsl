@@ -205,35 +205,35 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     var a12: f32 = bitcast<f32>(0xff800000u);
     var a13: f32 = bitcast<f32>(0xff800000u);
     for (var r14 = lid; r14 < dims.size_T; r14 += 512i) {
-        let v15 = b0[o * dims.size_T + r14];
-        let v16 = (v15 / v2);
-        let v17 = (o >= r14);
-        let v18 = select(v7, v6, v17);
-        let v19 = (v16 + v18);
-        a10 = max(a10, v19);
-        let v20 = r14 + 128i;
-        if (v20 < dims.size_T) {
-            let v21 = b0[o * dims.size_T + v20];
-            let v22 = (v21 / v2);
-            let v23 = (o >= v20);
-            let v24 = select(v7, v6, v23);
-            let v25 = (v22 + v24);
-            a11 = max(a11, v25);
+        let v15 = r14 + 128i;
+        let v16 = r14 + 256i;
+        let v17 = r14 + 384i;
+        let v18 = b0[o * dims.size_T + r14];
+        let v19 = (v18 / v2);
+        let v20 = (o >= r14);
+        let v21 = select(v7, v6, v20);
+        let v22 = (v19 + v21);
+        a10 = max(a10, v22);
+        if (v15 < dims.size_T) {
+            let v23 = b0[o * dims.size_T + v15];
+            let v24 = (v23 / v2);
+            let v25 = (o >= v15);
+            let v26 = select(v7, v6, v25);
+            let v27 = (v24 + v26);
+            a11 = max(a11, v27);
         }
-        let v26 = r14 + 256i;
-        if (v26 < dims.size_T) {
-            let v27 = b0[o * dims.size_T + v26];
-            let v28 = (v27 / v2);
-            let v29 = (o >= v26);
-            let v30 = select(v7, v6, v29);
-            let v31 = (v28 + v30);
-            a12 = max(a12, v31);
+        if (v16 < dims.size_T) {
+            let v28 = b0[o * dims.size_T + v16];
+            let v29 = (v28 / v2);
+            let v30 = (o >= v16);
+            let v31 = select(v7, v6, v30);
+            let v32 = (v29 + v31);
+            a12 = max(a12, v32);
         }
-        let v32 = r14 + 384i;
-        if (v32 < dims.size_T) {
-            let v33 = b0[o * dims.size_T + v32];
+        if (v17 < dims.size_T) {
+            let v33 = b0[o * dims.size_T + v17];
             let v34 = (v33 / v2);
-            let v35 = (o >= v32);
+            let v35 = (o >= v17);
             let v36 = select(v7, v6, v35);
             let v37 = (v34 + v36);
             a13 = max(a13, v37);
@@ -263,35 +263,35 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     var a42: f32 = 0.0f;
     var a43: f32 = 0.0f;
     for (var r44 = lid; r44 < dims.size_T; r44 += 512i) {
-        let v45 = b0[o * dims.size_T + r44];
-        let v46 = (v45 / v2);
-        let v47 = (o >= r44);
-        let v48 = select(v7, v6, v47);
-        let v49 = (v46 + v48);
-        a40 = a40 + exp(v49 - v39);
-        let v50 = r44 + 128i;
-        if (v50 < dims.size_T) {
-            let v51 = b0[o * dims.size_T + v50];
-            let v52 = (v51 / v2);
-            let v53 = (o >= v50);
-            let v54 = select(v7, v6, v53);
-            let v55 = (v52 + v54);
-            a41 = a41 + exp(v55 - v39);
+        let v45 = r44 + 128i;
+        let v46 = r44 + 256i;
+        let v47 = r44 + 384i;
+        let v48 = b0[o * dims.size_T + r44];
+        let v49 = (v48 / v2);
+        let v50 = (o >= r44);
+        let v51 = select(v7, v6, v50);
+        let v52 = (v49 + v51);
+        a40 = a40 + exp(v52 - v39);
+        if (v45 < dims.size_T) {
+            let v53 = b0[o * dims.size_T + v45];
+            let v54 = (v53 / v2);
+            let v55 = (o >= v45);
+            let v56 = select(v7, v6, v55);
+            let v57 = (v54 + v56);
+            a41 = a41 + exp(v57 - v39);
         }
-        let v56 = r44 + 256i;
-        if (v56 < dims.size_T) {
-            let v57 = b0[o * dims.size_T + v56];
-            let v58 = (v57 / v2);
-            let v59 = (o >= v56);
-            let v60 = select(v7, v6, v59);
-            let v61 = (v58 + v60);
-            a42 = a42 + exp(v61 - v39);
+        if (v46 < dims.size_T) {
+            let v58 = b0[o * dims.size_T + v46];
+            let v59 = (v58 / v2);
+            let v60 = (o >= v46);
+            let v61 = select(v7, v6, v60);
+            let v62 = (v59 + v61);
+            a42 = a42 + exp(v62 - v39);
         }
-        let v62 = r44 + 384i;
-        if (v62 < dims.size_T) {
-            let v63 = b0[o * dims.size_T + v62];
+        if (v47 < dims.size_T) {
+            let v63 = b0[o * dims.size_T + v47];
             let v64 = (v63 / v2);
-            let v65 = (o >= v62);
+            let v65 = (o >= v47);
             let v66 = select(v7, v6, v65);
             let v67 = (v64 + v66);
             a43 = a43 + exp(v67 - v39);
