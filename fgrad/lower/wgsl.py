@@ -130,11 +130,13 @@ class _Nested(Exception):
 @dataclass
 class _Loop:
     """A strided fold loop in a kernel's lines: where it starts (its `for`) and where its body
-    ends (its closing brace), its body's scope and depth, and each accumulator's place of the
-    stride."""
+    ends (its closing brace), the scope of the block it is written in (held, so that no later
+    block's scope takes its id, which keys the loop) and its body's, its body's depth, and each
+    accumulator's place of the stride."""
 
     start: int
     end: int
+    block: dict[tuple, str]
     scope: dict[tuple, str]
     depth: int
     ats: list[str]
@@ -294,7 +296,8 @@ class KernelWriter:
         else:
             stride = self.cooperative * UNROLL
             ragged = isinstance(count, (Dim, str)) or count % stride != 0
-            key = (self.size(count), stride, id(self.scopes[-1]))  # (a block's scope lives as long as its loops)
+            block = self.scopes[-1]
+            key = (self.size(count), stride, id(block))
             accs = self._join(key, init, dtype, value_at, combine, count, ragged)
             if accs is None:
                 accs = [self.var(init, dtype) for _ in range(UNROLL)]
@@ -302,7 +305,7 @@ class KernelWriter:
                 with self.loop(count, start=self.lane, step=stride) as r:
                     ats = [self.let(f"{r} + {u * self.cooperative}i") if u else r for u in range(UNROLL)]
                     self._fold_body(accs, ats, value_at, combine, count, ragged)
-                    fold = _Loop(start, len(self.lines), self.scopes[-1], self.depth, ats)
+                    fold = _Loop(start, len(self.lines), block, self.scopes[-1], self.depth, ats)
                 self.folding[key] = fold
         while len(accs) > 1:  # combined pairwise (UNROLL is a power of two)
             accs = [combine(a, b) for a, b in zip(accs[::2], accs[1::2])]
