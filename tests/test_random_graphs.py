@@ -1,0 +1,95 @@
+"""Random graphs, lowered both ways (kernels shaped for a GPU and for a CPU adapter) and run on
+this machine's adapter, match `interpret`: forward, reverse (the gradients of a weighted sum) and
+forward mode (a tangent's image), over shapes on both sides of the skeletons' thresholds (rows of
+at least COOPERATE_FROM values fold cooperatively, columns of COLUMNS_FROM in the columns skeleton,
+rows a multiple of 4 in vec4s). Each case is one seed: a failure names it, and `case(seed)`
+rebuilds its function."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+import fgrad.numpy as jnp
+from fgrad.pytree import flatten
+from test_runtime import compile_for_gpu
+
+pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+
+UNARY = [jnp.exp, jnp.tanh, jnp.sin, jnp.abs, jnp.relu, jnp.sigmoid, lambda x: x * x, lambda x: -x,
+         lambda x: x * 0.5 + 1.0]
+BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, jnp.maximum,
+          lambda a, b: jnp.where(a > b, a, b * 2.0)]
+FOLDS = [jnp.sum, jnp.mean, jnp.max, jnp.min]
+
+
+def expression(rng: random.Random, leaves: list, depth: int, rows: int, cols: int):
+    """A random expression of `depth` over `leaves` (each rows x cols), of that shape too."""
+    if depth == 0:
+        return rng.choice(leaves)
+    a = expression(rng, leaves, depth - 1, rows, cols)
+    k = rng.randrange(13)
+    if k < 3:
+        return rng.choice(UNARY)(a)
+    if k < 5:
+        return rng.choice(BINARY)(a, expression(rng, leaves, depth - 1, rows, cols))
+    if k == 5:  # a fold along either axis, broadcast back
+        return a - rng.choice(FOLDS)(a, axis=rng.choice([0, 1]), keepdims=True)
+    if k == 6:
+        return jnp.softmax(a, axis=rng.choice([0, 1]))
+    if k == 7:  # a layer norm's centring and scaling
+        c = a - jnp.mean(a, axis=-1, keepdims=True)
+        return c / jnp.sqrt(jnp.mean(c * c, axis=-1, keepdims=True) + 1e-5)
+    if k == 8:  # two folds over the same rows (one loop in a cooperative kernel)
+        return a * jnp.sum(a, axis=-1, keepdims=True) * 0.01 + jnp.sum(a * a, axis=-1, keepdims=True) * 0.001
+    if k == 9:  # two folds over the same columns
+        return a + jnp.sum(a, axis=0, keepdims=True) * 0.1 - jnp.max(jnp.abs(a), axis=0, keepdims=True) * 0.1
+    if k == 10:
+        return jnp.logsumexp(a, axis=-1, keepdims=True) + a
+    if k == 11:
+        w = jnp.sin(jnp.arange(cols * cols, dtype=jnp.float32).reshape(cols, cols) * 0.37) * 0.2
+        return a @ w
+    return jnp.cumsum(a, axis=rng.choice([0, 1]))
+
+
+def case(seed: int):
+    """Seed's function, its arguments, and what it computes ('forward', 'grad', 'jvp' or 'sums')."""
+    rng = random.Random(seed)
+    rows, cols = rng.choice([1, 3, 8, 33, 130]), rng.choice([4, 12, 64, 132, 256])
+    depth, shape_seed, mode = rng.choice([1, 2, 3]), rng.randrange(1 << 30), rng.choice(["forward", "grad", "jvp", "sums"])
+    axis = rng.choice([0, 1])
+
+    def f(x, y):
+        return expression(random.Random(shape_seed), [x, y], depth, rows, cols)
+
+    data = np.random.default_rng(seed)
+    x, y, c = (data.standard_normal((rows, cols)).astype(np.float32) for _ in range(3))
+    if mode == "forward":
+        return f, (x, y), mode
+    if mode == "sums":
+        return (lambda a, b: jnp.sum(f(a, b), axis=axis)), (x, y), mode
+    if mode == "jvp":
+        return (lambda a, b: fg.jvp(lambda u: f(u, b), (a,), (b * 0.5,))[1]), (x, y), mode
+    return fg.grad(lambda a, b, t: jnp.sum(f(a, b) * t), argnums=(0, 1)), (x, y, c), mode
+
+
+@pytest.mark.parametrize("seed", range(64))
+def test_random_graph_matches_interpret(seed):
+    fn, args, mode = case(seed)
+    graph = fg.trace(fn, *args)
+    want = flatten(fg.interpret(graph, *args))[0]
+    for adapter, exe in (("GPU-shaped", compile_for_gpu(graph)), ("CPU-shaped", fg.compile(graph))):
+        got = flatten(exe(*args))[0]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            g = np.asarray(g)
+            assert g.shape == w.shape and g.dtype == w.dtype, f"seed {seed} ({mode}, {adapter})"
+            finite = np.isfinite(w)
+            # Values are O(1) to O(100) (sums of exps): errors are measured against the largest.
+            scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
+            np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"seed {seed} ({mode}, {adapter})")
+            np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=2e-5,
+                                       err_msg=f"seed {seed} ({mode}, {adapter})")
