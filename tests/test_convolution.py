@@ -162,11 +162,11 @@ def test_a_typical_convolution_is_one_tiled_matmul_over_patches(golden):
     program = lower(fg.trace(_conv, x, w))
     assert [k.name for k in program.kernels] == ["matmul", "sum", "transpose"]
     golden("conv_implicit_gemm", "\n".join(k.wgsl for k in program.kernels))
-    # In NHWC with a bias and an activation, the sum's reader computes them: no layout change.
+    # In NHWC with a bias and an activation, the sum joins the kernel computing them: no layout change.
     nhwc = lower(fg.trace(lambda x, w, b: fg.relu(fg.lax.conv_general_dilated(
         x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")) + b), x, fg.spec((3, 3, 32, 64)),
         fg.spec(64)))
-    assert [k.name for k in nhwc.kernels] == ["matmul", "sum", "add_relu"]
+    assert [k.name for k in nhwc.kernels] == ["matmul", "sum_add_relu"]
     # The gradient: the input's is a convolution too (a tiled matmul); the kernel's a matmul over a
     # long k, split in parts and summed, then laid out as OIHW.
     step = lower(fg.grad(fg.trace(lambda x, w: fg.sum(_conv(x, w) ** 2), x, w), argnums=(0, 1)))
@@ -183,7 +183,7 @@ def test_narrow_and_integer_convolutions_use_the_direct_kernel():
     ints = lower(fg.trace(_conv, fg.spec((8, 32, 32, 32), "i32"), fg.spec((64, 32, 3, 3), "i32")))
     assert [k.name for k in ints.kernels] == ["conv_general_dilated"]
     half = lower(fg.trace(_conv, fg.spec((8, 32, 32, 32), "f16"), fg.spec((64, 32, 3, 3), "f16")))
-    assert [k.name for k in half.kernels] == ["astype_matmul", "sum", "astype"]
+    assert [k.name for k in half.kernels] == ["astype_matmul", "sum_astype"]
 
 
 DEVICE_CONVS = [c for c in CONVS if c[0] != (1, 2, 4, 3, 5)]

@@ -430,6 +430,24 @@ def test_a_sum_over_leading_axes_joins_the_elementwise_kernel_that_reads_it():
     assert_matches(exe(parts), fg.interpret(normed, parts), 1e-5, 1e-5, "sum apart")
 
 
+def test_a_short_sum_over_leading_axes_joins_a_kernel_of_rows_through_a_reshape():
+    """split-k's sum of 2 partial products, reshaped, added to a residual stream and normalized
+    along rows (a transformer's down projection, residual add and next layer norm): each
+    invocation of the kernel walking the rows folds its elements' partials, no kernel of its own."""
+    rng = np.random.default_rng(12)
+    parts, r = rng.normal(size=(2, 128, 256)).astype(np.float32), rng.normal(size=(4, 32, 256)).astype(np.float32)
+
+    def residual_and_norm(p, r):
+        x = fg.sum(p, axis=0).reshape(4, 32, 256) + r
+        c = x - x.mean(axis=-1, keepdims=True)
+        return x, c * fg.rsqrt((c * c).mean(axis=-1, keepdims=True) + 1e-5)
+
+    graph = fg.trace(residual_and_norm, parts, r)
+    exe = compile_for_gpu(graph)
+    assert len(exe.program.kernels) == 1, [k.name for k in exe.program.kernels]
+    assert_matches(exe(parts, r), fg.interpret(graph, parts, r), 1e-5, 1e-5, "sum in the rows kernel")
+
+
 def test_a_split_weight_gradient_is_summed_in_the_kernel_of_its_optimizer_update():
     """An Adam step on a weight whose gradient split-k sums: the sum of the partial products
     joins the one kernel that updates the weight and both its moments (three roots), and the

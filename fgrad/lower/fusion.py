@@ -33,7 +33,7 @@ from fgrad.lower.kinds import (
     kind_of,
 )
 from fgrad.lower.program import Extent, Limits
-from fgrad.lower.wgsl import COLUMNS_FROM, COOPERATE_FROM, FEW_RESULTS
+from fgrad.lower.wgsl import COLUMNS_FROM, COOPERATE_FROM, FEW_RESULTS, WRITTEN_OUT
 from fgrad.transforms.passes import uniform_constant
 
 
@@ -125,6 +125,15 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     if isinstance(kind, Scan):
         return "scan"
     return "rows" if isinstance(kind, Normalization) else "cooperative"
+
+
+def own_fold(graph: Graph, i: int) -> bool:
+    """Whether node i is a short reduction over leading axes (a split product's sum of partial
+    products: at most WRITTEN_OUT values each result), which each invocation computing its results
+    folds alone, in any skeleton (KernelWriter.reduce)."""
+    node, kind = graph.nodes[i], kind_of(graph.nodes[i])
+    return isinstance(kind, Reduction) and not along_rows(graph, i) and \
+        graph.nodes[node.inputs[0]].spec.ndim - 1 not in kind.axes(node) and 0 < folds(graph.nodes, i) <= WRITTEN_OUT
 
 
 def along_rows(graph: Graph, i: int) -> bool:
@@ -354,7 +363,8 @@ def _joins_rows(graph: Graph, group: list[int], r: int, rows: Rows, roots: set[i
         if row_role(nodes[x].spec, rows) is None:
             return False
         for i in inlined(graph, x, roots):
-            if folds(nodes, i) and (folded_rows(graph, i) != rows or getattr(kind_of(nodes[i]), "selects", False)):
+            if folds(nodes, i) and not own_fold(graph, i) and \
+                    (folded_rows(graph, i) != rows or getattr(kind_of(nodes[i]), "selects", False)):
                 return False
     inside = set(inlined(graph, r, roots))
     reaches = _reaching(graph, inside, set(group))
@@ -517,7 +527,10 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
     partial products, a long column sum's second pass) whose result only elementwise work reads,
     ending in elementwise roots of the result's shape that reduce nothing, joins their kernel
     (roots of one shape merge into one): a residual add after a split product, an optimizer's
-    update of a summed gradient (a parameter's and its moments'), in one kernel with the sum."""
+    update of a summed gradient (a parameter's and its moments'), in one kernel with the sum. A
+    short one (`own_fold`) is also read through views and by kernels that reduce rows, later
+    merged or not: a transformer's down projection summed where the next layer norm's kernel
+    adds it to the residual stream."""
     nodes = graph.nodes
     kind = [kind_of(n) for n in nodes]
     for n in sorted(roots, reverse=True):
@@ -530,18 +543,24 @@ def _fuse_leading_reductions(graph: Graph, roots: set[int], consumers: list[list
         if nodes[node.inputs[0]].spec.max_size == 0:
             continue
 
+        # A short fold (a split product's partial sums) is each invocation's own wherever it is computed:
+        # it is read through views that move each value to one place too, by kernels that reduce rows.
+        short = own_fold(graph, n)
+
         def alike(c: int, shape: tuple = node.spec.shape) -> bool:  # elementwise work of the result's shape
+            if short and Extent.of(nodes[c].spec.shape) == Extent.of(node.spec.shape):
+                return isinstance(kind[c], (Elementwise, View))
             return isinstance(kind[c], Elementwise) and nodes[c].spec.shape == shape
 
         walked = _roots_reached(n, consumers, roots, alike)
         if walked is None or not walked[0]:
             continue
         ends, seen = walked
-        if not all(alike(e) for e in ends) or set(graph.outputs) & (seen - ends):
+        if not all(alike(e) and isinstance(kind[e], Elementwise) for e in ends) or set(graph.outputs) & (seen - ends):
             continue
         # A kernel of its own rows to reduce loops in a workgroup: not one to loop inline in.
-        if not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for e in ends
-                   for i in inlined(graph, e, roots)):
+        if short or not any(isinstance(kind[i], Normalization) or along_rows(graph, i) for e in ends
+                            for i in inlined(graph, e, roots)):
             roots.discard(n)
 
 

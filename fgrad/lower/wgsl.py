@@ -263,13 +263,15 @@ class KernelWriter:
         return name
 
     def reduce(self, count: int | Dim | str, value_at: Callable[[str], str], combine: Callable[[str, str], str],
-               init: str, dtype: DType) -> str:
+               init: str, dtype: DType, leading: bool = False) -> str:
         """Fold `value_at(r)` for r in [0, count): a loop in one invocation (written out where
         short), or, in a cooperative kernel, strided over the workgroup and combined in shared
-        memory."""
-        if self.cooperative:
+        memory. A short fold over leading axes (`leading`: a split product's partial sums, at most
+        WRITTEN_OUT values of each element) is each invocation's own in a cooperative kernel too."""
+        shared = self.cooperative and not (leading and isinstance(count, int) and count <= WRITTEN_OUT)
+        if shared:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
-        if not self.cooperative:
+        if not shared:
             acc = self.var(init, dtype)
             if self.fours and isinstance(count, int) and count % VEC == 0 < count:  # in the order of one loop
                 with self.loop(count // VEC) as r4:

@@ -61,7 +61,8 @@ def _reduce_wgsl(combine: Callable[[Any, DType], Callable[[str, str], str]],
             value = w.value(node.inputs[0], [next(inner) if d in axes else next(outer) for d in range(x.ndim)])
             return cast(w, value, x.dtype, acc)
 
-        total = w.reduce(w.extent(reduced), at, combine(w, acc), w.literal(init(acc), acc), acc)
+        total = w.reduce(w.extent(reduced), at, combine(w, acc), w.literal(init(acc), acc), acc,
+                         leading=x.ndim - 1 not in axes)
         return cast(w, total, acc, x.dtype)
 
     return wgsl
