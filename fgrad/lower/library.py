@@ -216,34 +216,83 @@ FMOD_F32 = f"""fn fmod_f32(x: f32, y: f32) -> f32 {{
     return select(m, {NAN}, (bx >= 0x7f800000u) | (by > 0x7f800000u) | (by == 0u));
 }}"""
 
-# tan(x): x - k pi/2 for k = round(x 2/pi), pi/2 in three parts whose products with k are exact
-# (|k| < 2^16, |x| < 1e5), so that the reduction keeps x's precision near the poles; then
-# tan(r) = r + r z P(z) (z = r^2, |r| <= pi/4), and -1 / tan(r) for odd k. Within 1.5 ulp. Past
-# 1e5 (no reduction in f32 is exact there) sin(x) / cos(x), as accurate as the adapter's. +-0 stay.
+# x - k pi/2 for k = round(x 2/pi), pi/2 in three parts, so that the reduction keeps x's precision near
+# the zeros and poles of sin, cos and tan: each product with k is exact up to |k| = 2^13 (|x| = 1e4);
+# past that the error grows with k, to 1e-6 at 1e5. (With the second and third parts taken by fma,
+# llvmpipe came out hundreds of ulp off at |x| = 100.)
+def _reduced(x: str) -> str:
+    return f"""let k = round({x} * 0.63661975f);
+    let r = (({x} - k * 1.5703125f) - k * 0.0004837512969970703f) - k * 7.549789954891882e-08f;
+    let z = r * r;"""
+
+
+# tan(x): tan(r) = r + r z P(z) (z = r^2, |r| <= pi/4), and -1 / tan(r) for odd k. Within 1.5 ulp.
+# Past 1e5 (no reduction in f32 is exact there) sin(x) / cos(x), as accurate as the adapter's. +-0 stay.
 TAN_P = (0.3333333432674408, 0.13333235681056976, 0.053993694484233856, 0.021626314148306847, 0.0099464887753129,
          0.001206965884193778, 0.0038319865707308054)
 TAN_F32 = f"""fn tan_f32(x: f32) -> f32 {{
-    let k = round(x * 0.63661975f);
-    let r = ((x - k * 1.5703125f) - k * 0.0004837512969970703f) - k * 7.549789954891882e-08f;
-    let z = r * r;
+    {_reduced("x")}
     let t = r + r * z * {horner(TAN_P, "z")};
     let v = select(t, -1.0f / t, fract(0.5f * k) != 0.0f);
     return select(select(select(v, sin(x) / cos(x), abs(x) > 1e5f), x, x == 0.0f), {NAN}, is_inf(x));
 }}"""
 
-# log2(x) = e + log2(m) for x = m 2^e, m in [1/sqrt(2), sqrt(2)) read off the bits (subnormals
-# scaled by 2^23 first), log2(m) = log1p(m - 1) / log(2) (m - 1 exact): exact at powers of two on
-# every adapter (WGSL's log2 is not: 2^-20 gave -19.999998 on an H100), no cancellation near 1.
+# sin(x + q pi/2) for q = 0 (sin) or 1 (cos): sin(r) = r + r z P(z) or cos(r) = 1 - z/2 + z^2 Q(z) by
+# the quadrant k + q, its sign. GPUs' sin and cos are only absolutely accurate, and less so as x
+# grows (on an H200: 2% off near sin's zeros, 1e-3 at |x| = 1e4). Within 3.2 ulp up to |x| = 1e4,
+# the adapter's past 1e5. sin keeps +-0 (`sin_f32`).
+SIN_P = (-0.1666666716337204, 0.008333329111337662, -0.00019839320157188922, 2.7181986297364347e-06)
+COS_P = (0.0416666679084301, -0.0013888883404433727, 2.479949216649402e-05, -2.7208204755879706e-07)
+SINE_F32 = f"""fn sine_f32(x: f32, q: i32) -> f32 {{
+    {_reduced("x")}
+    let quadrant = (i32(k) + q) & 3i;
+    let s = r + r * z * {horner(SIN_P, "z")};
+    let c = 1.0f - 0.5f * z + z * z * {horner(COS_P, "z")};
+    let v = select(s, c, (quadrant & 1i) == 1i);
+    let far = select(sin(x), cos(x), q == 1i);
+    return select(select(select(v, -v, quadrant >= 2i), far, abs(x) > 1e5f), {NAN}, is_inf(x));
+}}"""
+SIN_F32 = "fn sin_f32(x: f32) -> f32 {\n    return select(sine_f32(x, 0i), x, x == 0.0f);\n}"
+COS_F32 = "fn cos_f32(x: f32) -> f32 {\n    return sine_f32(x, 1i);\n}"
+
+# tanh(x) = x + x z P(z) (z = x^2) for |x| <= 0.625, the adapter's beyond, where no cancellation is
+# left (llvmpipe's, (e^2x - 1) / (e^2x + 1), lost every digit of tanh(1e-7)); NaN stays. Within 1 ulp
+# of the polynomial.
+TANH_P = (-0.3333333134651184, 0.1333320587873459, -0.05394670367240906, 0.021700501441955566,
+          -0.008177093230187893, 0.002142803743481636)
+TANH_F32 = f"""fn tanh_f32(x: f32) -> f32 {{
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * {horner(TANH_P, "z")}, abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}}"""
+
+# log(x) and log2(x) from x = m 2^e, m in [1/sqrt(2), sqrt(2)) read off the bits (subnormals scaled
+# by 2^23 first): e and log(m) = log1p(m - 1) (m - 1 exact), no cancellation near 1 (WGSL's log is
+# only absolutely accurate: 850 ulp off near 1 on an H200), and log2 exact at powers of two (WGSL's
+# is not: 2^-20 gave -19.999998 on an H100). log(2) e in two parts, the first's product exact.
 # Within 2 ulp.
-LOG2_F32 = f"""fn log2_f32(x: f32) -> f32 {{
+LOG_PARTS_F32 = """fn log_parts_f32(x: f32) -> vec2<f32> {
     let subnormal = x < 1.1754944e-38f;
     let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
     let high = (bits & 0x7fffffu) > 0x3504f3u;
     let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
     let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
-    let r = f32(e) + log1p_f32(m - 1.0f) * 1.442695f;
+    return vec2<f32>(f32(e), log1p_f32(m - 1.0f));
+}"""
+
+
+def _logarithm(name: str, of_parts: str) -> str:
+    """The WGSL function `name`: `of_parts` over log_parts_f32's e and log(m) (`p`); +inf, 0, and
+    negative or NaN x as C's."""
+    return f"""fn {name}(x: f32) -> f32 {{
+    let p = log_parts_f32(x);
+    let r = {of_parts};
     return select(select(select(r, {INF}, x == {INF}), {NEG_INF}, x == 0.0f), {NAN}, (x < 0.0f) | is_nan(x));
 }}"""
+
+
+LOG_F32 = _logarithm("log_f32", "p.x * 0.693359375f + (p.x * -0.00021219444f + p.y)")
+LOG2_F32 = _logarithm("log2_f32", "p.x + p.y * 1.442695f")
 
 # The functions above by name, with the ones each calls.
 FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -255,7 +304,13 @@ FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "erf_inv_f32": (ERF_INV_F32, ("is_nan", "log1p_f32")),
     "fmod_f32": (FMOD_F32, ()),
     "tan_f32": (TAN_F32, ("is_inf",)),
-    "log2_f32": (LOG2_F32, ("is_nan", "log1p_f32")),
+    "sine_f32": (SINE_F32, ("is_inf",)),
+    "sin_f32": (SIN_F32, ("sine_f32",)),
+    "cos_f32": (COS_F32, ("sine_f32",)),
+    "tanh_f32": (TANH_F32, ("is_nan",)),
+    "log_parts_f32": (LOG_PARTS_F32, ("log1p_f32",)),
+    "log_f32": (LOG_F32, ("is_nan", "log_parts_f32")),
+    "log2_f32": (LOG2_F32, ("is_nan", "log_parts_f32")),
 }
 
 

@@ -143,7 +143,8 @@ batch_rules.register(exp_p, elementwise_batching(exp_p))
 register_lowering(exp_p, ELEMENTWISE, _wide("exp({0})"))
 
 
-# log: d log(x) = dx / x.
+# log: d log(x) = dx / x. From the exponent and a log1p of the significand (fgrad/lower/library.py),
+# not WGSL's log, which is only absolutely accurate (850 ulp off near 1 on an H200).
 def _log_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     return (g / x,)
 
@@ -152,7 +153,7 @@ log_p = declare("log", unary("log", FLOAT), computed_wide(np.log))
 vjp_rules.register(log_p, _log_vjp)
 jvp_rules.register(log_p, diagonal_jvp(_log_vjp))
 batch_rules.register(log_p, elementwise_batching(log_p))
-register_lowering(log_p, ELEMENTWISE, _wide("log({0})"))
+register_lowering(log_p, ELEMENTWISE, _wide("log_f32({0})", "log_f32"))
 
 
 # log2: d log2(x) = dx / (x log(2)). Exact at powers of two, as NumPy's (jax.numpy's log(x) /
@@ -257,7 +258,9 @@ batch_rules.register(cbrt_p, elementwise_batching(cbrt_p))
 register_lowering(cbrt_p, ELEMENTWISE, _cbrt_wgsl)
 
 
-# sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes).
+# sin and cos: d sin(x) = cos(x) dx, d cos(x) = -sin(x) dx (schedules, positional codes). x is
+# reduced by pi/2 in three exact parts and fits of sin and cos on [-pi/4, pi/4] taken
+# (fgrad/lower/library.py): GPUs' sin and cos are only absolutely accurate, and less so as x grows.
 def _sin_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
     return (g * fnp.cos(x),)
 
@@ -266,7 +269,7 @@ sin_p = declare("sin", unary("sin", FLOAT), computed_wide(np.sin))
 vjp_rules.register(sin_p, _sin_vjp)
 jvp_rules.register(sin_p, diagonal_jvp(_sin_vjp))
 batch_rules.register(sin_p, elementwise_batching(sin_p))
-register_lowering(sin_p, ELEMENTWISE, _wide("sin({0})"))
+register_lowering(sin_p, ELEMENTWISE, _wide("sin_f32({0})", "sin_f32"))
 
 
 def _cos_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -277,7 +280,7 @@ cos_p = declare("cos", unary("cos", FLOAT), computed_wide(np.cos))
 vjp_rules.register(cos_p, _cos_vjp)
 jvp_rules.register(cos_p, diagonal_jvp(_cos_vjp))
 batch_rules.register(cos_p, elementwise_batching(cos_p))
-register_lowering(cos_p, ELEMENTWISE, _wide("cos({0})"))
+register_lowering(cos_p, ELEMENTWISE, _wide("cos_f32({0})", "cos_f32"))
 
 
 # tan: d tan(x) = (1 + tan(x)^2) dx, reusing the output. Not sin / cos: GPUs' cos is only
@@ -435,14 +438,9 @@ jvp_rules.register(atanh_p, diagonal_jvp(_atanh_vjp))
 batch_rules.register(atanh_p, elementwise_batching(atanh_p))
 register_lowering(atanh_p, ELEMENTWISE, _atanh_wgsl)
 
-# tanh: d tanh(x) = (1 - tanh(x)^2) dx.
-# NOTE: the clamp keeps tanh's exponentials finite on every backend; it would turn NaN
-# into -15, so NaN is passed through on its own.
-def _tanh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    def tanh(x: str) -> str:
-        return f"select(tanh(clamp({x}, -15.0f, 15.0f)), {x}, {w.function('is_nan', IS_NAN)}({x}))"
-
-    return widened(w, w.spec(i).dtype, tanh, w.operand(i, 0, coords))
+# tanh: d tanh(x) = (1 - tanh(x)^2) dx. A fit near 0, where llvmpipe's tanh, (e^2x - 1) / (e^2x + 1),
+# cancels; WGSL's beyond, clamped to keep its exponentials finite on every backend (NaN passed
+# through on its own): fgrad/lower/library.py.
 
 
 def _tanh_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -453,7 +451,7 @@ tanh_p = declare("tanh", unary("tanh", FLOAT), computed_wide(np.tanh))
 vjp_rules.register(tanh_p, _tanh_vjp)
 jvp_rules.register(tanh_p, diagonal_jvp(_tanh_vjp))
 batch_rules.register(tanh_p, elementwise_batching(tanh_p))
-register_lowering(tanh_p, ELEMENTWISE, _tanh_wgsl)
+register_lowering(tanh_p, ELEMENTWISE, _wide("tanh_f32({0})", "tanh_f32"))
 
 # sigmoid: s(x) = 1 / (1 + e^-x), as e^x / (1 + e^x) below 0 (no overflow, and no 1 + tanh(x/2)
 # cancelling in the negative tail); ds = s (1 - s) dx.

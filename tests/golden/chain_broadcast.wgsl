@@ -5,6 +5,11 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -24,7 +29,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v9 = b1[0i];
     let v10 = v9.x;
     let v11 = (v8 + v10);
-    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v12 = tanh_f32(v11);
     let v13 = (-v6);
     let v14 = exp(v13);
     let v15 = (v12 - v14);
@@ -32,7 +37,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v17 = (v16 * v7);
     let v18 = v9.y;
     let v19 = (v17 + v18);
-    let v20 = select(tanh(clamp(v19, -15.0f, 15.0f)), v19, is_nan(v19));
+    let v20 = tanh_f32(v19);
     let v21 = (-v16);
     let v22 = exp(v21);
     let v23 = (v20 - v22);
@@ -40,7 +45,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v25 = (v24 * v7);
     let v26 = v9.z;
     let v27 = (v25 + v26);
-    let v28 = select(tanh(clamp(v27, -15.0f, 15.0f)), v27, is_nan(v27));
+    let v28 = tanh_f32(v27);
     let v29 = (-v24);
     let v30 = exp(v29);
     let v31 = (v28 - v30);
@@ -48,7 +53,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v33 = (v32 * v7);
     let v34 = v9.w;
     let v35 = (v33 + v34);
-    let v36 = select(tanh(clamp(v35, -15.0f, 15.0f)), v35, is_nan(v35));
+    let v36 = tanh_f32(v35);
     let v37 = (-v32);
     let v38 = exp(v37);
     let v39 = (v36 - v38);

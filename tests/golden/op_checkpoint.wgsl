@@ -7,6 +7,11 @@ var<workgroup> Bs: array<vec2<f32>, 144>;
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -97,7 +102,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v43 = n0 + tx * 2i + 0i;
     if (v42 < 3i && v43 < 3i) {
         let v44 = acc_0_0[0];
-        let v45 = select(tanh(clamp(v44, -15.0f, 15.0f)), v44, is_nan(v44));
+        let v45 = tanh_f32(v44);
         let v46 = b0[v42 * 3i + v43];
         let v47 = (v45 * v46);
         out[v42 * 3i + v43] = v47;
@@ -105,7 +110,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v48 = n0 + tx * 2i + 1i;
     if (v42 < 3i && v48 < 3i) {
         let v49 = acc_0_0[1];
-        let v50 = select(tanh(clamp(v49, -15.0f, 15.0f)), v49, is_nan(v49));
+        let v50 = tanh_f32(v49);
         let v51 = b0[v42 * 3i + v48];
         let v52 = (v50 * v51);
         out[v42 * 3i + v48] = v52;
@@ -114,7 +119,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v54 = n0 + tx * 2i + 0i;
     if (v53 < 3i && v54 < 3i) {
         let v55 = acc_1_0[0];
-        let v56 = select(tanh(clamp(v55, -15.0f, 15.0f)), v55, is_nan(v55));
+        let v56 = tanh_f32(v55);
         let v57 = b0[v53 * 3i + v54];
         let v58 = (v56 * v57);
         out[v53 * 3i + v54] = v58;
@@ -122,7 +127,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v59 = n0 + tx * 2i + 1i;
     if (v53 < 3i && v59 < 3i) {
         let v60 = acc_1_0[1];
-        let v61 = select(tanh(clamp(v60, -15.0f, 15.0f)), v60, is_nan(v60));
+        let v61 = tanh_f32(v60);
         let v62 = b0[v53 * 3i + v59];
         let v63 = (v61 * v62);
         out[v53 * 3i + v59] = v63;

@@ -26,6 +26,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -45,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v9 = v7 + i;
     let v10 = b2[v8 * 3i + v9];
     let v11 = (v3 + v10);
-    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v12 = tanh_f32(v11);
     out[i] = v12;
 }
 
@@ -106,6 +111,11 @@ fn main() {
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -125,7 +135,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v9 = v7 + i;
     let v10 = b2[v8 * 3i + v9];
     let v11 = (v3 + v10);
-    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v12 = tanh_f32(v11);
     out[i] = v12;
 }
 
@@ -186,6 +196,11 @@ fn main() {
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -205,7 +220,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v9 = v7 + i;
     let v10 = b2[v8 * 3i + v9];
     let v11 = (v3 + v10);
-    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v12 = tanh_f32(v11);
     out[i] = v12;
 }
 
@@ -266,6 +281,11 @@ fn main() {
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -285,7 +305,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v9 = v7 + i;
     let v10 = b2[v8 * 3i + v9];
     let v11 = (v3 + v10);
-    let v12 = select(tanh(clamp(v11, -15.0f, 15.0f)), v11, is_nan(v11));
+    let v12 = tanh_f32(v11);
     out[i] = v12;
 }
 

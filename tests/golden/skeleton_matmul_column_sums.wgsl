@@ -10,6 +10,11 @@ var<workgroup> Cs: array<f32, 1024>;
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn tanh_f32(x: f32) -> f32 {
+    let z = x * x;
+    let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
+    return select(r, x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -205,7 +210,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v74 = b2[v68 * 64i + v69];
     let v75 = b0[v69];
     let v76 = (v74 + v75);
-    let v77 = select(tanh(clamp(v76, -15.0f, 15.0f)), v76, is_nan(v76));
+    let v77 = tanh_f32(v76);
     let v78 = (v77 * v77);
     let v79 = (v73 - v78);
     let v80 = (acc_0_0[0] * v79);
@@ -213,7 +218,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v81 = b2[v68 * 64i + v70];
     let v82 = b0[v70];
     let v83 = (v81 + v82);
-    let v84 = select(tanh(clamp(v83, -15.0f, 15.0f)), v83, is_nan(v83));
+    let v84 = tanh_f32(v83);
     let v85 = (v84 * v84);
     let v86 = (v73 - v85);
     let v87 = (acc_0_0[1] * v86);
@@ -221,7 +226,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v88 = b2[v68 * 64i + v71];
     let v89 = b0[v71];
     let v90 = (v88 + v89);
-    let v91 = select(tanh(clamp(v90, -15.0f, 15.0f)), v90, is_nan(v90));
+    let v91 = tanh_f32(v90);
     let v92 = (v91 * v91);
     let v93 = (v73 - v92);
     let v94 = (acc_0_0[2] * v93);
@@ -229,7 +234,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v95 = b2[v68 * 64i + v72];
     let v96 = b0[v72];
     let v97 = (v95 + v96);
-    let v98 = select(tanh(clamp(v97, -15.0f, 15.0f)), v97, is_nan(v97));
+    let v98 = tanh_f32(v97);
     let v99 = (v98 * v98);
     let v100 = (v73 - v99);
     let v101 = (acc_0_0[3] * v100);
@@ -244,7 +249,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v108 = b2[v102 * 64i + v103];
     let v109 = b0[v103];
     let v110 = (v108 + v109);
-    let v111 = select(tanh(clamp(v110, -15.0f, 15.0f)), v110, is_nan(v110));
+    let v111 = tanh_f32(v110);
     let v112 = (v111 * v111);
     let v113 = (v107 - v112);
     let v114 = (acc_1_0[0] * v113);
@@ -252,7 +257,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v115 = b2[v102 * 64i + v104];
     let v116 = b0[v104];
     let v117 = (v115 + v116);
-    let v118 = select(tanh(clamp(v117, -15.0f, 15.0f)), v117, is_nan(v117));
+    let v118 = tanh_f32(v117);
     let v119 = (v118 * v118);
     let v120 = (v107 - v119);
     let v121 = (acc_1_0[1] * v120);
@@ -260,7 +265,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v122 = b2[v102 * 64i + v105];
     let v123 = b0[v105];
     let v124 = (v122 + v123);
-    let v125 = select(tanh(clamp(v124, -15.0f, 15.0f)), v124, is_nan(v124));
+    let v125 = tanh_f32(v124);
     let v126 = (v125 * v125);
     let v127 = (v107 - v126);
     let v128 = (acc_1_0[2] * v127);
@@ -268,7 +273,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v129 = b2[v102 * 64i + v106];
     let v130 = b0[v106];
     let v131 = (v129 + v130);
-    let v132 = select(tanh(clamp(v131, -15.0f, 15.0f)), v131, is_nan(v131));
+    let v132 = tanh_f32(v131);
     let v133 = (v132 * v132);
     let v134 = (v107 - v133);
     let v135 = (acc_1_0[3] * v134);
@@ -283,7 +288,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v142 = b2[v136 * 64i + v137];
     let v143 = b0[v137];
     let v144 = (v142 + v143);
-    let v145 = select(tanh(clamp(v144, -15.0f, 15.0f)), v144, is_nan(v144));
+    let v145 = tanh_f32(v144);
     let v146 = (v145 * v145);
     let v147 = (v141 - v146);
     let v148 = (acc_2_0[0] * v147);
@@ -291,7 +296,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v149 = b2[v136 * 64i + v138];
     let v150 = b0[v138];
     let v151 = (v149 + v150);
-    let v152 = select(tanh(clamp(v151, -15.0f, 15.0f)), v151, is_nan(v151));
+    let v152 = tanh_f32(v151);
     let v153 = (v152 * v152);
     let v154 = (v141 - v153);
     let v155 = (acc_2_0[1] * v154);
@@ -299,7 +304,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v156 = b2[v136 * 64i + v139];
     let v157 = b0[v139];
     let v158 = (v156 + v157);
-    let v159 = select(tanh(clamp(v158, -15.0f, 15.0f)), v158, is_nan(v158));
+    let v159 = tanh_f32(v158);
     let v160 = (v159 * v159);
     let v161 = (v141 - v160);
     let v162 = (acc_2_0[2] * v161);
@@ -307,7 +312,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v163 = b2[v136 * 64i + v140];
     let v164 = b0[v140];
     let v165 = (v163 + v164);
-    let v166 = select(tanh(clamp(v165, -15.0f, 15.0f)), v165, is_nan(v165));
+    let v166 = tanh_f32(v165);
     let v167 = (v166 * v166);
     let v168 = (v141 - v167);
     let v169 = (acc_2_0[3] * v168);
@@ -322,7 +327,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v176 = b2[v170 * 64i + v171];
     let v177 = b0[v171];
     let v178 = (v176 + v177);
-    let v179 = select(tanh(clamp(v178, -15.0f, 15.0f)), v178, is_nan(v178));
+    let v179 = tanh_f32(v178);
     let v180 = (v179 * v179);
     let v181 = (v175 - v180);
     let v182 = (acc_3_0[0] * v181);
@@ -330,7 +335,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v183 = b2[v170 * 64i + v172];
     let v184 = b0[v172];
     let v185 = (v183 + v184);
-    let v186 = select(tanh(clamp(v185, -15.0f, 15.0f)), v185, is_nan(v185));
+    let v186 = tanh_f32(v185);
     let v187 = (v186 * v186);
     let v188 = (v175 - v187);
     let v189 = (acc_3_0[1] * v188);
@@ -338,7 +343,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v190 = b2[v170 * 64i + v173];
     let v191 = b0[v173];
     let v192 = (v190 + v191);
-    let v193 = select(tanh(clamp(v192, -15.0f, 15.0f)), v192, is_nan(v192));
+    let v193 = tanh_f32(v192);
     let v194 = (v193 * v193);
     let v195 = (v175 - v194);
     let v196 = (acc_3_0[2] * v195);
@@ -346,7 +351,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v197 = b2[v170 * 64i + v174];
     let v198 = b0[v174];
     let v199 = (v197 + v198);
-    let v200 = select(tanh(clamp(v199, -15.0f, 15.0f)), v199, is_nan(v199));
+    let v200 = tanh_f32(v199);
     let v201 = (v200 * v200);
     let v202 = (v175 - v201);
     let v203 = (acc_3_0[3] * v202);
@@ -361,7 +366,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v210 = b2[v204 * 64i + v205];
     let v211 = b0[v205];
     let v212 = (v210 + v211);
-    let v213 = select(tanh(clamp(v212, -15.0f, 15.0f)), v212, is_nan(v212));
+    let v213 = tanh_f32(v212);
     let v214 = (v213 * v213);
     let v215 = (v209 - v214);
     let v216 = (acc_4_0[0] * v215);
@@ -369,7 +374,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v217 = b2[v204 * 64i + v206];
     let v218 = b0[v206];
     let v219 = (v217 + v218);
-    let v220 = select(tanh(clamp(v219, -15.0f, 15.0f)), v219, is_nan(v219));
+    let v220 = tanh_f32(v219);
     let v221 = (v220 * v220);
     let v222 = (v209 - v221);
     let v223 = (acc_4_0[1] * v222);
@@ -377,7 +382,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v224 = b2[v204 * 64i + v207];
     let v225 = b0[v207];
     let v226 = (v224 + v225);
-    let v227 = select(tanh(clamp(v226, -15.0f, 15.0f)), v226, is_nan(v226));
+    let v227 = tanh_f32(v226);
     let v228 = (v227 * v227);
     let v229 = (v209 - v228);
     let v230 = (acc_4_0[2] * v229);
@@ -385,7 +390,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v231 = b2[v204 * 64i + v208];
     let v232 = b0[v208];
     let v233 = (v231 + v232);
-    let v234 = select(tanh(clamp(v233, -15.0f, 15.0f)), v233, is_nan(v233));
+    let v234 = tanh_f32(v233);
     let v235 = (v234 * v234);
     let v236 = (v209 - v235);
     let v237 = (acc_4_0[3] * v236);
@@ -400,7 +405,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v244 = b2[v238 * 64i + v239];
     let v245 = b0[v239];
     let v246 = (v244 + v245);
-    let v247 = select(tanh(clamp(v246, -15.0f, 15.0f)), v246, is_nan(v246));
+    let v247 = tanh_f32(v246);
     let v248 = (v247 * v247);
     let v249 = (v243 - v248);
     let v250 = (acc_5_0[0] * v249);
@@ -408,7 +413,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v251 = b2[v238 * 64i + v240];
     let v252 = b0[v240];
     let v253 = (v251 + v252);
-    let v254 = select(tanh(clamp(v253, -15.0f, 15.0f)), v253, is_nan(v253));
+    let v254 = tanh_f32(v253);
     let v255 = (v254 * v254);
     let v256 = (v243 - v255);
     let v257 = (acc_5_0[1] * v256);
@@ -416,7 +421,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v258 = b2[v238 * 64i + v241];
     let v259 = b0[v241];
     let v260 = (v258 + v259);
-    let v261 = select(tanh(clamp(v260, -15.0f, 15.0f)), v260, is_nan(v260));
+    let v261 = tanh_f32(v260);
     let v262 = (v261 * v261);
     let v263 = (v243 - v262);
     let v264 = (acc_5_0[2] * v263);
@@ -424,7 +429,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v265 = b2[v238 * 64i + v242];
     let v266 = b0[v242];
     let v267 = (v265 + v266);
-    let v268 = select(tanh(clamp(v267, -15.0f, 15.0f)), v267, is_nan(v267));
+    let v268 = tanh_f32(v267);
     let v269 = (v268 * v268);
     let v270 = (v243 - v269);
     let v271 = (acc_5_0[3] * v270);
@@ -439,7 +444,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v278 = b2[v272 * 64i + v273];
     let v279 = b0[v273];
     let v280 = (v278 + v279);
-    let v281 = select(tanh(clamp(v280, -15.0f, 15.0f)), v280, is_nan(v280));
+    let v281 = tanh_f32(v280);
     let v282 = (v281 * v281);
     let v283 = (v277 - v282);
     let v284 = (acc_6_0[0] * v283);
@@ -447,7 +452,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v285 = b2[v272 * 64i + v274];
     let v286 = b0[v274];
     let v287 = (v285 + v286);
-    let v288 = select(tanh(clamp(v287, -15.0f, 15.0f)), v287, is_nan(v287));
+    let v288 = tanh_f32(v287);
     let v289 = (v288 * v288);
     let v290 = (v277 - v289);
     let v291 = (acc_6_0[1] * v290);
@@ -455,7 +460,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v292 = b2[v272 * 64i + v275];
     let v293 = b0[v275];
     let v294 = (v292 + v293);
-    let v295 = select(tanh(clamp(v294, -15.0f, 15.0f)), v294, is_nan(v294));
+    let v295 = tanh_f32(v294);
     let v296 = (v295 * v295);
     let v297 = (v277 - v296);
     let v298 = (acc_6_0[2] * v297);
@@ -463,7 +468,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v299 = b2[v272 * 64i + v276];
     let v300 = b0[v276];
     let v301 = (v299 + v300);
-    let v302 = select(tanh(clamp(v301, -15.0f, 15.0f)), v301, is_nan(v301));
+    let v302 = tanh_f32(v301);
     let v303 = (v302 * v302);
     let v304 = (v277 - v303);
     let v305 = (acc_6_0[3] * v304);
@@ -478,7 +483,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v312 = b2[v306 * 64i + v307];
     let v313 = b0[v307];
     let v314 = (v312 + v313);
-    let v315 = select(tanh(clamp(v314, -15.0f, 15.0f)), v314, is_nan(v314));
+    let v315 = tanh_f32(v314);
     let v316 = (v315 * v315);
     let v317 = (v311 - v316);
     let v318 = (acc_7_0[0] * v317);
@@ -486,7 +491,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v319 = b2[v306 * 64i + v308];
     let v320 = b0[v308];
     let v321 = (v319 + v320);
-    let v322 = select(tanh(clamp(v321, -15.0f, 15.0f)), v321, is_nan(v321));
+    let v322 = tanh_f32(v321);
     let v323 = (v322 * v322);
     let v324 = (v311 - v323);
     let v325 = (acc_7_0[1] * v324);
@@ -494,7 +499,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v326 = b2[v306 * 64i + v309];
     let v327 = b0[v309];
     let v328 = (v326 + v327);
-    let v329 = select(tanh(clamp(v328, -15.0f, 15.0f)), v328, is_nan(v328));
+    let v329 = tanh_f32(v328);
     let v330 = (v329 * v329);
     let v331 = (v311 - v330);
     let v332 = (acc_7_0[2] * v331);
@@ -502,7 +507,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v333 = b2[v306 * 64i + v310];
     let v334 = b0[v310];
     let v335 = (v333 + v334);
-    let v336 = select(tanh(clamp(v335, -15.0f, 15.0f)), v335, is_nan(v335));
+    let v336 = tanh_f32(v335);
     let v337 = (v336 * v336);
     let v338 = (v311 - v337);
     let v339 = (acc_7_0[3] * v338);

@@ -116,6 +116,12 @@ NEAR_HALF_PI = np.concatenate([np.float32(np.pi / 2) + np.arange(-20, 20, dtype=
                                np.float32(3.5 * np.pi) + np.arange(-20, 20, dtype=np.float32) * np.float32(4.8e-7)])
 NEAR_HALF_PI = NEAR_HALF_PI.astype(np.float32)
 TAN_GRID = np.concatenate([np.linspace(-10, 10, 401), TINY, -TINY, [-1e4, 12345.678]]).astype(np.float32)
+# sin and cos up to |x| = 1e4 (their reduction's exact range; see sine_f32), tiny arguments, and a few
+# ulp either side of zeros of sin and cos.
+NEAR_ZEROS = np.concatenate([np.float32(c) + np.arange(-20, 20, dtype=np.float32) * np.float32(step) for c, step in
+                             ((np.pi, 2.4e-7), (10 * np.pi, 1.9e-6), (np.pi / 2, 1.2e-7), (99.5 * np.pi, 3.1e-5))])
+SINE_GRID = np.concatenate([np.linspace(-10, 10, 401), TINY, -TINY, np.linspace(-1e4, 1e4, 201), [12345.678],
+                            NEAR_ZEROS]).astype(np.float32)
 LOG2_GRID = np.concatenate([np.geomspace(1e-30, 1e30, 121), np.linspace(0.5, 2, 151), 1 + TINY[:-3],
                             1 - TINY[:-3]]).astype(np.float32)
 
@@ -202,6 +208,15 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     Case("tan", "grid", *on_exact(fg.tan, np.tan, TAN_GRID), rtol=3e-7, atol=0.0),
     Case("tan", "near-half-pi", *on_exact(fg.tan, np.tan, NEAR_HALF_PI), rtol=3e-7, atol=0.0),
     Case("tan", "special", *on_exact(fg.tan, np.tan, SPECIAL[:-1]), rtol=3e-7, atol=0.0),  # not 1e30 (see tan_f32)
+    # sin, cos, tanh and log: to full relative precision near their zeros (WGSL's are absolutely accurate)
+    Case("sin", "grid", *on_exact(fg.sin, np.sin, SINE_GRID), rtol=3e-7, atol=0.0),
+    Case("sin", "special", *on_exact(fg.sin, np.sin, SPECIAL[:-1]), rtol=3e-7, atol=0.0),  # not 1e30 (see sine_f32)
+    Case("cos", "grid", *on_exact(fg.cos, np.cos, SINE_GRID), rtol=3e-7, atol=0.0),
+    Case("cos", "special", *on_exact(fg.cos, np.cos, SPECIAL[:-1]), rtol=3e-7, atol=0.0),
+    Case("tanh", "grid", *on_exact(fg.tanh, np.tanh, HYPERBOLIC_GRID), rtol=3e-7, atol=0.0),
+    Case("tanh", "special", *on_exact(fg.tanh, np.tanh, SPECIAL), rtol=3e-7, atol=0.0),
+    Case("log", "grid", *on_exact(fg.log, np.log, LOG2_GRID), rtol=3e-7, atol=0.0),
+    Case("log", "special", *on_exact(fg.log, np.log, SPECIAL), rtol=3e-7, atol=0.0),
     # atan2, in all four quadrants; C's values at zeros and infinities
     Case("atan2", "f32", fg.arctan2, (F(2, 3), NZ(2, 3)), np.arctan2),
     Case("atan2", "bcast", fg.arctan2, (NZ(3, 1), F(4)), np.arctan2),
