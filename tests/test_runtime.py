@@ -229,7 +229,7 @@ def test_shader_validation_error_names_kernel_site_and_line():
 
     program = lower(fg.trace(f, fg.spec(3)))
     kernel = program.kernels[0]
-    broken = kernel.wgsl.replace("exp(", "exq(")
+    broken = kernel.wgsl.replace("= exp_f32(", "= exq(")  # a call of a function that is not there
     bad = dataclasses.replace(program, kernels=(dataclasses.replace(kernel, wgsl=broken),))
     with pytest.raises(fg.CompileError) as e:
         Executable(bad)

@@ -134,14 +134,33 @@ def with_sign_of(magnitude: str, x: str) -> str:
 
 
 # log1p(x) = 2 atanh(s), s = x / (2 + x), for 1 + x in [0.5, 2]: s (2 + z P(z)), z = s^2 <= 1/9,
-# needs no rounded 1 + x; outside, log(1 + x), where that rounding is below the result's ulp.
-# Within 2.6 ulp.
+# needs no rounded 1 + x (`log1p_near_f32`); outside, log(1 + x), where that rounding is below the
+# result's ulp. Within 2.6 ulp.
 LOG1P_P = (0.6666666865348816, 0.3999970853328705, 0.2859227657318115, 0.21707777678966522, 0.232188880443573)
-LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
+LOG1P_NEAR_F32 = f"""fn log1p_near_f32(x: f32) -> f32 {{
     let s = x / (2.0f + x);
     let z = s * s;
-    let r = select(log(1.0f + x), s * (2.0f + z * {horner(LOG1P_P, "z")}), (x >= -0.5f) & (x <= 1.0f));
+    return s * (2.0f + z * {horner(LOG1P_P, "z")});
+}}"""
+LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
+    let r = select(log_f32(1.0f + x), log1p_near_f32(x), (x >= -0.5f) & (x <= 1.0f));
     return select(select(r, {NEG_INF}, x == -1.0f), {NAN}, (x < -1.0f) | is_nan(x));
+}}"""
+
+# exp(x) = 2^n e^r, n = round(x / log(2)), r = x - n log(2) with log(2) in two parts, the first's
+# product exact (|r| <= 0.35): e^r = 1 + r + r^2 P(r), times 2^n as two powers of two built from
+# their bits, one after the other (each a normal number, where 2^128 or the result is not). WGSL's,
+# exp2(x log2(e)), rounds x log2(e): 60 ulp off at |x| = 80 on llvmpipe and an H200. Within 1.3
+# ulp; past 88.72 inf, below -103.97 zero, NaN stays.
+EXP_P = (0.5, 0.1666666567325592, 0.041666239500045776, 0.008333438076078892, 0.0013948323903605342,
+         0.00019825759227387607)
+EXP_F32 = f"""fn exp_f32(x: f32) -> f32 {{
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * {horner(EXP_P, "r")}) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, {INF}, x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
 }}"""
 
 # expm1(x) = x + x^2 P(x) for |x| <= 1, exp(x) - 1 beyond (no cancellation left); +-0 stay.
@@ -149,7 +168,7 @@ LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
 EXPM1_P = (0.5, 0.1666666716337204, 0.04166673496365547, 0.008333304896950722, 0.0013885467778891325,
            0.00019845114729832858, 2.535378916945774e-05, 2.765986437225365e-06)
 EXPM1_F32 = f"""fn expm1_f32(x: f32) -> f32 {{
-    let r = select(exp(x) - 1.0f, x + x * x * {horner(EXPM1_P, "x")}, abs(x) <= 1.0f);
+    let r = select(exp_f32(x) - 1.0f, x + x * x * {horner(EXPM1_P, "x")}, abs(x) <= 1.0f);
     return select(r, x, (x == 0.0f) | is_nan(x));
 }}"""
 
@@ -184,7 +203,7 @@ ERF_INV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950
                 0.00134934322, 0.000100950558, -0.000200214257)
 ERF_INV_F32 = f"""fn erf_inv_f32(x: f32) -> f32 {{
     let a = abs(x);
-    let w = select(-log((1.0f - a) * (1.0f + a)), -log1p_f32(-x * x), a < 0.70710677f);
+    let w = select(-log_f32((1.0f - a) * (1.0f + a)), -log1p_f32(-x * x), a < 0.70710677f);
     let central = w < 5.0f;
     let u = select(sqrt(w) - 3.0f, w - 2.5f, central);
     let p = select({horner(ERF_INV_TAIL, "u")}, {horner(ERF_INV_CENTRAL, "u")}, central);
@@ -267,17 +286,17 @@ TANH_F32 = f"""fn tanh_f32(x: f32) -> f32 {{
 }}"""
 
 # log(x) and log2(x) from x = m 2^e, m in [1/sqrt(2), sqrt(2)) read off the bits (subnormals scaled
-# by 2^23 first): e and log(m) = log1p(m - 1) (m - 1 exact), no cancellation near 1 (WGSL's log is
-# only absolutely accurate: 850 ulp off near 1 on an H200), and log2 exact at powers of two (WGSL's
-# is not: 2^-20 gave -19.999998 on an H100). log(2) e in two parts, the first's product exact.
-# Within 2 ulp.
+# by 2^23 first): e and log(m) = log1p(m - 1) (m - 1 exact, in log1p's near range), no cancellation
+# near 1 (WGSL's log is only absolutely accurate: 850 ulp off near 1 on an H200), and log2 exact at
+# powers of two (WGSL's is not: 2^-20 gave -19.999998 on an H100). log(2) e in two parts, the
+# first's product exact. Within 2 ulp.
 LOG_PARTS_F32 = """fn log_parts_f32(x: f32) -> vec2<f32> {
     let subnormal = x < 1.1754944e-38f;
     let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
     let high = (bits & 0x7fffffu) > 0x3504f3u;
     let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
     let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
-    return vec2<f32>(f32(e), log1p_f32(m - 1.0f));
+    return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
 }"""
 
 
@@ -298,17 +317,19 @@ LOG2_F32 = _logarithm("log2_f32", "p.x + p.y * 1.442695f")
 FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "is_nan": (IS_NAN, ()),
     "is_inf": (IS_INF, ()),
-    "log1p_f32": (LOG1P_F32, ("is_nan",)),
-    "expm1_f32": (EXPM1_F32, ("is_nan",)),
+    "log1p_near_f32": (LOG1P_NEAR_F32, ()),
+    "log1p_f32": (LOG1P_F32, ("is_nan", "log_f32", "log1p_near_f32")),
+    "exp_f32": (EXP_F32, ("is_nan",)),
+    "expm1_f32": (EXPM1_F32, ("is_nan", "exp_f32")),
     "atan2_f32": (ATAN2_F32, ("is_nan",)),
-    "erf_inv_f32": (ERF_INV_F32, ("is_nan", "log1p_f32")),
+    "erf_inv_f32": (ERF_INV_F32, ("is_nan", "log1p_f32", "log_f32")),
     "fmod_f32": (FMOD_F32, ()),
     "tan_f32": (TAN_F32, ("is_inf",)),
     "sine_f32": (SINE_F32, ("is_inf",)),
     "sin_f32": (SIN_F32, ("sine_f32",)),
     "cos_f32": (COS_F32, ("sine_f32",)),
     "tanh_f32": (TANH_F32, ("is_nan",)),
-    "log_parts_f32": (LOG_PARTS_F32, ("log1p_f32",)),
+    "log_parts_f32": (LOG_PARTS_F32, ("log1p_near_f32",)),
     "log_f32": (LOG_F32, ("is_nan", "log_parts_f32")),
     "log2_f32": (LOG2_F32, ("is_nan", "log_parts_f32")),
 }

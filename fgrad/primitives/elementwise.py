@@ -140,7 +140,7 @@ exp_p = declare("exp", unary("exp", FLOAT), computed_wide(np.exp))
 vjp_rules.register(exp_p, _exp_vjp)
 jvp_rules.register(exp_p, diagonal_jvp(_exp_vjp))
 batch_rules.register(exp_p, elementwise_batching(exp_p))
-register_lowering(exp_p, ELEMENTWISE, _wide("exp({0})"))
+register_lowering(exp_p, ELEMENTWISE, _wide("exp_f32({0})", "exp_f32"))
 
 
 # log: d log(x) = dx / x. From the exponent and a log1p of the significand (fgrad/lower/library.py),
@@ -322,8 +322,9 @@ HALF_EXP_88 = math.exp(88) / 2
 
 def _exp_halves(w: Any, a: str) -> tuple[str, str]:
     """WGSL for e^a / 2 and e^-a / 2 (`a` >= 0)."""
-    e = w.let(f"exp({a})")
-    up = w.let(f"select(0.5f * {e}, exp({a} - 88.0f) * {w.literal(HALF_EXP_88, DType.f32)}, {a} > 88.0f)")
+    exp = function(w, "exp_f32")
+    e = w.let(f"{exp}({a})")
+    up = w.let(f"select(0.5f * {e}, {exp}({a} - 88.0f) * {w.literal(HALF_EXP_88, DType.f32)}, {a} > 88.0f)")
     return up, w.let(f"0.5f / {e}")
 
 
@@ -379,7 +380,7 @@ def _asinh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     def asinh(x: str) -> str:
         a = w.let(f"abs({x})")
         near = f"{log1p}({a} + {a} * {a} / (1.0f + sqrt(1.0f + {a} * {a})))"
-        return with_sign_of(w.let(f"select({near}, log({a}) + 0.6931472f, {a} > 4096.0f)"), x)
+        return with_sign_of(w.let(f"select({near}, {function(w, 'log_f32')}({a}) + 0.6931472f, {a} > 4096.0f)"), x)
 
     return widened(w, w.spec(i).dtype, asinh, w.operand(i, 0, coords))
 
@@ -389,7 +390,8 @@ def _acosh_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
     def acosh(x: str) -> str:
         t = w.let(f"{x} - 1.0f")
-        r = f"select({log1p}({t} + sqrt(2.0f * {t} + {t} * {t})), log({x}) + 0.6931472f, {x} > 4096.0f)"
+        far = f"{function(w, 'log_f32')}({x}) + 0.6931472f"
+        r = f"select({log1p}({t} + sqrt(2.0f * {t} + {t} * {t})), {far}, {x} > 4096.0f)"
         return f"select({r}, {NAN}, {x} < 1.0f)"
 
     return widened(w, w.spec(i).dtype, acosh, w.operand(i, 0, coords))
@@ -468,7 +470,7 @@ sigmoid_p = declare("sigmoid", unary("sigmoid", FLOAT), computed_wide(_sigmoid_i
 vjp_rules.register(sigmoid_p, _sigmoid_vjp)
 jvp_rules.register(sigmoid_p, diagonal_jvp(_sigmoid_vjp))
 batch_rules.register(sigmoid_p, elementwise_batching(sigmoid_p))
-register_lowering(sigmoid_p, ELEMENTWISE, _wide("(1.0f / (1.0f + exp(-{0})))"))
+register_lowering(sigmoid_p, ELEMENTWISE, _wide("(1.0f / (1.0f + exp_f32(-{0})))", "exp_f32"))
 
 
 # relu: max(x, 0) (NaN stays NaN); derivative 1 where x > 0, else 0.
@@ -533,7 +535,7 @@ silu_p = declare("silu", unary("silu", FLOAT), computed_wide(lambda x: x * _sigm
 vjp_rules.register(silu_p, _silu_vjp)
 jvp_rules.register(silu_p, diagonal_jvp(_silu_vjp))
 batch_rules.register(silu_p, elementwise_batching(silu_p))
-register_lowering(silu_p, ELEMENTWISE, _wide("({0} / (1.0f + exp(-{0})))"))
+register_lowering(silu_p, ELEMENTWISE, _wide("({0} / (1.0f + exp_f32(-{0})))", "exp_f32"))
 
 # gelu, tanh approximation (jax.nn.gelu's default, GPT-2's):
 # gelu(x) = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi), a = 0.044715;
@@ -580,7 +582,7 @@ def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         a = w.let(f"min(abs({x}), 4.0f)")
         u = w.let(f"{a} * {a}")
         small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
-        large = f"1.0f - exp(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
+        large = f"1.0f - {function(w, 'exp_f32')}(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
         r = w.let(f"select({large}, {small}, {a} < 1.0f)")
         return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
 
@@ -617,7 +619,7 @@ def _erfc_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     def erfc(x: str) -> str:
         a = w.let(f"abs({x})")
         near = w.let(f"1.0f - ({x} + {x} * {horner(ERF_R, w.let(f'{x} * {x}'))})")
-        tail = w.let(f"exp(-{a} * {a}) * {horner(ERFC_P, w.let(f'2.0f / (2.0f + {a})'))}")
+        tail = w.let(f"{function(w, 'exp_f32')}(-{a} * {a}) * {horner(ERFC_P, w.let(f'2.0f / (2.0f + {a})'))}")
         r = w.let(f"select(select({tail}, 2.0f - {tail}, {x} < 0.0f), {near}, {a} < 0.5f)")
         return f"select({r}, {x}, {is_nan}({x}))"
 
@@ -899,7 +901,7 @@ def _logaddexp_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
 
     def logaddexp(x: str, y: str) -> str:
         d = w.let(f"{x} - {y}")
-        return f"select(max({x}, {y}) + {log1p}(exp(-abs({d}))), {x} + {y}, {is_nan}({d}))"
+        return f"select(max({x}, {y}) + {log1p}({function(w, 'exp_f32')}(-abs({d}))), {x} + {y}, {is_nan}({d}))"
 
     return widened(w, w.spec(i).dtype, logaddexp, w.operand(i, 0, coords), w.operand(i, 1, coords))
 

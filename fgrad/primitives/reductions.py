@@ -18,7 +18,7 @@ from fgrad.ir import Const, Dim, DType, Node, Spec, declare
 from fgrad.lower.kinds import NORMALIZATION, REDUCTION, SCAN, Reduction, Sort, register_lowering
 from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import rewrite_rules, split_long_reduction
-from fgrad.lower.library import IS_INF, IS_NAN, cast, pick
+from fgrad.lower.library import IS_INF, IS_NAN, cast, function, pick
 from fgrad.lower.wgsl import SORT_BLOCK, Folded
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
@@ -298,7 +298,7 @@ def _softmax_wgsl(log: bool) -> Callable[..., str]:
             return w.value(x, [r if d == axis else c for d, c in enumerate(coords)])
 
         def special(f: str, v: str) -> str:  # exp or log of a value of the dtype, computed wide (as the primitives)
-            return cast(w, f"{f}({cast(w, v, dtype, wide)})", wide, dtype)
+            return cast(w, f"{function(w, f + '_f32')}({cast(w, v, dtype, wide)})", wide, dtype)
 
         m = w.once(("row max", i, row), lambda: w.reduce(
             n, at, lambda a, v: f"max({a}, {v})", w.literal(-math.inf, dtype), dtype))
@@ -471,16 +471,16 @@ register_lowering(cummin_p, SCAN, _pick_scan_wgsl("min"))
 # d out[j] = exp(out[j-1] - out[j]) d out[j-1] + exp(x[j] - out[j]) t[j].
 LOG_ADD_EXP = """fn log_add_exp(a: f32, b: f32) -> f32 {
     let m = max(a, b);
-    let u = exp(min(a, b) - m);
-    let s = 1.0f + u;
-    let log1p = select(log(s) * u / (s - 1.0f), u, s == 1.0f);
-    return select(select(m + log1p, m, is_inf(m)), a + b, is_nan(a) | is_nan(b));
+    let u = exp_f32(min(a, b) - m);
+    return select(select(m + log1p_f32(u), m, is_inf(m)), a + b, is_nan(a) | is_nan(b));
 }"""
 
 
 def _log_add_exp(w: Any, dtype: DType) -> Callable[[str, str], str]:
     w.function("is_nan", IS_NAN)
     w.function("is_inf", IS_INF)
+    function(w, "exp_f32")
+    function(w, "log1p_f32")
     name = w.function("log_add_exp", LOG_ADD_EXP)
     return lambda a, v: f"{name}({a}, {v})"
 

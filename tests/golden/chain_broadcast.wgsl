@@ -10,6 +10,14 @@ fn tanh_f32(x: f32) -> f32 {
     let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
     return select(r, x, is_nan(x));
 }
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -31,7 +39,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v11 = (v8 + v10);
     let v12 = tanh_f32(v11);
     let v13 = (-v6);
-    let v14 = exp(v13);
+    let v14 = exp_f32(v13);
     let v15 = (v12 - v14);
     let v16 = v5.y;
     let v17 = (v16 * v7);
@@ -39,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v19 = (v17 + v18);
     let v20 = tanh_f32(v19);
     let v21 = (-v16);
-    let v22 = exp(v21);
+    let v22 = exp_f32(v21);
     let v23 = (v20 - v22);
     let v24 = v5.z;
     let v25 = (v24 * v7);
@@ -47,7 +55,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v27 = (v25 + v26);
     let v28 = tanh_f32(v27);
     let v29 = (-v24);
-    let v30 = exp(v29);
+    let v30 = exp_f32(v29);
     let v31 = (v28 - v30);
     let v32 = v5.w;
     let v33 = (v32 * v7);
@@ -55,7 +63,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v35 = (v33 + v34);
     let v36 = tanh_f32(v35);
     let v37 = (-v32);
-    let v38 = exp(v37);
+    let v38 = exp_f32(v37);
     let v39 = (v36 - v38);
     out[q] = vec4<f32>(v15, v23, v31, v39);
 }

@@ -178,6 +178,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 // fgrad: div_ge_where_softmax f32[2,4,4] <- f32[2,4,4]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -217,14 +228,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v26 = select(v10, v25, v23);
     a4 = max(a4, v26);
     var a27: f32 = 0.0f;
-    a27 = a27 + exp(v11 - a4);
-    a27 = a27 + exp(v16 - a4);
-    a27 = a27 + exp(v21 - a4);
-    a27 = a27 + exp(v26 - a4);
+    a27 = a27 + exp_f32(v11 - a4);
+    a27 = a27 + exp_f32(v16 - a4);
+    a27 = a27 + exp_f32(v21 - a4);
+    a27 = a27 + exp_f32(v26 - a4);
     let v28 = (v2 >= v3);
     let v29 = b0[i];
     let v30 = (v29 / v8);
     let v31 = select(v10, v30, v28);
-    let v32 = exp(v31 - a4) / a27;
+    let v32 = exp_f32(v31 - a4) / a27;
     out[i] = v32;
 }

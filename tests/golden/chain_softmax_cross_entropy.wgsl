@@ -1,6 +1,35 @@
 // fgrad: log_softmax f32[6,5] <- f32[6,5]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
+fn log1p_near_f32(x: f32) -> f32 {
+    let s = x / (2.0f + x);
+    let z = s * s;
+    return s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f));
+}
+fn log_parts_f32(x: f32) -> vec2<f32> {
+    let subnormal = x < 1.1754944e-38f;
+    let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
+    let high = (bits & 0x7fffffu) > 0x3504f3u;
+    let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
+    let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
+    return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
+}
+fn log_f32(x: f32) -> f32 {
+    let p = log_parts_f32(x);
+    let r = p.x * 0.693359375f + (p.x * -0.00021219444f + p.y);
+    return select(select(select(r, bitcast<f32>(0x7f800000u), x == bitcast<f32>(0x7f800000u)), bitcast<f32>(0xff800000u), x == 0.0f), bitcast<f32>(0x7fc00000u), (x < 0.0f) | is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -23,13 +52,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v8 = b0[v1 * 5i + 4i];
     a3 = max(a3, v8);
     var a9: f32 = 0.0f;
-    a9 = a9 + exp(v4 - a3);
-    a9 = a9 + exp(v5 - a3);
-    a9 = a9 + exp(v6 - a3);
-    a9 = a9 + exp(v7 - a3);
-    a9 = a9 + exp(v8 - a3);
+    a9 = a9 + exp_f32(v4 - a3);
+    a9 = a9 + exp_f32(v5 - a3);
+    a9 = a9 + exp_f32(v6 - a3);
+    a9 = a9 + exp_f32(v7 - a3);
+    a9 = a9 + exp_f32(v8 - a3);
     let v10 = b0[i];
-    let v11 = v10 - a3 - log(a9);
+    let v11 = v10 - a3 - log_f32(a9);
     out[i] = v11;
 }
 

@@ -1,6 +1,17 @@
 // fgrad: cosh f32[3,2] <- f32[3,2]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -13,8 +24,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = (i) % 2i;
     let v3 = b0[i];
     let v4 = abs(v3);
-    let v5 = exp(v4);
-    let v6 = select(0.5f * v5, exp(v4 - 88.0f) * 8.258181330680653e+37f, v4 > 88.0f);
+    let v5 = exp_f32(v4);
+    let v6 = select(0.5f * v5, exp_f32(v4 - 88.0f) * 8.258181330680653e+37f, v4 > 88.0f);
     let v7 = 0.5f / v5;
     let v8 = (v6 + v7);
     out[i] = v8;

@@ -4,6 +4,14 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -35,7 +43,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v21 = v20 * v15 + 0.04015903174877167f;
     let v22 = v21 * v15 + 0.5593159198760986f;
     let v23 = v22 * v15 + 0.0002530883648432791f;
-    let v24 = select(1.0f - exp(-v8) * v23, v7 + v7 * v14, v7 < 1.0f);
+    let v24 = select(1.0f - exp_f32(-v8) * v23, v7 + v7 * v14, v7 < 1.0f);
     let v25 = select(select(v24, -v24, v6 < 0.0f), v6, is_nan(v6));
     let v26 = v5.y;
     let v27 = min(abs(v26), 4.0f);
@@ -55,7 +63,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v41 = v40 * v35 + 0.04015903174877167f;
     let v42 = v41 * v35 + 0.5593159198760986f;
     let v43 = v42 * v35 + 0.0002530883648432791f;
-    let v44 = select(1.0f - exp(-v28) * v43, v27 + v27 * v34, v27 < 1.0f);
+    let v44 = select(1.0f - exp_f32(-v28) * v43, v27 + v27 * v34, v27 < 1.0f);
     let v45 = select(select(v44, -v44, v26 < 0.0f), v26, is_nan(v26));
     let v46 = v5.z;
     let v47 = min(abs(v46), 4.0f);
@@ -75,7 +83,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v61 = v60 * v55 + 0.04015903174877167f;
     let v62 = v61 * v55 + 0.5593159198760986f;
     let v63 = v62 * v55 + 0.0002530883648432791f;
-    let v64 = select(1.0f - exp(-v48) * v63, v47 + v47 * v54, v47 < 1.0f);
+    let v64 = select(1.0f - exp_f32(-v48) * v63, v47 + v47 * v54, v47 < 1.0f);
     let v65 = select(select(v64, -v64, v46 < 0.0f), v46, is_nan(v46));
     let v66 = v5.w;
     let v67 = min(abs(v66), 4.0f);
@@ -95,7 +103,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v81 = v80 * v75 + 0.04015903174877167f;
     let v82 = v81 * v75 + 0.5593159198760986f;
     let v83 = v82 * v75 + 0.0002530883648432791f;
-    let v84 = select(1.0f - exp(-v68) * v83, v67 + v67 * v74, v67 < 1.0f);
+    let v84 = select(1.0f - exp_f32(-v68) * v83, v67 + v67 * v74, v67 < 1.0f);
     let v85 = select(select(v84, -v84, v66 < 0.0f), v66, is_nan(v66));
     out[q] = vec4<f32>(v25, v45, v65, v85);
 }

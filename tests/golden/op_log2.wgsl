@@ -4,11 +4,10 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
-fn log1p_f32(x: f32) -> f32 {
+fn log1p_near_f32(x: f32) -> f32 {
     let s = x / (2.0f + x);
     let z = s * s;
-    let r = select(log(1.0f + x), s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f)), (x >= -0.5f) & (x <= 1.0f));
-    return select(select(r, bitcast<f32>(0xff800000u), x == -1.0f), bitcast<f32>(0x7fc00000u), (x < -1.0f) | is_nan(x));
+    return s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f));
 }
 fn log_parts_f32(x: f32) -> vec2<f32> {
     let subnormal = x < 1.1754944e-38f;
@@ -16,7 +15,7 @@ fn log_parts_f32(x: f32) -> vec2<f32> {
     let high = (bits & 0x7fffffu) > 0x3504f3u;
     let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
     let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
-    return vec2<f32>(f32(e), log1p_f32(m - 1.0f));
+    return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
 }
 fn log2_f32(x: f32) -> f32 {
     let p = log_parts_f32(x);

@@ -5,11 +5,35 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
-fn log1p_f32(x: f32) -> f32 {
+fn log1p_near_f32(x: f32) -> f32 {
     let s = x / (2.0f + x);
     let z = s * s;
-    let r = select(log(1.0f + x), s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f)), (x >= -0.5f) & (x <= 1.0f));
+    return s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f));
+}
+fn log_parts_f32(x: f32) -> vec2<f32> {
+    let subnormal = x < 1.1754944e-38f;
+    let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
+    let high = (bits & 0x7fffffu) > 0x3504f3u;
+    let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
+    let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
+    return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
+}
+fn log_f32(x: f32) -> f32 {
+    let p = log_parts_f32(x);
+    let r = p.x * 0.693359375f + (p.x * -0.00021219444f + p.y);
+    return select(select(select(r, bitcast<f32>(0x7f800000u), x == bitcast<f32>(0x7f800000u)), bitcast<f32>(0xff800000u), x == 0.0f), bitcast<f32>(0x7fc00000u), (x < 0.0f) | is_nan(x));
+}
+fn log1p_f32(x: f32) -> f32 {
+    let r = select(log_f32(1.0f + x), log1p_near_f32(x), (x >= -0.5f) & (x <= 1.0f));
     return select(select(r, bitcast<f32>(0xff800000u), x == -1.0f), bitcast<f32>(0x7fc00000u), (x < -1.0f) | is_nan(x));
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
 }
 
 @compute @workgroup_size(256)
@@ -24,6 +48,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v3 = b0[i];
     let v4 = b1[i];
     let v5 = v3 - v4;
-    let v6 = select(max(v3, v4) + log1p_f32(exp(-abs(v5))), v3 + v4, is_nan(v5));
+    let v6 = select(max(v3, v4) + log1p_f32(exp_f32(-abs(v5))), v3 + v4, is_nan(v5));
     out[i] = v6;
 }

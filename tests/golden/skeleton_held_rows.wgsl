@@ -2,6 +2,17 @@
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 var<workgroup> shared_f32: array<f32, 64>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -55,10 +66,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     var a23: f32 = 0.0f;
     var a24: f32 = 0.0f;
     var a25: f32 = 0.0f;
-    a22 = a22 + exp(v13 - v21);
-    a23 = a23 + exp(v15 - v21);
-    a24 = a24 + exp(v17 - v21);
-    a25 = a25 + exp(v19 - v21);
+    a22 = a22 + exp_f32(v13 - v21);
+    a23 = a23 + exp_f32(v15 - v21);
+    a24 = a24 + exp_f32(v17 - v21);
+    a25 = a25 + exp_f32(v19 - v21);
     let v26 = a22 + a23 + a24 + a25;
     shared_f32[lid] = v26;
     workgroupBarrier();
@@ -76,13 +87,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
     let v27 = shared_f32[0];
     workgroupBarrier();
-    let v28 = exp(v3 - v21) / v27;
-    let v29 = exp(v13 - v21) / v27;
+    let v28 = exp_f32(v3 - v21) / v27;
+    let v29 = exp_f32(v13 - v21) / v27;
     out[o * 256i + v8] = v29;
-    let v30 = exp(v15 - v21) / v27;
+    let v30 = exp_f32(v15 - v21) / v27;
     out[o * 256i + v9] = v30;
-    let v31 = exp(v17 - v21) / v27;
+    let v31 = exp_f32(v17 - v21) / v27;
     out[o * 256i + v10] = v31;
-    let v32 = exp(v19 - v21) / v27;
+    let v32 = exp_f32(v19 - v21) / v27;
     out[o * 256i + v11] = v32;
 }

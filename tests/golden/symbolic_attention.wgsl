@@ -182,6 +182,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 struct Dims { size_T: i32 }
 @group(0) @binding(2) var<uniform> dims: Dims;
 var<workgroup> shared_f32: array<f32, 128>;
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn exp_f32(x: f32) -> f32 {
+    let n = round(x * 1.442695f);
+    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
+    let h = floor(0.5f * n);
+    let v = (1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f)) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+}
 
 @compute @workgroup_size(128)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
@@ -271,14 +282,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         let v50 = (o >= r44);
         let v51 = select(v7, v6, v50);
         let v52 = (v49 + v51);
-        a40 = a40 + exp(v52 - v39);
+        a40 = a40 + exp_f32(v52 - v39);
         if (v45 < dims.size_T) {
             let v53 = b0[o * dims.size_T + v45];
             let v54 = (v53 / v2);
             let v55 = (o >= v45);
             let v56 = select(v7, v6, v55);
             let v57 = (v54 + v56);
-            a41 = a41 + exp(v57 - v39);
+            a41 = a41 + exp_f32(v57 - v39);
         }
         if (v46 < dims.size_T) {
             let v58 = b0[o * dims.size_T + v46];
@@ -286,7 +297,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v60 = (o >= v46);
             let v61 = select(v7, v6, v60);
             let v62 = (v59 + v61);
-            a42 = a42 + exp(v62 - v39);
+            a42 = a42 + exp_f32(v62 - v39);
         }
         if (v47 < dims.size_T) {
             let v63 = b0[o * dims.size_T + v47];
@@ -294,7 +305,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v65 = (o >= v47);
             let v66 = select(v7, v6, v65);
             let v67 = (v64 + v66);
-            a43 = a43 + exp(v67 - v39);
+            a43 = a43 + exp_f32(v67 - v39);
         }
     }
     let v68 = a40 + a41 + a42 + a43;
@@ -316,14 +327,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
     let v69 = shared_f32[0];
     workgroupBarrier();
-    let v70 = exp(v9 - v39) / v69;
+    let v70 = exp_f32(v9 - v39) / v69;
     for (var r71 = lid; r71 < dims.size_T; r71 += 128i) {
         let v72 = b0[o * dims.size_T + r71];
         let v73 = (v72 / v2);
         let v74 = (o >= r71);
         let v75 = select(v7, v6, v74);
         let v76 = (v73 + v75);
-        let v77 = exp(v76 - v39) / v69;
+        let v77 = exp_f32(v76 - v39) / v69;
         out[o * dims.size_T + r71] = v77;
     }
 }
