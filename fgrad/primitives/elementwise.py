@@ -18,7 +18,7 @@ from fgrad.errors import DTypeError
 from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
 from fgrad.lower.kinds import CONVERSION, ELEMENTWISE, SOURCE, VIEW, register_lowering
 from fgrad.lower.library import (
-    ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, POWER_F32, cast, float_test, function, horner, pick, widened,
+    ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, cast, float_test, function, horner, pick, widened,
     with_sign_of,
 )
 from fgrad.trace import Tensor
@@ -863,8 +863,7 @@ def _pow_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tens
 
 
 def _pow_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    w.function("is_nan", IS_NAN)
-    power = w.function("power_f32", POWER_F32)
+    power = function(w, "power_f32")
     return widened(w, w.spec(i).dtype, lambda x, y: f"{power}({x}, {y})", w.operand(i, 0, coords), w.operand(i, 1, coords))
 
 

@@ -5,13 +5,41 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn log1p_near_f32(x: f32) -> f32 {
+    let s = x / (2.0f + x);
+    let z = s * s;
+    return s * (2.0f + z * ((((0.232188880443573f * z + 0.21707777678966522f) * z + 0.2859227657318115f) * z + 0.3999970853328705f) * z + 0.6666666865348816f));
+}
+fn log_parts_f32(x: f32) -> vec2<f32> {
+    let subnormal = x < 1.1754944e-38f;
+    let bits = bitcast<u32>(select(x, x * 8388608.0f, subnormal));
+    let high = (bits & 0x7fffffu) > 0x3504f3u;
+    let m = bitcast<f32>((bits & 0x7fffffu) | select(0x3f800000u, 0x3f000000u, high));
+    let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
+    return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
+}
+fn pow_positive_f32(x: f32, y: f32) -> f32 {
+    let p = log_parts_f32(x);
+    let yh = bitcast<f32>(bitcast<u32>(y) & 0xfffff000u);
+    let a = yh * p.x;
+    let n = round(a);
+    let f = ((a - n) + (y - yh) * p.x) + y * (p.y * 1.442695f);
+    let k = n + round(f);
+    let g = f - round(f);
+    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
+    let v = exp2(g) * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let far = select(0.0f, bitcast<f32>(0x7f800000u), (k > 128.0f) | ((abs(y) == bitcast<f32>(0x7f800000u)) &
+        ((x > 1.0f) == (y > 0.0f))));
+    return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == bitcast<f32>(0x7f800000u)));
+}
 fn power_f32(x: f32, y: f32) -> f32 {
     let ax = abs(x);
     let inf = bitcast<f32>(0x7f800000u);
     let integral = floor(y) == y;
     let odd = integral & (floor(y * 0.5f) != y * 0.5f);
     let edge = select(0.0f, inf, (ax == 0.0f) == (y < 0.0f));
-    var r = select(pow(ax, y), edge, (ax == 0.0f) | (ax == inf));
+    var r = select(pow_positive_f32(ax, y), edge, (ax == 0.0f) | (ax == inf));
     r = select(r, -r, odd & (bitcast<u32>(x) >= 0x80000000u));
     r = select(r, bitcast<f32>(0x7fc00000u), is_nan(x) | is_nan(y) | ((x < 0.0f) & (ax != inf) & !integral));
     return select(r, 1.0f, (y == 0.0f) | (x == 1.0f) | ((ax == 1.0f) & (abs(y) == inf)));

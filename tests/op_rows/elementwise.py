@@ -89,6 +89,8 @@ TINY = np.geomspace(1e-30, 1.0, 31)
 LOG1P_GRID = np.concatenate([np.linspace(-0.999, 3, 201), TINY, -TINY[:-2], [10, 1e3, 1e6, 1e30]]).astype(np.float32)
 EXPM1_GRID = np.concatenate([np.linspace(-5, 5, 201), TINY, -TINY]).astype(np.float32)
 EXP2_GRID = np.linspace(-126, 127, 201).astype(np.float32)
+POW_X = np.geomspace(1e-3, 1e3, 400).astype(np.float32)
+POW_Y = np.random.default_rng(12).uniform(-5, 5, 400).astype(np.float32)
 EXP_GRID = np.concatenate([np.linspace(-87, 88.7, 401), TINY, -TINY]).astype(np.float32)  # results normal numbers
 HYPERBOLIC_GRID = np.concatenate([np.linspace(-10, 10, 201), TINY, -TINY, [88.0, -89.0]]).astype(np.float32)
 ASINH_GRID = np.concatenate([np.linspace(-10, 10, 201), TINY, -np.geomspace(1e-20, 1e30, 51), [4095.0, 4097.0]])
@@ -213,6 +215,8 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     Case("exp", "grid", *on_exact(fg.exp, np.exp, EXP_GRID), rtol=4e-7, atol=0.0),  # (XLA's CPU exp: 2.6 ulp at 88.7)
     # (not at -100: e^-100 is subnormal, which GPUs flush to 0)
     Case("exp", "special", *on_exact(fg.exp, np.exp, SPECIAL[SPECIAL != -100.0]), rtol=3e-7, atol=0.0),
+    # pow within 6 ulp for |y| <= 5 (WGSL's, exp2(y log2(x)), 42 ulp off there)
+    Case("pow", "grid", *on_exact(fg.pow, np.power, POW_X, POW_Y), rtol=8e-7, atol=0.0),
     # sin, cos, tanh and log: to full relative precision near their zeros (WGSL's are absolutely accurate)
     Case("sin", "grid", *on_exact(fg.sin, np.sin, SINE_GRID), rtol=3e-7, atol=0.0),
     Case("sin", "special", *on_exact(fg.sin, np.sin, SPECIAL[:-1]), rtol=3e-7, atol=0.0),  # not 1e30 (see sine_f32)
