@@ -235,13 +235,15 @@ FMOD_F32 = f"""fn fmod_f32(x: f32, y: f32) -> f32 {{
     return select(m, {NAN}, (bx >= 0x7f800000u) | (by > 0x7f800000u) | (by == 0u));
 }}"""
 
-# x - k pi/2 for k = round(x 2/pi), pi/2 in three parts, so that the reduction keeps x's precision near
-# the zeros and poles of sin, cos and tan: each product with k is exact up to |k| = 2^13 (|x| = 1e4);
-# past that the error grows with k, to 1e-6 at 1e5. (With the second and third parts taken by fma,
-# llvmpipe came out hundreds of ulp off at |x| = 100.)
+# x - k pi/2 for k = round(x 2/pi), pi/2 in four parts, the first three of 8 bits, so that each of their
+# products with k is exact up to |k| = 2^16 (|x| = 1e5) and each difference is exact where it cancels:
+# the reduction keeps x's precision near the zeros and poles of sin, cos and tan. (Three parts, the
+# second of 11 bits, lost all of it near sin's zeros past |x| = 1e4; with the second and third taken
+# by fma, llvmpipe came out hundreds of ulp off at |x| = 100.)
 def _reduced(x: str) -> str:
     return f"""let k = round({x} * 0.63661975f);
-    let r = (({x} - k * 1.5703125f) - k * 0.0004837512969970703f) - k * 7.549789954891882e-08f;
+    let r = ((({x} - k * 1.5703125f) - k * 0.0004825592041015625f) - k * 1.2665987014770508e-06f) -
+        k * 9.92093629470503e-10f;
     let z = r * r;"""
 
 
@@ -258,8 +260,8 @@ TAN_F32 = f"""fn tan_f32(x: f32) -> f32 {{
 
 # sin(x + q pi/2) for q = 0 (sin) or 1 (cos): sin(r) = r + r z P(z) or cos(r) = 1 - z/2 + z^2 Q(z) by
 # the quadrant k + q, its sign. GPUs' sin and cos are only absolutely accurate, and less so as x
-# grows (on an H200: 2% off near sin's zeros, 1e-3 at |x| = 1e4). Within 3.2 ulp up to |x| = 1e4,
-# the adapter's past 1e5. sin keeps +-0 (`sin_f32`).
+# grows (on an H200: 2% off near sin's zeros, 1e-3 at |x| = 1e4). Within 2.4 ulp up to |x| = 1e5 on
+# llvmpipe, the adapter's past it. sin keeps +-0 (`sin_f32`).
 SIN_P = (-0.1666666716337204, 0.008333329111337662, -0.00019839320157188922, 2.7181986297364347e-06)
 COS_P = (0.0416666679084301, -0.0013888883404433727, 2.479949216649402e-05, -2.7208204755879706e-07)
 SINE_F32 = f"""fn sine_f32(x: f32, q: i32) -> f32 {{
@@ -275,14 +277,14 @@ SIN_F32 = "fn sin_f32(x: f32) -> f32 {\n    return select(sine_f32(x, 0i), x, x 
 COS_F32 = "fn cos_f32(x: f32) -> f32 {\n    return sine_f32(x, 1i);\n}"
 
 # tanh(x) = x + x z P(z) (z = x^2) for |x| <= 0.625, the adapter's beyond, where no cancellation is
-# left (llvmpipe's, (e^2x - 1) / (e^2x + 1), lost every digit of tanh(1e-7)); NaN stays. Within 1 ulp
-# of the polynomial.
+# left (llvmpipe's, (e^2x - 1) / (e^2x + 1), lost every digit of tanh(1e-7)); NaN and +-0 stay. Within
+# 1 ulp of the polynomial.
 TANH_P = (-0.3333333134651184, 0.1333320587873459, -0.05394670367240906, 0.021700501441955566,
           -0.008177093230187893, 0.002142803743481636)
 TANH_F32 = f"""fn tanh_f32(x: f32) -> f32 {{
     let z = x * x;
     let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * {horner(TANH_P, "z")}, abs(x) <= 0.625f);
-    return select(r, x, is_nan(x));
+    return select(r, x, is_nan(x) | (x == 0.0f));
 }}"""
 
 # log(x) and log2(x) from x = m 2^e, m in [1/sqrt(2), sqrt(2)) read off the bits (subnormals scaled

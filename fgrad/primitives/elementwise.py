@@ -584,7 +584,7 @@ def _erf_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         small = f"{a} + {a} * {_horner(w, ERF_R, u)}"
         large = f"1.0f - {function(w, 'exp_f32')}(-{u}) * {_horner(w, ERF_Q, w.let(f'1.0f / {a}'))}"
         r = w.let(f"select({large}, {small}, {a} < 1.0f)")
-        return f"select(select({r}, -{r}, {x} < 0.0f), {x}, is_nan({x}))"  # NaN stays NaN
+        return f"select({with_sign_of(r, x)}, {x}, is_nan({x}))"  # NaN stays NaN, -0 stays -0
 
     return widened(w, w.spec(i).dtype, erf, w.let(w.operand(i, 0, coords)))
 

@@ -44,7 +44,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v22 = v21 * v15 + 0.5593159198760986f;
     let v23 = v22 * v15 + 0.0002530883648432791f;
     let v24 = select(1.0f - exp_f32(-v8) * v23, v7 + v7 * v14, v7 < 1.0f);
-    let v25 = select(select(v24, -v24, v6 < 0.0f), v6, is_nan(v6));
+    let v25 = select(bitcast<f32>(bitcast<u32>(v24) | (bitcast<u32>(v6) & 0x80000000u)), v6, is_nan(v6));
     let v26 = v5.y;
     let v27 = min(abs(v26), 4.0f);
     let v28 = v27 * v27;
@@ -64,7 +64,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v42 = v41 * v35 + 0.5593159198760986f;
     let v43 = v42 * v35 + 0.0002530883648432791f;
     let v44 = select(1.0f - exp_f32(-v28) * v43, v27 + v27 * v34, v27 < 1.0f);
-    let v45 = select(select(v44, -v44, v26 < 0.0f), v26, is_nan(v26));
+    let v45 = select(bitcast<f32>(bitcast<u32>(v44) | (bitcast<u32>(v26) & 0x80000000u)), v26, is_nan(v26));
     let v46 = v5.z;
     let v47 = min(abs(v46), 4.0f);
     let v48 = v47 * v47;
@@ -84,7 +84,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v62 = v61 * v55 + 0.5593159198760986f;
     let v63 = v62 * v55 + 0.0002530883648432791f;
     let v64 = select(1.0f - exp_f32(-v48) * v63, v47 + v47 * v54, v47 < 1.0f);
-    let v65 = select(select(v64, -v64, v46 < 0.0f), v46, is_nan(v46));
+    let v65 = select(bitcast<f32>(bitcast<u32>(v64) | (bitcast<u32>(v46) & 0x80000000u)), v46, is_nan(v46));
     let v66 = v5.w;
     let v67 = min(abs(v66), 4.0f);
     let v68 = v67 * v67;
@@ -104,6 +104,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v82 = v81 * v75 + 0.5593159198760986f;
     let v83 = v82 * v75 + 0.0002530883648432791f;
     let v84 = select(1.0f - exp_f32(-v68) * v83, v67 + v67 * v74, v67 < 1.0f);
-    let v85 = select(select(v84, -v84, v66 < 0.0f), v66, is_nan(v66));
+    let v85 = select(bitcast<f32>(bitcast<u32>(v84) | (bitcast<u32>(v66) & 0x80000000u)), v66, is_nan(v66));
     out[q] = vec4<f32>(v25, v45, v65, v85);
 }

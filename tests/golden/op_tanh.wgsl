@@ -7,7 +7,7 @@ fn is_nan(x: f32) -> bool {
 fn tanh_f32(x: f32) -> f32 {
     let z = x * x;
     let r = select(tanh(clamp(x, -15.0f, 15.0f)), x + x * z * (((((0.002142803743481636f * z + -0.008177093230187893f) * z + 0.021700501441955566f) * z + -0.05394670367240906f) * z + 0.1333320587873459f) * z + -0.3333333134651184f), abs(x) <= 0.625f);
-    return select(r, x, is_nan(x));
+    return select(r, x, is_nan(x) | (x == 0.0f));
 }
 
 @compute @workgroup_size(256)
