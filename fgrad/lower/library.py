@@ -322,7 +322,7 @@ LOG2_F32 = _logarithm("log2_f32", "p.x + p.y * 1.442695f")
 # |y log2(m)| <= |y| / 2 instead (log(m)'s 2.6 ulp times y): on llvmpipe within 6 ulp for |y| <= 5
 # (WGSL's: 42), 95 at |y| = 100 (180). Past 2^128 inf, below 2^-151 zero, and the limits for infinite
 # y (x = 1 is power_f32's).
-POW_POSITIVE_F32 = """fn pow_positive_f32(x: f32, y: f32) -> f32 {
+POW_POSITIVE_F32 = f"""fn pow_positive_f32(x: f32, y: f32) -> f32 {{
     let p = log_parts_f32(x);
     let yh = bitcast<f32>(bitcast<u32>(y) & 0xfffff000u);
     let a = yh * p.x;
@@ -333,10 +333,10 @@ POW_POSITIVE_F32 = """fn pow_positive_f32(x: f32, y: f32) -> f32 {
     let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
     let v = exp2(g) * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
         bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
-    let far = select(0.0f, bitcast<f32>(0x7f800000u), (k > 128.0f) | ((abs(y) == bitcast<f32>(0x7f800000u)) &
+    let far = select(0.0f, {INF}, (k > 128.0f) | ((abs(y) == {INF}) &
         ((x > 1.0f) == (y > 0.0f))));
-    return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == bitcast<f32>(0x7f800000u)));
-}"""
+    return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == {INF}));
+}}"""
 
 # The functions above by name, with the ones each calls.
 FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
