@@ -738,7 +738,7 @@ def _pipelines(device: Device, kernels: Sequence[Any]) -> list[Any]:
 
     def create(kernel: Any) -> Any:
         try:
-            module = device.device.create_shader_module(code=kernel.wgsl)
+            module = _shader_module(device.device, kernel.wgsl)
             return device.device.create_compute_pipeline(layout="auto", compute={"module": module,
                                                                                  "entry_point": "main"})
         except wgpu.GPUError as e:  # each thread captures the errors of its own calls
@@ -754,6 +754,33 @@ def _pipelines(device: Device, kernels: Sequence[Any]) -> list[Any]:
             raise pipeline
         device.pipelines[key] = pipeline
     return [device.pipelines[key] for key in keys]
+
+
+def _shader_module(device: Any, wgsl: str) -> Any:
+    """A shader module of `wgsl` on a wgpu device, made without naga's runtime checks where
+    wgpu-native offers that (`wgpuDeviceCreateShaderModuleTrusted`). fgrad's kernels keep every
+    access in range themselves: tiles that overrun a size are guarded, indices read from data
+    are clamped (as jax.lax.gather clamps them), workgroup arrays are indexed within their
+    extents and every loop is bounded by a size. naga's checks clamp each index of a
+    workgroup array and count each loop's trips a second time: on an H200 they cost the gpt
+    step 4% (`pytest bench/test_training.py --size full -k gpt`: 237.8 -> 248.5 steps/s without
+    them; the bounds checks and the loop counts about half each). Errors are raised as
+    wgpu-py's own call raises them (validation's, with the WGSL line)."""
+    import wgpu  # imported already: the device is open
+
+    trusted = getattr(_checked, "wgpuDeviceCreateShaderModuleTrusted", None) if _native is not None else None
+    if trusted is None:  # another wgpu backend, or a wgpu-native without the call
+        return device.create_shader_module(code=wgsl)
+    code = _ffi.new("char []", wgsl.encode())
+    source = _ffi.new("WGPUShaderSourceWGSL *")
+    source.chain.sType = _native.WGPUSType_ShaderSourceWGSL
+    source.code.data, source.code.length = code, _native.WGPU_STRLEN  # zero-terminated
+    descriptor = _ffi.new("WGPUShaderModuleDescriptor *")
+    descriptor.nextInChain = _ffi.cast("WGPUChainedStruct *", source)
+    handle = trusted(device._internal, descriptor, _native.WGPUShaderRuntimeChecks_None)
+    if handle == _ffi.NULL:
+        raise wgpu.GPUError("shader module creation failed")
+    return wgpu.backends.wgpu_native.GPUShaderModule("", handle, device)
 
 
 def _check_features(program: Program, device: Device) -> None:

@@ -239,6 +239,39 @@ def test_shader_validation_error_names_kernel_site_and_line():
     assert f"WGSL line {line}:" in message and "exq" in message
 
 
+def test_shader_modules_are_made_without_naga_runtime_checks(monkeypatch):
+    """Where wgpu-native offers it, each kernel's module is made without naga's runtime checks
+    (runtime._shader_module): fgrad's kernels keep their accesses in range themselves, which
+    the rest of this suite checks against interpret through such modules. Out-of-range indices
+    read from data give jax's clipped and filled values."""
+    from fgrad import runtime
+
+    fg.default_device()
+    if runtime._native is None or not hasattr(runtime._checked, "wgpuDeviceCreateShaderModuleTrusted"):
+        pytest.skip("this wgpu has no wgpuDeviceCreateShaderModuleTrusted: modules keep naga's checks")
+    made = []
+    checked = runtime._checked
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(checked, name)
+
+        def wgpuDeviceCreateShaderModuleTrusted(self, device, descriptor, checks):
+            made.append(int(checks))
+            return checked.wgpuDeviceCreateShaderModuleTrusted(device, descriptor, checks)
+
+    monkeypatch.setattr(runtime, "_checked", Recording())
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5  # a shape no other test compiles
+    idx = np.array([[0, 7], [-9, 2], [3, 1]], np.int32)
+    got = fg.jit(lambda a, i: (fg.numpy.take(a, i, axis=1, mode="clip") * 3.0,
+                               fg.numpy.take(a, i, axis=1, mode="fill") * 3.0))(x, idx)
+    want = fg.interpret(fg.trace(lambda a, i: (fg.numpy.take(a, i, axis=1, mode="clip") * 3.0,
+                                               fg.numpy.take(a, i, axis=1, mode="fill") * 3.0), x, idx), x, idx)
+    assert made and set(made) == {runtime._native.WGPUShaderRuntimeChecks_None}
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
 def test_c_types_parsed_together_are_those_parsed_one_at_a_time():
     """The C types wgpu-py names by string, parsed in one pass as the device opens
     (`runtime._parse_c_types`), are cached as cffi's parse of each alone makes them; a type this
