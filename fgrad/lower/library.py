@@ -147,9 +147,16 @@ LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
     return select(select(r, {NEG_INF}, x == -1.0f), {NAN}, (x < -1.0f) | is_nan(x));
 }}"""
 
+# v 2^k for an integral k, as two powers of two built from their bits, one after the other: each
+# a normal number (where 2^128 or the result is not), k clamped so that each stays one.
+SCALED_F32 = """fn scaled_f32(v: f32, k: f32) -> f32 {
+    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
+    return v * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+}"""
+
 # exp(x) = 2^n e^r, n = round(x / log(2)), r = x - n log(2) with log(2) in two parts, the first's
-# product exact (|r| <= 0.35): e^r = 1 + r + r^2 P(r), times 2^n as two powers of two built from
-# their bits, one after the other (each a normal number, where 2^128 or the result is not). WGSL's,
+# product exact (|r| <= 0.35): e^r = 1 + r + r^2 P(r), times 2^n (`scaled_f32`). WGSL's,
 # exp2(x log2(e)), rounds x log2(e): 60 ulp off at |x| = 80 on llvmpipe and an H200. Within 1.3
 # ulp; past 88.72 inf, below -103.97 zero, NaN stays.
 EXP_P = (0.5, 0.1666666567325592, 0.041666239500045776, 0.008333438076078892, 0.0013948323903605342,
@@ -157,9 +164,7 @@ EXP_P = (0.5, 0.1666666567325592, 0.041666239500045776, 0.008333438076078892, 0.
 EXP_F32 = f"""fn exp_f32(x: f32) -> f32 {{
     let n = round(x * 1.442695f);
     let r = (x - n * 0.693359375f) - n * -0.00021219444f;
-    let h = floor(0.5f * n);
-    let v = (1.0f + r + r * r * {horner(EXP_P, "r")}) * bitcast<f32>(u32(i32(h) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(n - h) + 127i) << 23u);
+    let v = scaled_f32(1.0f + r + r * r * {horner(EXP_P, "r")}, n);
     return select(select(select(v, {INF}, x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
 }}"""
 
@@ -317,7 +322,7 @@ LOG2_F32 = _logarithm("log2_f32", "p.x + p.y * 1.442695f")
 
 # x^y for x in (0, inf) as 2^t, t = y log2(x) = y e + y log2(m) (log_parts_f32): y e exactly, as y's
 # top 12 bits and the rest, each times e (8 bits), so that t's integral part comes off exact; then
-# 2^k 2^g, g in [-1/2, 1/2] (WGSL's exp2, within 3 ulp there), 2^k in two steps as exp_f32's. WGSL's
+# 2^k 2^g, g in [-1/2, 1/2] (WGSL's exp2, within 3 ulp there), times 2^k by `scaled_f32`. WGSL's
 # pow, exp2(y log2(x)), rounds t: 65 ulp off for 0.0012^4.4 on an H200. The error grows with
 # |y log2(m)| <= |y| / 2 instead (log(m)'s 2.6 ulp times y): on llvmpipe within 6 ulp for |y| <= 5
 # (WGSL's: 42), 95 at |y| = 100 (180). Past 2^128 inf, below 2^-151 zero, and the limits for infinite
@@ -330,9 +335,7 @@ POW_POSITIVE_F32 = f"""fn pow_positive_f32(x: f32, y: f32) -> f32 {{
     let f = ((a - n) + (y - yh) * p.x) + y * (p.y * 1.442695f);
     let k = n + round(f);
     let g = f - round(f);
-    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
-    let v = exp2(g) * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let v = scaled_f32(exp2(g), k);
     let far = select(0.0f, {INF}, (k > 128.0f) | ((abs(y) == {INF}) &
         ((x > 1.0f) == (y > 0.0f))));
     return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == {INF}));
@@ -344,7 +347,8 @@ FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "is_inf": (IS_INF, ()),
     "log1p_near_f32": (LOG1P_NEAR_F32, ()),
     "log1p_f32": (LOG1P_F32, ("is_nan", "log_f32", "log1p_near_f32")),
-    "exp_f32": (EXP_F32, ("is_nan",)),
+    "scaled_f32": (SCALED_F32, ()),
+    "exp_f32": (EXP_F32, ("is_nan", "scaled_f32")),
     "expm1_f32": (EXPM1_F32, ("is_nan", "exp_f32")),
     "atan2_f32": (ATAN2_F32, ("is_nan",)),
     "erf_inv_f32": (ERF_INV_F32, ("is_nan", "log1p_f32", "log_f32")),
@@ -357,7 +361,7 @@ FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "log_parts_f32": (LOG_PARTS_F32, ("log1p_near_f32",)),
     "log_f32": (LOG_F32, ("is_nan", "log_parts_f32")),
     "log2_f32": (LOG2_F32, ("is_nan", "log_parts_f32")),
-    "pow_positive_f32": (POW_POSITIVE_F32, ("log_parts_f32",)),
+    "pow_positive_f32": (POW_POSITIVE_F32, ("log_parts_f32", "scaled_f32")),
     "power_f32": (POWER_F32, ("is_nan", "pow_positive_f32")),
 }
 

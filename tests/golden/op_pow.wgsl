@@ -18,6 +18,11 @@ fn log_parts_f32(x: f32) -> vec2<f32> {
     let e = i32(bits >> 23u) - select(127i, 126i, high) - select(0i, 23i, subnormal);
     return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
 }
+fn scaled_f32(v: f32, k: f32) -> f32 {
+    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
+    return v * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+}
 fn pow_positive_f32(x: f32, y: f32) -> f32 {
     let p = log_parts_f32(x);
     let yh = bitcast<f32>(bitcast<u32>(y) & 0xfffff000u);
@@ -26,9 +31,7 @@ fn pow_positive_f32(x: f32, y: f32) -> f32 {
     let f = ((a - n) + (y - yh) * p.x) + y * (p.y * 1.442695f);
     let k = n + round(f);
     let g = f - round(f);
-    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
-    let v = exp2(g) * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let v = scaled_f32(exp2(g), k);
     let far = select(0.0f, bitcast<f32>(0x7f800000u), (k > 128.0f) | ((abs(y) == bitcast<f32>(0x7f800000u)) &
         ((x > 1.0f) == (y > 0.0f))));
     return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == bitcast<f32>(0x7f800000u)));
