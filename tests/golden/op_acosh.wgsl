@@ -34,8 +34,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 6i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     let v3 = b0[i];
     let v4 = v3 - 1.0f;
     let v5 = select(select(log1p_f32(v4 + sqrt(2.0f * v4 + v4 * v4)), log_f32(v3) + 0.6931472f, v3 > 4096.0f), bitcast<f32>(0x7fc00000u), v3 < 1.0f);

@@ -12,8 +12,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 6i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     var a3: f32 = bitcast<f32>(0xff800000u);
     var a4: i32 = 0i;
     for (var r5 = 0i; r5 < 5i; r5++) {

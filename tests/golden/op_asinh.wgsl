@@ -34,8 +34,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 6i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     let v3 = b0[i];
     let v4 = abs(v3);
     let v5 = select(log1p_f32(v4 + v4 * v4 / (1.0f + sqrt(1.0f + v4 * v4))), log_f32(v4) + 0.6931472f, v4 > 4096.0f);

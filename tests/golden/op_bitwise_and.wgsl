@@ -10,8 +10,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 12i) {
         return;
     }
-    let v1 = i / 4i;
-    let v2 = (i) % 4i;
+    let v1 = i32(u32(i) / 4u);
+    let v2 = i32(u32(i) % 4u);
     let v3 = b0[i];
     let v4 = b1[v2];
     let v5 = (v3 & v4);

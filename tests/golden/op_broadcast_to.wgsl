@@ -9,8 +9,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (q >= 6i) {
         return;
     }
-    let v1 = q / 3i;
-    let v2 = (q) % 3i;
+    let v1 = i32(u32(q) / 3u);
+    let v2 = i32(u32(q) % 3u);
     let v3 = 0i * 4i;
     let v4 = v3 + 1i;
     let v5 = v3 + 2i;

@@ -10,8 +10,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 9i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     let v3 = clamp(v1 - 0i, 0i, 1i);
     let v4 = b0[v3 * 3i + v2];
     let v5 = clamp(v1 - 2i, 0i, 0i);

@@ -10,15 +10,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 120i) {
         return;
     }
-    let v1 = i / 60i;
-    let v2 = (i / 15i) % 4i;
-    let v3 = (i / 5i) % 3i;
-    let v4 = (i) % 5i;
+    let v1 = i32(u32(i) / 60u);
+    let v2 = i32(u32(i) / 15u % 4u);
+    let v3 = i32(u32(i) / 5u % 3u);
+    let v4 = i32(u32(i) % 5u);
     var a5: f32 = 0.0f;
     for (var r6 = 0i; r6 < 27i; r6++) {
-        let v7 = r6 / 9i;
-        let v8 = (r6 / 3i) % 3i;
-        let v9 = (r6) % 3i;
+        let v7 = i32(u32(r6) / 9u);
+        let v8 = i32(u32(r6) / 3u % 3u);
+        let v9 = i32(u32(r6) % 3u);
         let v10 = v3 * 2i + v8 - 1i;
         let v11 = clamp(v10, 0i, 4i);
         let v12 = v4 + v9 - 1i;

@@ -27,8 +27,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 6i) {
         return;
     }
-    let v1 = i / 2i;
-    let v2 = (i) % 2i;
+    let v1 = i32(u32(i) / 2u);
+    let v2 = i32(u32(i) % 2u);
     let v3 = b0[i];
     let v4 = cos_f32(v3);
     out[i] = v4;

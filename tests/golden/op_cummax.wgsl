@@ -15,8 +15,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 18i) {
         return;
     }
-    let v1 = i / 6i;
-    let v2 = (i) % 6i;
+    let v1 = i32(u32(i) / 6u);
+    let v2 = i32(u32(i) % 6u);
     var a3: f32 = bitcast<f32>(0xff800000u);
     for (var r4 = 0i; r4 < v2 + 1i; r4++) {
         let v5 = b0[v1 * 6i + r4];

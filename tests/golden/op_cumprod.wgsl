@@ -9,8 +9,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 15i) {
         return;
     }
-    let v1 = i / 5i;
-    let v2 = (i) % 5i;
+    let v1 = i32(u32(i) / 5u);
+    let v2 = i32(u32(i) % 5u);
     var a3: f32 = 1.0f;
     for (var r4 = 0i; r4 < v2 + 1i; r4++) {
         let v5 = b0[v1 * 5i + r4];

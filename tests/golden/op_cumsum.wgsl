@@ -11,8 +11,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     var a1: f32 = -0.0f;
     for (var r2 = 0i; r2 < i + 1i; r2++) {
-        let v3 = r2 / 3i;
-        let v4 = (r2) % 3i;
+        let v3 = i32(u32(r2) / 3u);
+        let v4 = i32(u32(r2) % 3u);
         let v5 = b0[r2];
         a1 = a1 + v5;
     }

@@ -10,8 +10,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 12i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     let v3 = 1i;
     let v4 = clamp(v3, 0i, 2i);
     let v5 = 0i;

@@ -9,8 +9,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 10i) {
         return;
     }
-    let v1 = i / 5i;
-    let v2 = (i) % 5i;
+    let v1 = i32(u32(i) / 5u);
+    let v2 = i32(u32(i) % 5u);
     let v3 = b0[i];
     let v4 = (0.5f * v3 * (1.0f + tanh(clamp(0.7978845608028654f * (v3 + 0.044715f * v3 * v3 * v3), -15.0f, 15.0f))));
     out[i] = v4;

@@ -10,8 +10,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 18i) {
         return;
     }
-    let v1 = i / 6i;
-    let v2 = (i) % 6i;
+    let v1 = i32(u32(i) / 6u);
+    let v2 = i32(u32(i) % 6u);
     var a3: f32 = 1.0f;
     var a4: f32 = 0.0f;
     for (var r5 = 0i; r5 < v2 + 1i; r5++) {

@@ -17,9 +17,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     }
     var a1: f32 = bitcast<f32>(0xff800000u);
     for (var r2 = 0i; r2 < 24i; r2++) {
-        let v3 = r2 / 12i;
-        let v4 = (r2 / 4i) % 3i;
-        let v5 = (r2) % 4i;
+        let v3 = i32(u32(r2) / 12u);
+        let v4 = i32(u32(r2) / 4u % 3u);
+        let v5 = i32(u32(r2) % 4u);
         let v6 = b0[r2];
         a1 = max_f32(a1, v6);
     }

@@ -22,8 +22,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
         return;
     }
     let lid = i32(local.x);
-    let v1 = o / 4i;
-    let v2 = (o) % 4i;
+    let v1 = i32(u32(o) / 4u);
+    let v2 = i32(u32(o) % 4u);
     let v3 = v2 * 4i;
     let v4 = min(4i, 13i - v3);
     for (var r5 = lid; r5 < v4; r5 += 32i) {
@@ -81,8 +81,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 26i) {
         return;
     }
-    let v1 = i / 13i;
-    let v2 = (i) % 13i;
+    let v1 = i32(u32(i) / 13u);
+    let v2 = i32(u32(i) % 13u);
     let v3 = v2 - v2 % 8i;
     let v4 = v2 - v3;
     let v5 = min(4i, 13i - v3);

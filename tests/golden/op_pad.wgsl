@@ -9,8 +9,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 20i) {
         return;
     }
-    let v1 = i / 5i;
-    let v2 = (i) % 5i;
+    let v1 = i32(u32(i) / 5u);
+    let v2 = i32(u32(i) % 5u);
     let v3 = v1 - 1i;
     let v4 = clamp(v3, 0i, 1i);
     let v5 = v2 - 1i;

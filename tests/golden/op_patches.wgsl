@@ -9,13 +9,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 30i) {
         return;
     }
-    let v1 = i / 15i;
-    let v2 = (i / 5i) % 3i;
-    let v3 = (i) % 5i;
+    let v1 = i32(u32(i) / 15u);
+    let v2 = i32(u32(i) / 5u % 3u);
+    let v3 = i32(u32(i) % 5u);
     var a4: f32 = 0.0f;
     let v5 = 0i;
-    let v6 = v5 / 3i;
-    let v7 = (v5) % 3i;
+    let v6 = i32(u32(v5) / 3u);
+    let v7 = i32(u32(v5) % 3u);
     let v8 = v2 * 2i + v6 - 1i;
     let v9 = clamp(v8, 0i, 4i);
     let v10 = v3 + v7 - 2i;
@@ -24,8 +24,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v13 = select(0.0f, v12, v8 >= 0i && v10 >= 0i);
     a4 = a4 + v13;
     let v14 = 1i;
-    let v15 = v14 / 3i;
-    let v16 = (v14) % 3i;
+    let v15 = i32(u32(v14) / 3u);
+    let v16 = i32(u32(v14) % 3u);
     let v17 = v2 * 2i + v15 - 1i;
     let v18 = clamp(v17, 0i, 4i);
     let v19 = v3 + v16 - 2i;
@@ -34,8 +34,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v22 = select(0.0f, v21, v17 >= 0i && v19 >= 0i);
     a4 = a4 + v22;
     let v23 = 2i;
-    let v24 = v23 / 3i;
-    let v25 = (v23) % 3i;
+    let v24 = i32(u32(v23) / 3u);
+    let v25 = i32(u32(v23) % 3u);
     let v26 = v2 * 2i + v24 - 1i;
     let v27 = clamp(v26, 0i, 4i);
     let v28 = v3 + v25 - 2i;
@@ -44,8 +44,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v31 = select(0.0f, v30, v26 >= 0i && v28 >= 0i);
     a4 = a4 + v31;
     let v32 = 3i;
-    let v33 = v32 / 3i;
-    let v34 = (v32) % 3i;
+    let v33 = i32(u32(v32) / 3u);
+    let v34 = i32(u32(v32) % 3u);
     let v35 = v2 * 2i + v33 - 1i;
     let v36 = clamp(v35, 0i, 4i);
     let v37 = v3 + v34 - 2i;
@@ -54,8 +54,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v40 = select(0.0f, v39, v35 >= 0i && v37 >= 0i);
     a4 = a4 + v40;
     let v41 = 4i;
-    let v42 = v41 / 3i;
-    let v43 = (v41) % 3i;
+    let v42 = i32(u32(v41) / 3u);
+    let v43 = i32(u32(v41) % 3u);
     let v44 = v2 * 2i + v42 - 1i;
     let v45 = clamp(v44, 0i, 4i);
     let v46 = v3 + v43 - 2i;
@@ -64,8 +64,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v49 = select(0.0f, v48, v44 >= 0i && v46 >= 0i);
     a4 = a4 + v49;
     let v50 = 5i;
-    let v51 = v50 / 3i;
-    let v52 = (v50) % 3i;
+    let v51 = i32(u32(v50) / 3u);
+    let v52 = i32(u32(v50) % 3u);
     let v53 = v2 * 2i + v51 - 1i;
     let v54 = clamp(v53, 0i, 4i);
     let v55 = v3 + v52 - 2i;

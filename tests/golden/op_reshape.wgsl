@@ -9,10 +9,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 12i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
-    let v3 = i / 6i;
-    let v4 = (i) % 6i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
+    let v3 = i32(u32(i) / 6u);
+    let v4 = i32(u32(i) % 6u);
     let v5 = b0[i];
     out[i] = v5;
 }

@@ -30,8 +30,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 6i) {
         return;
     }
-    let v1 = i / 2i;
-    let v2 = (i) % 2i;
+    let v1 = i32(u32(i) / 2u);
+    let v2 = i32(u32(i) % 2u);
     var a3: f32 = 0.0f;
     let v4 = 0i;
     let v5 = b1[v4];

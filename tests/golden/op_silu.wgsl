@@ -23,8 +23,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 10i) {
         return;
     }
-    let v1 = i / 5i;
-    let v2 = (i) % 5i;
+    let v1 = i32(u32(i) / 5u);
+    let v2 = i32(u32(i) % 5u);
     let v3 = b0[i];
     let v4 = (v3 / (1.0f + exp_f32(-v3)));
     out[i] = v4;

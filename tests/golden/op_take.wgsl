@@ -10,8 +10,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 9i) {
         return;
     }
-    let v1 = i / 3i;
-    let v2 = (i) % 3i;
+    let v1 = i32(u32(i) / 3u);
+    let v2 = i32(u32(i) % 3u);
     let v3 = b1[v2];
     let v4 = clamp(v3, 0i, 3i);
     let v5 = b0[v1 * 4i + v4];

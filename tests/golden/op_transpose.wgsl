@@ -9,9 +9,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 24i) {
         return;
     }
-    let v1 = i / 6i;
-    let v2 = (i / 2i) % 3i;
-    let v3 = (i) % 2i;
+    let v1 = i32(u32(i) / 6u);
+    let v2 = i32(u32(i) / 2u % 3u);
+    let v3 = i32(u32(i) % 2u);
     let v4 = b0[v3 * 12i + v2 * 4i + v1];
     out[i] = v4;
 }

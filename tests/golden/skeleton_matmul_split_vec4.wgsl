@@ -25,8 +25,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v6 = m0 + v3;
             let v7 = 0i + v2;
             let v8 = v6 * 1024i + v1 * 64i + v7;
-            let v9 = v8 / 1024i;
-            let v10 = (v8) % 1024i;
+            let v9 = i32(u32(v8) / 1024u);
+            let v10 = i32(u32(v8) % 1024u);
             let v11 = v10 * 64i + v9;
             let v12 = b0[(v11) / 4i];
             As[v2 * 18i + (v3 + 0i) / 2i] = v12.xy;
@@ -36,8 +36,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
             let v13 = 0i + v4;
             let v14 = n0 + v5;
             let v15 = v1 * 4096i + v13 * 64i + v14;
-            let v16 = v15 / 64i;
-            let v17 = (v15) % 64i;
+            let v16 = i32(u32(v15) / 64u);
+            let v17 = i32(u32(v15) % 64u);
             let v18 = b1[(v15) / 4i];
             Bs[v4 * 18i + (v5 + 0i) / 2i] = v18.xy;
             Bs[v4 * 18i + (v5 + 2i) / 2i] = v18.zw;
@@ -52,8 +52,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
                 let v20 = m0 + v3;
                 let v21 = r19 + 8i + v2;
                 let v22 = v20 * 1024i + v1 * 64i + v21;
-                let v23 = v22 / 1024i;
-                let v24 = (v22) % 1024i;
+                let v23 = i32(u32(v22) / 1024u);
+                let v24 = i32(u32(v22) % 1024u);
                 let v25 = v24 * 64i + v23;
                 next_0 = b0[(v25) / 4i];
             }
@@ -61,8 +61,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
                 let v26 = r19 + 8i + v4;
                 let v27 = n0 + v5;
                 let v28 = v1 * 4096i + v26 * 64i + v27;
-                let v29 = v28 / 64i;
-                let v30 = (v28) % 64i;
+                let v29 = i32(u32(v28) / 64u);
+                let v30 = i32(u32(v28) % 64u);
                 next_1 = b1[(v28) / 4i];
             }
         }
