@@ -147,25 +147,27 @@ LOG1P_F32 = f"""fn log1p_f32(x: f32) -> f32 {{
     return select(select(r, {NEG_INF}, x == -1.0f), {NAN}, (x < -1.0f) | is_nan(x));
 }}"""
 
-# v 2^k for an integral k, as two powers of two built from their bits, one after the other: each
-# a normal number (where 2^128 or the result is not), k clamped so that each stays one.
+# v 2^k for an integral k, as two powers of two built from their bits, one after the other: 2^s, s
+# = k clamped to the normal exponents, then 2^(k - s), 1 unless 2^k or the result is not a normal
+# number (k - s clamped too, where the result overflows or vanishes whatever it is).
 SCALED_F32 = """fn scaled_f32(v: f32, k: f32) -> f32 {
-    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
-    return v * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let s = clamp(k, -126.0f, 127.0f);
+    return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - s, -126.0f, 127.0f)) + 127i) << 23u);
 }"""
 
 # exp(x) = 2^n e^r, n = round(x / log(2)), r = x - n log(2) with log(2) in two parts, the first's
 # product exact (|r| <= 0.35): e^r = 1 + r + r^2 P(r), times 2^n (`scaled_f32`). WGSL's,
 # exp2(x log2(e)), rounds x log2(e): 60 ulp off at |x| = 80 on llvmpipe and an H200. Within 1.3
-# ulp; past 88.72 inf, below -103.97 zero, NaN stays.
+# ulp. x is clamped to [-104, 89] first, where e^x rounds to 0 and overflows to inf (so do the
+# infinities); NaN stays.
 EXP_P = (0.5, 0.1666666567325592, 0.041666239500045776, 0.008333438076078892, 0.0013948323903605342,
          0.00019825759227387607)
 EXP_F32 = f"""fn exp_f32(x: f32) -> f32 {{
-    let n = round(x * 1.442695f);
-    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
-    let v = scaled_f32(1.0f + r + r * r * {horner(EXP_P, "r")}, n);
-    return select(select(select(v, {INF}, x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+    let c = clamp(x, -104.0f, 89.0f);
+    let n = round(c * 1.442695f);
+    let r = (c - n * 0.693359375f) - n * -0.00021219444f;
+    return select(scaled_f32(1.0f + r + r * r * {horner(EXP_P, "r")}, n), x, is_nan(x));
 }}"""
 
 # expm1(x) = x + x^2 P(x) for |x| <= 1, exp(x) - 1 beyond (no cancellation left); +-0 stay.

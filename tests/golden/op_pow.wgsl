@@ -19,9 +19,9 @@ fn log_parts_f32(x: f32) -> vec2<f32> {
     return vec2<f32>(f32(e), log1p_near_f32(m - 1.0f));
 }
 fn scaled_f32(v: f32, k: f32) -> f32 {
-    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
-    return v * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let s = clamp(k, -126.0f, 127.0f);
+    return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - s, -126.0f, 127.0f)) + 127i) << 23u);
 }
 fn pow_positive_f32(x: f32, y: f32) -> f32 {
     let p = log_parts_f32(x);

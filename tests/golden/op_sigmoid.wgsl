@@ -5,15 +5,15 @@ fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
 fn scaled_f32(v: f32, k: f32) -> f32 {
-    let h = floor(0.5f * clamp(k, -300.0f, 300.0f));
-    return v * bitcast<f32>(u32(i32(clamp(h, -126.0f, 127.0f)) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - h, -126.0f, 127.0f)) + 127i) << 23u);
+    let s = clamp(k, -126.0f, 127.0f);
+    return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - s, -126.0f, 127.0f)) + 127i) << 23u);
 }
 fn exp_f32(x: f32) -> f32 {
-    let n = round(x * 1.442695f);
-    let r = (x - n * 0.693359375f) - n * -0.00021219444f;
-    let v = scaled_f32(1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f), n);
-    return select(select(select(v, bitcast<f32>(0x7f800000u), x > 88.72284f), 0.0f, x < -103.97208f), x, is_nan(x));
+    let c = clamp(x, -104.0f, 89.0f);
+    let n = round(c * 1.442695f);
+    let r = (c - n * 0.693359375f) - n * -0.00021219444f;
+    return select(scaled_f32(1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f), n), x, is_nan(x));
 }
 
 @compute @workgroup_size(256)
