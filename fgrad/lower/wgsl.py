@@ -657,7 +657,8 @@ class KernelWriter:
                 out.append(linear)
             else:
                 q = f"u32({linear})" if stride == 1 else f"u32({linear}) / {_factor(stride)}"
-                out.append(self.let(f"i32({q})" if outermost else f"i32({q} % {_factor(d if isinstance(d, int) else self.size(d))})"))
+                size = _factor(d if isinstance(d, int) else self.size(d))
+                out.append(self.let(f"i32({q})" if outermost else f"i32({q} % {size})"))
             outermost = False
         kept = [c for c, d in zip(coords, shape) if d != 1]
         self.scopes[-1][("unravel", linear, squeezed)] = kept
