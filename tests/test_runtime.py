@@ -263,10 +263,11 @@ def test_shader_modules_are_made_without_naga_runtime_checks(monkeypatch):
     monkeypatch.setattr(runtime, "_checked", Recording())
     x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5  # a shape no other test compiles
     idx = np.array([[0, 7], [-9, 2], [3, 1]], np.int32)
-    got = fg.jit(lambda a, i: (fg.numpy.take(a, i, axis=1, mode="clip") * 3.0,
-                               fg.numpy.take(a, i, axis=1, mode="fill") * 3.0))(x, idx)
-    want = fg.interpret(fg.trace(lambda a, i: (fg.numpy.take(a, i, axis=1, mode="clip") * 3.0,
-                                               fg.numpy.take(a, i, axis=1, mode="fill") * 3.0), x, idx), x, idx)
+
+    def f(a, i):
+        return fg.numpy.take(a, i, axis=1, mode="clip") * 3.0, fg.numpy.take(a, i, axis=1, mode="fill") * 3.0
+
+    got, want = fg.jit(f)(x, idx), fg.interpret(fg.trace(f, x, idx), x, idx)
     assert made and set(made) == {runtime._native.WGPUShaderRuntimeChecks_None}
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
