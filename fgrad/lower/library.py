@@ -343,6 +343,13 @@ POW_POSITIVE_F32 = f"""fn pow_positive_f32(x: f32, y: f32) -> f32 {{
     return select(v, far, (k > 128.0f) | (k < -151.0f) | (abs(y) == {INF}));
 }}"""
 
+# log(e^x + e^y) = max(x, y) + log1p(e^-|x - y|), which neither overflows nor loses the smaller
+# term; where x - y is NaN (a NaN, or two infinities of one sign) it is x + y: NaN, inf or -inf.
+LOG_ADD_EXP_F32 = """fn log_add_exp_f32(x: f32, y: f32) -> f32 {
+    let d = x - y;
+    return select(max(x, y) + log1p_f32(exp_f32(-abs(d))), x + y, is_nan(d));
+}"""
+
 # The functions above by name, with the ones each calls.
 FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "is_nan": (IS_NAN, ()),
@@ -365,6 +372,7 @@ FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "log2_f32": (LOG2_F32, ("is_nan", "log_parts_f32")),
     "pow_positive_f32": (POW_POSITIVE_F32, ("log_parts_f32", "scaled_f32")),
     "power_f32": (POWER_F32, ("is_nan", "pow_positive_f32")),
+    "log_add_exp_f32": (LOG_ADD_EXP_F32, ("is_nan", "exp_f32", "log1p_f32")),
 }
 
 

@@ -884,10 +884,10 @@ batch_rules.register(pow_p, elementwise_batching(pow_p))
 register_lowering(pow_p, ELEMENTWISE, _pow_wgsl)
 
 
-# logaddexp: log(e^x + e^y) = max(x, y) + log1p(e^-|x - y|), which neither overflows nor loses
-# the smaller term; where x - y is NaN (a NaN, or two infinities of one sign) it is x + y.
-# d = e^(x - ans) dx + e^(y - ans) dy, +inf counted as 0 in both exponents (JAX's rule, so the
-# derivatives at x = y = inf are 1). A primitive, so that both are 1/2 at x = y (softplus'(0)).
+# logaddexp: log(e^x + e^y), by `log_add_exp_f32` (the library's: no overflow, the smaller term
+# kept, NaN and infinities as NumPy's). d = e^(x - ans) dx + e^(y - ans) dy, +inf counted as 0 in
+# both exponents (JAX's rule, so the derivatives at x = y = inf are 1). A primitive, so that both
+# are 1/2 at x = y (softplus'(0)).
 def _logaddexp_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     def finite(v: Tensor) -> Tensor:
         return fnp.where(v == math.inf, 0.0, v)
@@ -896,13 +896,9 @@ def _logaddexp_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor
 
 
 def _logaddexp_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    is_nan, log1p = function(w, "is_nan"), function(w, "log1p_f32")
-
-    def logaddexp(x: str, y: str) -> str:
-        d = w.let(f"{x} - {y}")
-        return f"select(max({x}, {y}) + {log1p}({function(w, 'exp_f32')}(-abs({d}))), {x} + {y}, {is_nan}({d}))"
-
-    return widened(w, w.spec(i).dtype, logaddexp, w.operand(i, 0, coords), w.operand(i, 1, coords))
+    name = function(w, "log_add_exp_f32")
+    return widened(w, w.spec(i).dtype, lambda x, y: f"{name}({x}, {y})", w.operand(i, 0, coords),
+                   w.operand(i, 1, coords))
 
 
 logaddexp_p = declare("logaddexp", binary("logaddexp", FLOAT), computed_wide(np.logaddexp))

@@ -18,7 +18,7 @@ from fgrad.ir import Const, Dim, DType, Node, Spec, declare
 from fgrad.lower.kinds import NORMALIZATION, REDUCTION, SCAN, Reduction, Sort, register_lowering
 from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import rewrite_rules, split_long_reduction
-from fgrad.lower.library import IS_INF, IS_NAN, cast, function, pick
+from fgrad.lower.library import IS_NAN, cast, function, pick
 from fgrad.lower.wgsl import SORT_BLOCK, Folded
 from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
@@ -463,25 +463,13 @@ batch_rules.register(cummin_p, axis_batching(cummin_p, "axis"))
 register_lowering(cummin_p, SCAN, _pick_scan_wgsl("min"))
 
 
-# cumlogsumexp (jax.lax's): out[j] = log(exp(x[0]) + ... + exp(x[j])), each step
-# log(exp(a) + exp(b)) = max + log1p(exp(min - max)), -inf with -inf -inf and inf with inf
-# inf. d out[j] / d x[i] = exp(x[i] - out[j]), so the cotangent of x[i] is
-# exp(x[i] - out[i]) T[i], T[i] = g[i] + exp(out[i] - out[i+1]) T[i+1]: factors at most 1,
-# stable for any range of values. The tangent runs the same recurrence forward:
-# d out[j] = exp(out[j-1] - out[j]) d out[j-1] + exp(x[j] - out[j]) t[j].
-LOG_ADD_EXP = """fn log_add_exp(a: f32, b: f32) -> f32 {
-    let m = max(a, b);
-    let u = exp_f32(min(a, b) - m);
-    return select(select(m + log1p_f32(u), m, is_inf(m)), a + b, is_nan(a) | is_nan(b));
-}"""
-
-
+# cumlogsumexp (jax.lax's): out[j] = log(exp(x[0]) + ... + exp(x[j])), each step the library's
+# `log_add_exp_f32` (-inf with -inf is -inf, inf with inf inf). d out[j] / d x[i] =
+# exp(x[i] - out[j]), so the cotangent of x[i] is exp(x[i] - out[i]) T[i], T[i] = g[i] +
+# exp(out[i] - out[i+1]) T[i+1]: factors at most 1, stable for any range of values. The tangent
+# runs the same recurrence forward: d out[j] = exp(out[j-1] - out[j]) d out[j-1] + exp(x[j] - out[j]) t[j].
 def _log_add_exp(w: Any, dtype: DType) -> Callable[[str, str], str]:
-    w.function("is_nan", IS_NAN)
-    w.function("is_inf", IS_INF)
-    function(w, "exp_f32")
-    function(w, "log1p_f32")
-    name = w.function("log_add_exp", LOG_ADD_EXP)
+    name = function(w, "log_add_exp_f32")
     return lambda a, v: f"{name}({a}, {v})"
 
 

@@ -4,9 +4,6 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
-fn is_inf(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
-}
 fn scaled_f32(v: f32, k: f32) -> f32 {
     let s = clamp(k, -126.0f, 127.0f);
     return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
@@ -40,10 +37,9 @@ fn log1p_f32(x: f32) -> f32 {
     let r = select(log_f32(1.0f + x), log1p_near_f32(x), (x >= -0.5f) & (x <= 1.0f));
     return select(select(r, bitcast<f32>(0xff800000u), x == -1.0f), bitcast<f32>(0x7fc00000u), (x < -1.0f) | is_nan(x));
 }
-fn log_add_exp(a: f32, b: f32) -> f32 {
-    let m = max(a, b);
-    let u = exp_f32(min(a, b) - m);
-    return select(select(m + log1p_f32(u), m, is_inf(m)), a + b, is_nan(a) | is_nan(b));
+fn log_add_exp_f32(x: f32, y: f32) -> f32 {
+    let d = x - y;
+    return select(max(x, y) + log1p_f32(exp_f32(-abs(d))), x + y, is_nan(d));
 }
 
 @compute @workgroup_size(256)
@@ -58,7 +54,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     var a3: f32 = bitcast<f32>(0xff800000u);
     for (var r4 = 0i; r4 < v2 + 1i; r4++) {
         let v5 = b0[v1 * 6i + r4];
-        a3 = log_add_exp(a3, v5);
+        a3 = log_add_exp_f32(a3, v5);
     }
     out[i] = a3;
 }

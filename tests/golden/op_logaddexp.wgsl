@@ -5,6 +5,17 @@
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
+fn scaled_f32(v: f32, k: f32) -> f32 {
+    let s = clamp(k, -126.0f, 127.0f);
+    return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
+        bitcast<f32>(u32(i32(clamp(k - s, -126.0f, 127.0f)) + 127i) << 23u);
+}
+fn exp_f32(x: f32) -> f32 {
+    let c = clamp(x, -104.0f, 89.0f);
+    let n = round(c * 1.442695f);
+    let r = (c - n * 0.693359375f) - n * -0.00021219444f;
+    return select(scaled_f32(1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f), n), x, is_nan(x));
+}
 fn log1p_near_f32(x: f32) -> f32 {
     let s = x / (2.0f + x);
     let z = s * s;
@@ -27,16 +38,9 @@ fn log1p_f32(x: f32) -> f32 {
     let r = select(log_f32(1.0f + x), log1p_near_f32(x), (x >= -0.5f) & (x <= 1.0f));
     return select(select(r, bitcast<f32>(0xff800000u), x == -1.0f), bitcast<f32>(0x7fc00000u), (x < -1.0f) | is_nan(x));
 }
-fn scaled_f32(v: f32, k: f32) -> f32 {
-    let s = clamp(k, -126.0f, 127.0f);
-    return v * bitcast<f32>(u32(i32(s) + 127i) << 23u) *
-        bitcast<f32>(u32(i32(clamp(k - s, -126.0f, 127.0f)) + 127i) << 23u);
-}
-fn exp_f32(x: f32) -> f32 {
-    let c = clamp(x, -104.0f, 89.0f);
-    let n = round(c * 1.442695f);
-    let r = (c - n * 0.693359375f) - n * -0.00021219444f;
-    return select(scaled_f32(1.0f + r + r * r * (((((0.00019825759227387607f * r + 0.0013948323903605342f) * r + 0.008333438076078892f) * r + 0.041666239500045776f) * r + 0.1666666567325592f) * r + 0.5f), n), x, is_nan(x));
+fn log_add_exp_f32(x: f32, y: f32) -> f32 {
+    let d = x - y;
+    return select(max(x, y) + log1p_f32(exp_f32(-abs(d))), x + y, is_nan(d));
 }
 
 @compute @workgroup_size(256)
@@ -50,7 +54,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     let v2 = i32(u32(i) % 3u);
     let v3 = b0[i];
     let v4 = b1[i];
-    let v5 = v3 - v4;
-    let v6 = select(max(v3, v4) + log1p_f32(exp_f32(-abs(v5))), v3 + v4, is_nan(v5));
-    out[i] = v6;
+    let v5 = log_add_exp_f32(v3, v4);
+    out[i] = v5;
 }
