@@ -29,3 +29,4 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "
            "cond", "fori_loop", "scan", "switch", "while_loop", "optimization_barrier"]
 
 name_errors_after(globals(), __all__)
+del name_errors_after  # not part of the namespace

@@ -32,3 +32,4 @@ __all__ = [
 ]
 
 name_errors_after(globals(), [*activations.__all__, *pooling.__all__])
+del name_errors_after  # not part of the namespace

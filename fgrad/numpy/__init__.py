@@ -33,3 +33,4 @@ __all__ = sorted({
     *searching.__all__,
 })
 name_errors_after(globals(), __all__)
+del name_errors_after  # not part of the namespace

@@ -856,8 +856,7 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mod
     """The flat indices of the coordinates `multi_index` in an array of shape `dims`, as
     `jnp.ravel_multi_index`: mode 'raise' checks them (they must be concrete), 'wrap' wraps,
     'clip' clamps; `order` 'C' (row-major) or 'F'."""
-    if not isinstance(multi_index, (np.ndarray, Tensor)):
-        _operands("ravel_multi_index", multi_index)
+    multi_index = _operands("ravel_multi_index", multi_index)
     dims = _shape_arg("ravel_multi_index", dims)
     if len(multi_index) != len(dims):
         raise ShapeError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims", user_site())
@@ -941,16 +940,13 @@ def diag_indices_from(arr: Any) -> tuple[np.ndarray, ...]:
 def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0
            ) -> Tensor | np.ndarray:
     """Elementwise, the choice of the first condition that holds (`default` where none does),
-    everything broadcast, as `jnp.select`: a chain of where."""
-    for xs in (condlist, choicelist):
-        if not isinstance(xs, (np.ndarray, Tensor)):
-            _operands("select", xs)
+    everything broadcast, as `jnp.select`: a chain of where. Either list may be an array (its
+    entries along axis 0); a condition not bool holds where it is nonzero."""
+    condlist, choicelist = _operands("select", condlist), _operands("select", choicelist)
     if len(condlist) != len(choicelist) or not condlist:
         raise ShapeError(f"select: needs as many conditions as choices, at least one, got {len(condlist)} and "
                          f"{len(choicelist)}", user_site())
-    for c in condlist:
-        if _dtype(c) is not DType.bool:
-            raise DTypeError(f"select: conditions must be bool, got {_dtype(c)}", user_site())
+    condlist = [astype(c, DType.bool) for c in condlist]  # nonzero holds, as jnp.select takes them
     dt = result_dtype(default, *choicelist)
     out = asarray(default, dt)
     for c, v in zip(reversed(condlist), reversed(choicelist)):

@@ -129,7 +129,7 @@ def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Tensor | n
 
 def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     """Join values along an existing axis; dtypes promote."""
-    _operands("concatenate", xs)
+    xs = _operands("concatenate", xs)
     if len(xs) == 0:
         raise ShapeError("concatenate: needs at least one operand", user_site())
     dt = result_dtype(*xs)
@@ -144,7 +144,7 @@ def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
 
 def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     """Join values of one shape along a new axis."""
-    _operands("stack", xs)
+    xs = _operands("stack", xs)
     if len(xs) == 0:
         raise ShapeError("stack: needs at least one operand", user_site())
     shapes = {_shape(x) for x in xs}
@@ -153,9 +153,19 @@ def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
     return concatenate([expand_dims(x, axis) for x in xs], axis)
 
 
-def _operands(name: str, xs: Any) -> None:
-    if not isinstance(xs, (list, tuple)):
+def _operands(name: str, xs: Any) -> list:
+    """The arrays of an argument that holds several: a list or tuple, or (as jax.numpy takes one)
+    the entries along axis 0 of an array."""
+    if isinstance(xs, (list, tuple)):
+        return list(xs)
+    if not isinstance(xs, Tensor) and hasattr(xs, "__array__"):  # a NumPy or device array
+        xs = np.asarray(xs)
+    if not isinstance(xs, (Tensor, np.ndarray)):
         raise TraceError(f"{name}: expected a list or tuple of arrays, got a {type(xs).__name__}", user_site())
+    if not _shape(xs):
+        raise ShapeError(f"{name}: expected a list or tuple of arrays, or an array of at least one axis, got a "
+                         f"scalar array", user_site())
+    return list(xs)
 
 
 def _static_int(name: str, what: str, value: Any, low: int | None = None) -> int:
@@ -513,9 +523,7 @@ def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False,
 
 def _arrays(name: str, tup: Any, dtype: Any) -> list[Tensor | np.ndarray]:
     """The arrays of a stack: a list or tuple, or the entries along axis 0 of an array."""
-    if isinstance(tup, (Tensor, np.ndarray)):
-        tup = list(tup)
-    _operands(name, tup)
+    tup = _operands(name, tup)
     if not tup:
         raise ShapeError(f"{name}: needs at least one array", user_site())
     dt = result_dtype(*tup) if dtype is None else _as_dtype(dtype, name)
@@ -804,7 +812,7 @@ def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Tensor | np.ndarray:
 
 def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Tensor | np.ndarray:
     """`concatenate(arrays, axis)`, as `jnp.concat` (the array API's name); axis=None joins them flattened."""
-    _operands("concat", arrays)
+    arrays = _operands("concat", arrays)
     return concatenate([ravel(a) for a in arrays] if axis is None else arrays, 0 if axis is None else axis)
 
 
