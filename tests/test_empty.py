@@ -157,6 +157,8 @@ CASES = {
     "min-initial-i32": Case(lambda e: fg.min(e, 0, initial=7), (EI,), lambda e: np.min(e, 0, initial=7)),
     "max-of-non-empty-axis": Case(lambda e: (fg.max(e, 1), fg.argmax(e, 1)), (E,),
                                   lambda e: (np.max(e, 1), np.argmax(e, 1))),
+    "median-of-non-empty-axis": Case(lambda e: (fg.median(e, 1), fg.median(e, 1, keepdims=True)), (E,),
+                                     lambda e: (np.zeros(0), np.zeros((0, 1)))),
     "max-initial-inf": Case(lambda e: fg.max(e, 0, initial=-INF), (E,), lambda e: np.full(3, -INF)),
     "reduce-window-of-nothing": Case(lambda e: fg.lax.reduce_window(e, -INF, fg.lax.max, (2, 1), (1, 1), "VALID"),
                                      (E,), lambda e: np.zeros((0, 3))),

@@ -262,6 +262,10 @@ TABLE = [
                                    fg.concat(x, axis=None), fg.vstack(x), fg.hstack(x), fg.column_stack(x)],
      lambda x: [jnp.stack(x), jnp.stack(x, axis=-1), jnp.concatenate(x, axis=-1), jnp.concat(x),
                 jnp.concat(x, axis=None), jnp.vstack(x), jnp.hstack(x), jnp.column_stack(x)], [(X234,), (INTS,)]),
+    ("join-flattened-or-converted", lambda x: [fg.concatenate([x, x[0]], axis=None), fg.concatenate([x], axis=None),
+                                               fg.concatenate([x, x], dtype="float16"), fg.stack([x, x], 1, dtype="int32")],
+     lambda x: [jnp.concatenate([x, x[0]], axis=None), jnp.concatenate([x], axis=None),
+                jnp.concatenate([x, x], dtype="float16"), jnp.stack([x, x], 1, dtype="int32")], [(X234,), (INTS,)]),
     # reductions
     ("amax-amin", lambda x: [fg.amax(x), fg.amin(x, axis=1), fg.amax(x, 0, keepdims=True)],
      lambda x: [jnp.amax(x), jnp.amin(x, axis=1), jnp.amax(x, 0, keepdims=True)], [(X34,), (INTS,)]),
@@ -304,6 +308,14 @@ TABLE = [
                 *jnp.nonzero(x, size=9, fill_value=(7, 8)), jnp.argwhere(x, size=4),
                 jnp.argwhere(x, size=8, fill_value=-2), jnp.flatnonzero(x, size=6, fill_value=99),
                 *jnp.where(x, size=3)], [(INTS,), (WITH_NAN,), (np.zeros((2, 2), bool),), (np.ones((2, 3), bool),)]),
+    ("argwhere-0d", lambda x: [fg.argwhere(x, size=2), fg.argwhere(x, size=0)],
+     lambda x: [jnp.argwhere(x, size=2), jnp.argwhere(x, size=0)], [(np.float32(0.7),), (np.int32(0),)]),
+    ("size-0", lambda x: [*fg.nonzero(x, size=0), fg.argwhere(x, size=0), fg.flatnonzero(x, size=0),
+                          *fg.unique(x, size=0, return_index=True, return_inverse=True, return_counts=True),
+                          fg.bincount(fg.abs(x), length=0)],
+     lambda x: [*jnp.nonzero(x, size=0), jnp.argwhere(x, size=0), jnp.flatnonzero(x, size=0),
+                *jnp.unique(x, size=0, return_index=True, return_inverse=True, return_counts=True),
+                jnp.bincount(jnp.abs(x), length=0)], [(np.int32([0, 3, 0, 2, 2]),)]),
     ("nonzero-1d-3d", lambda x: [*fg.nonzero(x, size=4), fg.argwhere(x, size=3)],
      lambda x: [*jnp.nonzero(x, size=4), jnp.argwhere(x, size=3)],
      [(i32(6, lo=0, hi=1),), (i32(2, 2, 3, lo=0, hi=1),)]),
@@ -431,6 +443,11 @@ def test_concrete_values_need_no_size(x):
     same(fg.extract(x, x), jnp.extract(x, x), "extract")
 
 
+@pytest.mark.parametrize("x", [np.float32(0.5), np.int32(0), np.bool_(True)])
+def test_argwhere_of_a_scalar_is_rows_of_no_indices(x):
+    same(fg.argwhere(x), jnp.argwhere(x), "argwhere")
+
+
 def test_unique_along_an_axis_and_bincount_of_concrete_values():
     x = np.int32([[1, 2], [0, 5], [1, 2]])
     same(fg.unique(x, axis=0, return_counts=True), jnp.unique(x, axis=0, return_counts=True), "unique axis")
@@ -483,7 +500,7 @@ def test_where_with_one_argument_is_nonzero():
     (lambda: fg.trace(lambda c: fg.compress(c, INTS), INTS[0] > 0), fg.TraceError, r"compress: .*size="),
     (lambda: fg.trace(lambda x: fg.unique(x, size=2, axis=0), INTS), fg.ShapeError, r"unique: axis="),
     (lambda: fg.nonzero(np.float32(1)), fg.ShapeError, r"nonzero: a 0-d value"),
-    (lambda: fg.nonzero(INTS, size=0), fg.ShapeError, r"nonzero: size must be a static positive integer"),
+    (lambda: fg.nonzero(INTS, size=-1), fg.ShapeError, r"nonzero: size must be a static non-negative integer"),
     (lambda: fg.nonzero(INTS, size=2, fill_value=(1, 2, 3)), fg.ShapeError, r"fill_value has 3 entries for 2 axes"),
     (lambda: fg.bincount(np.float32([1])), fg.DTypeError, r"bincount: x must be integers, got f32"),
     (lambda: fg.bincount(INTS), fg.ShapeError, r"bincount: x must be 1-D, got \(3, 3\)"),

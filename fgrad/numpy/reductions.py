@@ -343,8 +343,8 @@ def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = No
         raise ShapeError(f"median: the reduced axes of {shape} hold the symbol {symbols[0]}; median takes fixed "
                          "sizes", user_site())
     kept = [i for i in range(len(shape)) if i not in axes]
-    rows = reshape(transpose(x, kept + list(axes)), (*(shape[i] for i in kept), -1))
-    n = _shape(rows)[-1]
+    n = math.prod(shape[i] for i in axes)
+    rows = reshape(transpose(x, kept + list(axes)), (*(shape[i] for i in kept), n))
     if n == 0:
         raise ShapeError(f"median: the axes {axes} of {shape} hold no entries, so no middle one (as JAX refuses)",
                          user_site())

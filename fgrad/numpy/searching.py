@@ -50,10 +50,12 @@ def _host(x: ArrayLike) -> np.ndarray:
     return np.asarray(x, _dtype(x).np)
 
 
-def _size(name: str, size: Any, what: str = "size") -> int:
+def _size(name: str, size: Any, what: str = "size", low: int = 0) -> int:
+    """A static count of results, at least `low` (a size of 0 gives empty results, as in JAX)."""
     if isinstance(size, Tensor) or isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) \
-            or size < 1:
-        raise ShapeError(f"{name}: {what} must be a static positive integer, got {_brief(size)}", user_site())
+            or size < low:
+        kind = "positive" if low else "non-negative"
+        raise ShapeError(f"{name}: {what} must be a static {kind} integer, got {_brief(size)}", user_site())
     return int(size)
 
 
@@ -207,8 +209,8 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | Se
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None) -> Tensor | np.ndarray:
     """The indices of the nonzero entries of `a` as rows of an (n, a.ndim) i32 array, as
     `jnp.argwhere`; `size` and `fill_value` as in `nonzero`."""
-    if not _shape(a):
-        raise ShapeError("argwhere: a 0-d value has no axes to index; use fg.atleast_1d(a) first", user_site())
+    if not _shape(a):  # rows of no indices: one where a is nonzero (NumPy's and JAX's rule for 0-d)
+        return argwhere(reshape(a, (1,)), size=size, fill_value=fill_value)[:, :0]
     if size is None and not _is_traced(a):
         return np.argwhere(_host(a)).astype(np.int32)
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
@@ -345,7 +347,7 @@ def histogram_bin_edges(a: ArrayLike, bins: int | ArrayLike = 10, range: Sequenc
     except TypeError:
         raise ShapeError(f"histogram_bin_edges: bins must be a static int or a 1-D array of edges, got "
                          f"{_brief(bins)}", user_site()) from None
-    count = _size("histogram_bin_edges", count, "bins")
+    count = _size("histogram_bin_edges", count, "bins", low=1)
     x = asarray(a, dt)
     if range is None:
         lo, hi = _min(x), _max(x)

@@ -127,30 +127,37 @@ def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Tensor | n
     return reshape(x, tuple(d for i, d in enumerate(old) if i not in axes))
 
 
-def concatenate(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
-    """Join values along an existing axis; dtypes promote."""
+def concatenate(xs: Sequence[ArrayLike], axis: int | None = 0, dtype: str | DType | None = None
+                ) -> Tensor | np.ndarray:
+    """Join values along an existing axis (axis=None: joined flattened); dtypes promote, or
+    convert to `dtype`."""
     xs = _operands("concatenate", xs)
     if len(xs) == 0:
         raise ShapeError("concatenate: needs at least one operand", user_site())
-    dt = result_dtype(*xs)
+    dt = result_dtype(*xs) if dtype is None else _as_dtype(dtype, "concatenate")
     xs = [asarray(x, dt) for x in xs]
+    if axis is None:
+        xs, axis = [ravel(x) for x in xs], 0
     shapes = [_shape(x) for x in xs]
     if len({len(s) for s in shapes}) > 1:
         raise ShapeError(f"concatenate: operands have different ranks: {', '.join(map(str, shapes))}", user_site())
+    axis = _one_axis("concatenate", xs[0], axis)
     if len(xs) == 1:
         return xs[0]
-    return bind(concatenate_p, *xs, axis=_one_axis("concatenate", xs[0], axis))
+    return bind(concatenate_p, *xs, axis=axis)
 
 
-def stack(xs: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
-    """Join values of one shape along a new axis."""
+def stack(xs: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: str | DType | None = None
+          ) -> Tensor | np.ndarray:
+    """Join values of one shape along a new axis; dtypes promote, or convert to `dtype`."""
+    _no_out("stack", out)
     xs = _operands("stack", xs)
     if len(xs) == 0:
         raise ShapeError("stack: needs at least one operand", user_site())
     shapes = {_shape(x) for x in xs}
     if len(shapes) > 1:
         raise ShapeError(f"stack: operands have different shapes: {', '.join(str(_shape(x)) for x in xs)}", user_site())
-    return concatenate([expand_dims(x, axis) for x in xs], axis)
+    return concatenate([expand_dims(x, axis) for x in xs], axis, dtype)
 
 
 def _operands(name: str, xs: Any) -> list:
@@ -812,8 +819,7 @@ def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Tensor | np.ndarray:
 
 def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Tensor | np.ndarray:
     """`concatenate(arrays, axis)`, as `jnp.concat` (the array API's name); axis=None joins them flattened."""
-    arrays = _operands("concat", arrays)
-    return concatenate([ravel(a) for a in arrays] if axis is None else arrays, 0 if axis is None else axis)
+    return concatenate(_operands("concat", arrays), axis)
 
 
 def fliplr(m: ArrayLike) -> Tensor | np.ndarray:
