@@ -268,6 +268,36 @@ def test_clip_with_a_none_bound_is_one_sided():
 
 
 # ---------------------------------------------------------------------------
+# A 0 the shader compiler sees, and one value on both sides
+# ---------------------------------------------------------------------------
+
+# GLSL compilers may fold x * 0, 0 / x, x - x and x + -x to 0 and take x / 0 as undefined,
+# leaving the output's buffer as it was: each case runs after a kernel that filled the pool's
+# buffers with 7s, and must give IEEE's NaN, infinities and signed zeros.
+SEEN = {
+    "x*0": lambda x: x * 0.0, "0*x": lambda x: 0.0 * x, "x*-0": lambda x: x * -0.0,
+    "zeros_like*x": lambda x: fg.zeros_like(x) * x, "x/0": lambda x: x / 0.0, "x/-0": lambda x: x / -0.0,
+    "0/x": lambda x: 0.0 / x, "-0/x": lambda x: -0.0 / x, "x-x": lambda x: x - x, "x+-x": lambda x: x + -x,
+    "-x+x": lambda x: -x + x, "2x-2x": lambda x: 2.0 * x - 2.0 * x, "rows/0": lambda x: fg.sum(x * x, -1) / 0.0,
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("case", SEEN)
+@pytest.mark.parametrize("shape", [(24,), (3, 8)], ids=["vector", "matrix"])
+def test_a_zero_or_one_value_the_compiler_sees_keeps_ieee_results(case, shape):
+    x = np.resize(SPECIAL, shape)
+    fg.jit(lambda v: v * 1.5 + 7.0)(x)  # the pool's buffers now hold 7s
+    graph = fg.trace(SEEN[case], x)
+    want, got = both(graph, x)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(want, SEEN[case](x))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~np.isnan(want)], want[~np.isnan(want)])
+    np.testing.assert_array_equal(np.signbit(got)[~np.isnan(want)], np.signbit(want)[~np.isnan(want)])
+
+
+# ---------------------------------------------------------------------------
 # pow: C's special cases, as NumPy and JAX
 # ---------------------------------------------------------------------------
 

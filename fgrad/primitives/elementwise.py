@@ -745,13 +745,60 @@ batch_rules.register(integer_pow_p, elementwise_batching(integer_pow_p))
 simplify_rules.register(integer_pow_p, lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None)
 register_lowering(integer_pow_p, ELEMENTWISE, _integer_pow_wgsl)
 
+# NOTE: GLSL compilers (Mesa's, on llvmpipe) may fold x * 0, 0 / x, x - x and x + -x to 0 (wrong
+# for an infinite or NaN x, or a 0 divisor) and take x / 0 as undefined (the store left out: the
+# buffer's old values), where they see the 0 or the one x twice. The rules that see them (a
+# constant 0 operand, one operand twice) write IEEE's result without that operation.
+def _nonfinite(w: Any, x: str) -> str:
+    """WGSL that tests an f32 `x` for NaN or infinity (on its bits)."""
+    return f"({float_test(w, 'is_nan', DType.f32)}({x}) | {float_test(w, 'is_inf', DType.f32)}({x}))"
+
+
+def _zero_operand(w: Any, i: int) -> int | None:
+    """Which operand of float node i is a constant 0 (either sign), if one is."""
+    node = w.nodes[i]
+    if not node.spec.dtype.is_float:
+        return None
+    return next((k for k in (0, 1) if uniform_constant(w.nodes, node.inputs[k]) == 0), None)
+
+
+def _signed_zero(w: Any, i: int, x: str, zero: int, undefined: Callable[[str], str]) -> str:
+    """Node i, x times or over c = ±0 (node `zero`): 0 with x's sign times c's, NaN where x is
+    NaN or `undefined(x)` holds (WGSL over an f32 x)."""
+    negative = math.copysign(1.0, uniform_constant(w.nodes, zero)) < 0
+
+    def f32(v: str) -> str:
+        sign = f"(bitcast<u32>({v}) & 0x80000000u){' ^ 0x80000000u' if negative else ''}"
+        nan = float_test(w, "is_nan", DType.f32)
+        return f"select(bitcast<f32>({sign}), {NAN}, {nan}({v}) | ({undefined(v)}))"
+
+    return widened(w, w.spec(i).dtype, f32, x)
+
+
+def _less_itself(w: Any, i: int, x: str) -> str:
+    """x - x: 0, NaN for an infinite or NaN x."""
+    return widened(w, w.spec(i).dtype, lambda v: f"select(0.0f, {NAN}, {_nonfinite(w, v)})", x)
+
+
 # add: d(x + y) = dx + dy; x + 0 is x.
 add_p = declare("add", binary("add", NUMERIC), np.add)
 vjp_rules.register(add_p, lambda g, ans, x, y: (g, g))
 jvp_rules.register(add_p, linear_jvp(add_p))
 batch_rules.register(add_p, elementwise_batching(add_p))
 simplify_rules.register(add_p, _identity_if(-1, 0))
-register_lowering(add_p, ELEMENTWISE, "({0} + {1})")
+
+
+def _add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, y = w.operand(i, 0, coords), w.operand(i, 1, coords)
+    node, nodes = w.nodes[i], w.nodes
+    for k in (0, 1):  # x + -x, as x - x
+        other = nodes[node.inputs[1 - k]]
+        if node.spec.dtype.is_float and other.op == "neg" and other.inputs[0] == node.inputs[k]:
+            return _less_itself(w, i, (x, y)[k])
+    return f"({x} + {y})"
+
+
+register_lowering(add_p, ELEMENTWISE, _add_wgsl)
 
 # sub: d(x - y) = dx - dy; x - 0 is x.
 sub_p = declare("sub", binary("sub", NUMERIC), np.subtract)
@@ -759,7 +806,17 @@ vjp_rules.register(sub_p, lambda g, ans, x, y: (g, fnp.neg(g)))
 jvp_rules.register(sub_p, linear_jvp(sub_p))
 batch_rules.register(sub_p, elementwise_batching(sub_p))
 simplify_rules.register(sub_p, _identity_if(1, 0))
-register_lowering(sub_p, ELEMENTWISE, "({0} - {1})")
+
+
+def _sub_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    x, y = w.operand(i, 0, coords), w.operand(i, 1, coords)
+    node = w.nodes[i]
+    if node.spec.dtype.is_float and node.inputs[0] == node.inputs[1]:
+        return _less_itself(w, i, x)
+    return f"({x} - {y})"
+
+
+register_lowering(sub_p, ELEMENTWISE, _sub_wgsl)
 
 # mul: d(x y) = y dx + x dy; x * 1 is x.
 mul_p = declare("mul", binary("mul", NUMERIC), np.multiply)
@@ -767,7 +824,17 @@ vjp_rules.register(mul_p, lambda g, ans, x, y: (g * y, g * x))
 jvp_rules.register(mul_p, multilinear_jvp(mul_p))
 batch_rules.register(mul_p, elementwise_batching(mul_p))
 simplify_rules.register(mul_p, _identity_if(-1, 1))
-register_lowering(mul_p, ELEMENTWISE, "({0} * {1})")
+
+
+def _mul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    zero = _zero_operand(w, i)
+    if zero is not None:
+        return _signed_zero(w, i, w.operand(i, 1 - zero, coords), w.nodes[i].inputs[zero],
+                            lambda v: f"{float_test(w, 'is_inf', DType.f32)}({v})")
+    return f"({w.operand(i, 0, coords)} * {w.operand(i, 1, coords)})"
+
+
+register_lowering(mul_p, ELEMENTWISE, _mul_wgsl)
 
 # div: d(x / y) = dx / y - (x / y) dy / y; x / 1 is x. Integers divide truncating toward zero, as
 # XLA's (lax.div): x / 0 is -1 (all bits set: the largest u32) and INT_MIN / -1 wraps to INT_MIN.
@@ -800,6 +867,12 @@ def _magnitudes(w: Any, x: str, y: str, dtype: DType) -> tuple[str, str]:
 def _div_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x, y, dtype = w.operand(i, 0, coords), w.operand(i, 1, coords), w.spec(i).dtype
     if dtype.is_float:
+        zero = _zero_operand(w, i)
+        if zero == 1:  # x / ±0 is x * ±inf, for every x
+            sign = math.copysign(1.0, uniform_constant(w.nodes, w.nodes[i].inputs[1]))
+            return f"({x} * {w.literal(sign * math.inf, dtype)})"
+        if zero == 0:  # ±0 / y: 0 with the quotient's sign, NaN for a 0 or NaN y
+            return _signed_zero(w, i, y, w.nodes[i].inputs[0], lambda v: f"{v} == 0.0f")
         return f"({x} / {y})"
     ax, ay = _magnitudes(w, x, y, dtype)
     q = w.let(f"{ax} / {ay}")
