@@ -271,14 +271,16 @@ def test_clip_with_a_none_bound_is_one_sided():
 # A 0 the shader compiler sees, and one value on both sides
 # ---------------------------------------------------------------------------
 
-# GLSL compilers may fold x * 0, 0 / x, x - x and x + -x to 0 and take x / 0 as undefined,
-# leaving the output's buffer as it was: each case runs after a kernel that filled the pool's
-# buffers with 7s, and must give IEEE's NaN, infinities and signed zeros.
+# Shader compilers may fold x * 0, 0 / x, x / inf, x - x and x + -x to 0, x / x to 1 and 0 - x to
+# -x, and take x / 0 as undefined, leaving the output's buffer as it was: each case runs after a
+# kernel that filled the pool's buffers with 7s, and must give IEEE's NaN, infinities and signed
+# zeros.
 SEEN = {
     "x*0": lambda x: x * 0.0, "0*x": lambda x: 0.0 * x, "x*-0": lambda x: x * -0.0,
     "zeros_like*x": lambda x: fg.zeros_like(x) * x, "x/0": lambda x: x / 0.0, "x/-0": lambda x: x / -0.0,
     "0/x": lambda x: 0.0 / x, "-0/x": lambda x: -0.0 / x, "x-x": lambda x: x - x, "x+-x": lambda x: x + -x,
     "-x+x": lambda x: -x + x, "2x-2x": lambda x: 2.0 * x - 2.0 * x, "rows/0": lambda x: fg.sum(x * x, -1) / 0.0,
+    "x/inf": lambda x: x / INF, "x/-inf": lambda x: x / -INF, "x/x": lambda x: x / x, "0-x": lambda x: 0.0 - x,
 }
 
 

@@ -745,32 +745,35 @@ batch_rules.register(integer_pow_p, elementwise_batching(integer_pow_p))
 simplify_rules.register(integer_pow_p, lambda node, nodes: node.inputs[0] if node.attrs["n"] == 1 else None)
 register_lowering(integer_pow_p, ELEMENTWISE, _integer_pow_wgsl)
 
-# NOTE: GLSL compilers (Mesa's, on llvmpipe) may fold x * 0, 0 / x, x - x and x + -x to 0 (wrong
-# for an infinite or NaN x, or a 0 divisor) and take x / 0 as undefined (the store left out: the
-# buffer's old values), where they see the 0 or the one x twice. The rules that see them (a
-# constant 0 operand, one operand twice) write IEEE's result without that operation.
+# NOTE: shader compilers may fold x * 0, 0 / x, x / inf, x - x, x + -x and 0 - x as if no value
+# were infinite, NaN or -0 (Mesa's, on llvmpipe: x * 0 is 0 for an infinite x; NVIDIA's: x / x is
+# 1 and x / inf 0 for every x), and take x / 0 as undefined (llvmpipe leaves the store out: the
+# buffer keeps its old values), where they see the constant or the one x twice. The rules that
+# see them (a constant operand, one operand twice) write IEEE's result without that operation.
 def _nonfinite(w: Any, x: str) -> str:
     """WGSL that tests an f32 `x` for NaN or infinity (on its bits)."""
     return f"({float_test(w, 'is_nan', DType.f32)}({x}) | {float_test(w, 'is_inf', DType.f32)}({x}))"
 
 
-def _zero_operand(w: Any, i: int) -> int | None:
-    """Which operand of float node i is a constant 0 (either sign), if one is."""
+def _constant_operand(w: Any, i: int, magnitude: float) -> tuple[int, bool] | None:
+    """Which operand of float node i is a constant of `magnitude` (0 or inf), and whether it is
+    negative (-0 counts as negative), if one is."""
     node = w.nodes[i]
-    if not node.spec.dtype.is_float:
-        return None
-    return next((k for k in (0, 1) if uniform_constant(w.nodes, node.inputs[k]) == 0), None)
+    if node.spec.dtype.is_float:
+        for k in (0, 1):
+            c = uniform_constant(w.nodes, node.inputs[k])
+            if c is not None and abs(c) == magnitude:
+                return k, math.copysign(1.0, c) < 0
+    return None
 
 
-def _signed_zero(w: Any, i: int, x: str, zero: int, undefined: Callable[[str], str]) -> str:
-    """Node i, x times or over c = ±0 (node `zero`): 0 with x's sign times c's, NaN where x is
-    NaN or `undefined(x)` holds (WGSL over an f32 x)."""
-    negative = math.copysign(1.0, uniform_constant(w.nodes, zero)) < 0
+def _signed_zero(w: Any, i: int, x: str, negative: bool, undefined: Callable[[str], str]) -> str:
+    """Node i, x times 0 or over inf: 0 with x's sign (flipped if `negative`), NaN where x is NaN
+    or `undefined(x)` holds (WGSL over an f32 x)."""
 
     def f32(v: str) -> str:
         sign = f"(bitcast<u32>({v}) & 0x80000000u){' ^ 0x80000000u' if negative else ''}"
-        nan = float_test(w, "is_nan", DType.f32)
-        return f"select(bitcast<f32>({sign}), {NAN}, {nan}({v}) | ({undefined(v)}))"
+        return f"select(bitcast<f32>({sign}), {NAN}, {float_test(w, 'is_nan', DType.f32)}({v}) | ({undefined(v)}))"
 
     return widened(w, w.spec(i).dtype, f32, x)
 
@@ -813,6 +816,8 @@ def _sub_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     node = w.nodes[i]
     if node.spec.dtype.is_float and node.inputs[0] == node.inputs[1]:
         return _less_itself(w, i, x)
+    if _constant_operand(w, i, 0.0) == (0, False):  # +0 - y: -y, but +0 for y = ±0
+        return f"select(-{y}, {w.literal(0.0, node.spec.dtype)}, {y} == {w.literal(0.0, node.spec.dtype)})"
     return f"({x} - {y})"
 
 
@@ -827,9 +832,10 @@ simplify_rules.register(mul_p, _identity_if(-1, 1))
 
 
 def _mul_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
-    zero = _zero_operand(w, i)
+    zero = _constant_operand(w, i, 0.0)
     if zero is not None:
-        return _signed_zero(w, i, w.operand(i, 1 - zero, coords), w.nodes[i].inputs[zero],
+        k, negative = zero
+        return _signed_zero(w, i, w.operand(i, 1 - k, coords), negative,
                             lambda v: f"{float_test(w, 'is_inf', DType.f32)}({v})")
     return f"({w.operand(i, 0, coords)} * {w.operand(i, 1, coords)})"
 
@@ -867,12 +873,15 @@ def _magnitudes(w: Any, x: str, y: str, dtype: DType) -> tuple[str, str]:
 def _div_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x, y, dtype = w.operand(i, 0, coords), w.operand(i, 1, coords), w.spec(i).dtype
     if dtype.is_float:
-        zero = _zero_operand(w, i)
-        if zero == 1:  # x / ±0 is x * ±inf, for every x
-            sign = math.copysign(1.0, uniform_constant(w.nodes, w.nodes[i].inputs[1]))
-            return f"({x} * {w.literal(sign * math.inf, dtype)})"
-        if zero == 0:  # ±0 / y: 0 with the quotient's sign, NaN for a 0 or NaN y
-            return _signed_zero(w, i, y, w.nodes[i].inputs[0], lambda v: f"{v} == 0.0f")
+        zero, infinite = _constant_operand(w, i, 0.0), _constant_operand(w, i, math.inf)
+        if zero is not None and zero[0] == 1:  # x / ±0 is x * ±inf, for every x
+            return f"({x} * {w.literal(-math.inf if zero[1] else math.inf, dtype)})"
+        if zero is not None:  # ±0 / y: 0 with the quotient's sign, NaN for a 0 or NaN y
+            return _signed_zero(w, i, y, zero[1], lambda v: f"{v} == 0.0f")
+        if infinite is not None and infinite[0] == 1:  # x / ±inf: signed 0, NaN for an infinite or NaN x
+            return _signed_zero(w, i, x, infinite[1], lambda v: f"{float_test(w, 'is_inf', DType.f32)}({v})")
+        if w.nodes[i].inputs[0] == w.nodes[i].inputs[1]:  # x / x: 1, NaN for a 0, infinite or NaN x
+            return widened(w, dtype, lambda v: f"select(1.0f, {NAN}, ({v} == 0.0f) | {_nonfinite(w, v)})", x)
         return f"({x} / {y})"
     ax, ay = _magnitudes(w, x, y, dtype)
     q = w.let(f"{ax} / {ay}")
