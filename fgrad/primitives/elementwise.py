@@ -796,7 +796,7 @@ def _add_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     node, nodes = w.nodes[i], w.nodes
     for k in (0, 1):  # x + -x, as x - x
         other = nodes[node.inputs[1 - k]]
-        if node.spec.dtype.is_float and other.op == "neg" and other.inputs[0] == node.inputs[k]:
+        if node.spec.dtype.is_float and other.op == neg_p.name and other.inputs[0] == node.inputs[k]:
             return _less_itself(w, i, (x, y)[k])
     return f"({x} + {y})"
 
