@@ -14,12 +14,17 @@ from fgrad.primitives import (
     shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
 )
 from fgrad.trace import Tensor, bind, spec_of, user_site
-from fgrad.numpy.promotion import ArrayLike, _arith_dtype, _as_dtype, _dtype, _elementwise, asarray, result_dtype
-from fgrad.numpy.elementwise import abs, astype, logical_and, logical_not, logical_or, logical_xor
+from fgrad.numpy.promotion import (
+    ArrayLike, _arith_dtype, _as_dtype, _broadcast, _dtype, _elementwise, asarray, result_dtype,
+)
+from fgrad.numpy.elementwise import (
+    abs, astype, equal, floor_divide, logical_and, logical_not, logical_or, logical_xor, multiply, not_equal, rem,
+    where,
+)
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or",
-    "bitwise_right_shift", "bitwise_xor", "invert", "left_shift", "right_shift",
+    "bitwise_right_shift", "bitwise_xor", "invert", "left_shift", "right_shift", "gcd", "lcm",
 ]
 
 
@@ -97,6 +102,37 @@ def bitwise_count(x: ArrayLike) -> Tensor | np.ndarray:
     dtype = _integer_dtype("bitwise_count", x)
     magnitude = astype(x, DType.u32) if dtype is DType.bool else abs(x)
     return astype(bind(population_count_p, asarray(magnitude)), DType.u32)
+
+
+# -- greatest common divisors and least common multiples ----------------------------------------------
+
+# Euclid's steps for a pair of u32 below 2^32 < F(48): Lame's bound of 45 divisions, one more where
+# the smaller comes first (its remainder swaps the two).
+EUCLID_STEPS = 46
+
+
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Tensor | np.ndarray:
+    """The greatest common divisor of |x1| and |x2| (0 for two zeros), as `jnp.gcd`, in their
+    promoted integer dtype. jax.numpy loops while any pair is unfinished; fgrad takes the
+    `EUCLID_STEPS` steps that finish every 32-bit pair, so it traces and compiles as one
+    elementwise kernel. |x| is taken as a u32, so that of the i32 minimum is 2^31 (where
+    jax.numpy's loop on a negative |x| does not end; this is NumPy's value)."""
+    dtype = _integer_dtype("gcd", x1, x2, bools=False)
+    a, b = (astype(abs(x), DType.u32) for x in _broadcast("gcd", asarray(x1, dtype), asarray(x2, dtype)))
+    for _ in range(EUCLID_STEPS):
+        going = not_equal(b, 0)
+        a, b = where(going, b, a), where(going, rem(a, where(going, b, 1)), 0)
+    return astype(a, dtype)
+
+
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Tensor | np.ndarray:
+    """The least common multiple of |x1| and |x2|, |x1| (|x2| // gcd), 0 where either is 0, as
+    `jnp.lcm`, wrapping in their promoted integer dtype."""
+    dtype = _integer_dtype("lcm", x1, x2, bools=False)
+    a, b = abs(asarray(x1, dtype)), abs(asarray(x2, dtype))
+    d = gcd(a, b)
+    zero = equal(d, 0)
+    return where(zero, asarray(0, dtype), multiply(a, floor_divide(b, where(zero, asarray(1, dtype), d))))
 
 
 # -- jax.lax's forms (fg.lax): operands of one integer dtype after promotion ---------------------

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: one-argument where is searching's nonzero, found at call time
-from fgrad.errors import DTypeError, TraceError
+from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
-    abs_p, acosh_p, add_p, asinh_p, atan2_p, atanh_p, cbrt_p, ceil_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p,
-    erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p, gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p,
-    log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p,
-    neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p, sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p,
-    stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
+    abs_p, acosh_p, add_p, asinh_p, atan2_p, atanh_p, bitcast_convert_type_p, bitwise_and_p, bitwise_or_p, cbrt_p,
+    ceil_p, clz_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p,
+    gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p,
+    logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p,
+    sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
 )
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
@@ -38,7 +39,8 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
     "sinh", "sqrt", "square", "stop_gradient", "subtract", "tan", "tanh", "true_divide", "trunc", "where",
     "conj", "conjugate", "float_power", "fmax", "fmin", "heaviside", "imag", "iscomplex", "isreal", "isrealobj",
-    "ldexp", "real", "rint", "around", "polyval",
+    "ldexp", "real", "rint", "around", "polyval", "fabs", "modf", "frexp", "nextafter", "spacing", "i0", "kaiser",
+    "poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv",
 ]
 
 
@@ -758,3 +760,295 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Tensor | np.ndar
     for k in range(_shape(p)[0]):
         y = add(multiply(y, x), p[k])
     return y
+
+
+# -- parts of floats: magnitudes, fractions, exponents, neighbours -----------------------------------
+
+
+def fabs(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """|x| as a float, as `jnp.fabs`: integers and bools give f32."""
+    return abs(_as_float(x))
+
+
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """(x - whole, whole), whole being x rounded toward zero, as `jnp.modf`: an infinity's
+    fractional part is NaN (inf - inf, as jax.numpy's; NumPy's is 0); integers give f32."""
+    if out is not None:
+        raise TraceError("modf: out= is not supported (fgrad values are immutable, as JAX's)", user_site())
+    x = _as_float(x)
+    whole = where(greater_equal(x, 0), floor(x), ceil(x))
+    return subtract(x, whole), whole
+
+
+def _bits(x: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """The bits of an f32 value as an i32."""
+    return bind(bitcast_convert_type_p, x, new_dtype=DType.i32)
+
+
+def frexp(x: ArrayLike, /) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """(mantissa, exponent) with x = mantissa 2^exponent, |mantissa| in [1/2, 1), as `jnp.frexp`:
+    the mantissa in x's float dtype (integers give f32), the exponent i32; zeros, infinities and
+    NaN give (x, 0). The exponent is read off the bits (a subnormal's by counting its leading zero
+    bits), so subnormals split exactly, as NumPy's and JAX's formula (XLA on CPU flushes them to
+    zero first: (+-0.5, -149)). The mantissa's derivative is 2^-exponent, as JAX's."""
+    x = _as_float(x)
+    wide = astype(x, DType.f32)  # an f16 is exact in f32, and its parts are f16 values
+    bits = _elementwise(bitwise_and_p, _bits(wide), 0x7FFFFFFF)
+    biased = floor_divide(bits, 1 << 23)
+    subnormal = subtract(-117, bind(clz_p, bits))  # 2^(31 - clz) <= bits < 2^(32 - clz), times 2^-149
+    special = logical_or(logical_not(isfinite(wide)), equal(bits, 0))
+    exponent = where(special, 0, where(equal(biased, 0), subnormal, subtract(biased, 126)))
+    mantissa = where(special, wide, ldexp(wide, neg(exponent)))
+    return astype(mantissa, _dtype(x)), exponent
+
+
+# f16 in the bits of its f32 value: an f16 normal's 15 magnitude bits are those of the f32 shifted
+# right 13, less the exponents' bias difference (127 - 15) << 10; its subnormals are k 2^-24.
+_F16_BIAS_SHIFT, _F16_INF = 112 << 10, 0x7C00
+
+
+def _magnitude_bits(x: Tensor | np.ndarray) -> Tensor | np.ndarray:
+    """|x| as the integer its magnitude bits spell in x's own float format (f32 or f16, as an i32),
+    so that adding 1 steps to the next float away from zero. Not for NaN."""
+    bits = _elementwise(bitwise_and_p, _bits(astype(x, DType.f32)), 0x7FFFFFFF)
+    if _dtype(x) is DType.f32:
+        return bits
+    normal = subtract(floor_divide(bits, 1 << 13), _F16_BIAS_SHIFT)
+    tiny = astype(multiply(abs(astype(x, DType.f32)), 2.0**24), DType.i32)
+    return minimum(where(greater_equal(bits, 113 << 23), normal, tiny), _F16_INF)  # inf's f32 bits go past
+
+
+def _from_magnitude_bits(negative: Tensor | np.ndarray, magnitude: Tensor | np.ndarray,
+                         dtype: DType) -> Tensor | np.ndarray:
+    """The float of `dtype` with these magnitude bits (as `_magnitude_bits` gives), negative where asked."""
+    if dtype is DType.f32:
+        bits = where(negative, _elementwise(bitwise_or_p, magnitude, -(1 << 31)), magnitude)
+        return bind(bitcast_convert_type_p, bits, new_dtype=DType.f32)
+    shifted = multiply(add(magnitude, _F16_BIAS_SHIFT), 1 << 13)
+    wide = where(less(magnitude, 1 << 10), multiply(astype(magnitude, DType.f32), 2.0**-24),
+                 bind(bitcast_convert_type_p, shifted, new_dtype=DType.f32))
+    return astype(where(negative, neg(wide), wide), dtype)  # 2^16 (past inf's bits) rounds to inf
+
+
+def nextafter(x: ArrayLike, y: ArrayLike, /) -> Tensor | np.ndarray:
+    """The float next to x in the direction of y, as `jnp.nextafter` (C's): y where x == y (so
+    nextafter(0.0, -0.0) is -0.0), NaN where either is NaN, the least subnormal (signed as the
+    step) from a zero. Computed on the bits, so subnormals step exactly; integers give f32."""
+    x, y = _float_pair("nextafter", x, y)
+    dtype = _dtype(x)
+    nx, ny = signbit(x), signbit(y)
+    mx, my = _magnitude_bits(x), _magnitude_bits(y)
+    kx, ky = where(nx, neg(mx), mx), where(ny, neg(my), my)  # the floats' order, as integers
+    up, zero = less(kx, ky), equal(mx, 0)
+    away = not_equal(up, nx)  # toward +inf from a positive x, toward -inf from a negative one
+    magnitude = where(zero, 1, where(away, add(mx, 1), subtract(mx, 1)))
+    out = where(equal(kx, ky), y, _from_magnitude_bits(where(zero, logical_not(up), nx), magnitude, dtype))
+    return where(logical_or(isnan(x), isnan(y)), add(x, y), out)
+
+
+def spacing(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The distance from x to the next float away from zero, signed as x, as `jnp.spacing`: so
+    -0.0 gives minus the least subnormal (NumPy's gives plus), infinities NaN; for f16 the step
+    toward +inf (jax.numpy's, NumPy's rule for f16). Integers give f32."""
+    x = _as_float(x)
+    dtype = _dtype(x)
+    if dtype is DType.f16:
+        return subtract(nextafter(x, math.inf), x)
+    step = subtract(nextafter(x, copysign(math.inf, x)), x)
+    least = float(np.finfo(dtype.np).smallest_subnormal)
+    return where(equal(step, 0), copysign(least, x), step)  # a device flushing subnormals gives 0
+
+
+# -- Bessel's i0 and the Kaiser window ---------------------------------------------------------------
+
+# i0(x) = sum_k (x^2 / 4)^k / (k!)^2 for |x| <= 4: positive terms, Horner in x^2, 12 of them (the
+# 13th is below 1e-11 of the sum). Past 4, i0(x) = e^x g(4 / x) / sqrt(x), g a degree-11 fit (error
+# 9e-10) of sqrt(x) e^-x i0(x) in u = 4 / x on (0, 1], g(0) = 1 / sqrt(2 pi); here 4 g, computed as
+# e^r (4 g) (8 / sqrt(x)) 2^(n - 5) with x = n ln2 + r, every factor but 2^(n - 5) near 1 or more, so
+# that neither the value nor its derivative overflows before i0 itself does.
+_I0_SERIES = tuple(1.0 / (4.0**k * math.factorial(k) ** 2) for k in range(11, -1, -1))
+_I0_TAIL = tuple(4.0 * c for c in (
+    -0.006061201449483633, 0.03140057623386383, -0.06696297228336334, 0.07575948536396027, -0.0497000552713871,
+    0.01982467621564865, -0.004669900517910719, 0.0008424145053140819, 0.00040684486157260835,
+    0.0017547581810504198, 0.012466934509575367, 0.3989422917366028))
+_I0_SPLIT, _I0_OVERFLOW = 4.0, 100.0  # i0 passes f32's largest value at 91.9
+_LN2_HI, _LN2_LO = 0.693145751953125, math.log(2) - 0.693145751953125  # n ln2_hi exact for |n| < 2^8
+
+
+def i0(x: ArrayLike) -> Tensor | np.ndarray:
+    """The modified Bessel function of the first kind of order 0, as `jnp.i0`, to a few ulps in f32
+    up to where it overflows (jax.numpy's e^|x| i0e(|x|) overflows from 88.7, fgrad's from 91.9);
+    NaN at +-inf, as jax.numpy's and NumPy's. Its derivative is i1(x) (0 at 0, as JAX's). Integers
+    give f32; f16 computes in f32 and rounds once."""
+    x = _as_float(x)
+    ax = abs(astype(x, DType.f32))
+    is_near = less_equal(ax, _I0_SPLIT)
+    # each branch on its own range, so that neither's inf reaches the other's gradient (`where`, not
+    # `clip`: the whole gradient at the split, which `minimum` would share between its operands)
+    near = polyval(_I0_SERIES, square(where(is_near, ax, _I0_SPLIT)))
+    far = minimum(where(is_near, _I0_SPLIT, ax), _I0_OVERFLOW)
+    n = floor(multiply(far, 1 / math.log(2)))
+    r = subtract(subtract(far, multiply(n, _LN2_HI)), multiply(n, _LN2_LO))  # in [0, ln 2), exact to f32
+    tail = multiply(exp(r), multiply(polyval(_I0_TAIL, divide(_I0_SPLIT, far)), divide(8.0, sqrt(far))))
+    out = where(is_near, near, ldexp(tail, subtract(astype(n, DType.i32), 5)))
+    return astype(where(isfinite(ax), out, math.nan), _dtype(x))  # NOTE: a device's NaN < 4 may hold
+
+
+def _static_count(name: str, what: str, value: Any, convert: Callable[[Any], int] = operator.index) -> int:
+    """A count argument known while tracing, as a Python int (`convert` reads it, as JAX's
+    `concrete_or_error`), else a TraceError naming the function."""
+    if isinstance(value, Tensor):
+        raise TraceError(f"{name}: {what} must be a static integer (a Python int), got the traced {value.spec}; "
+                         "shapes depend on it", user_site())
+    try:
+        return convert(value)
+    except (TypeError, ValueError):
+        raise TraceError(f"{name}: {what} must be an integer, got {value!r}", user_site()) from None
+
+
+def kaiser(M: int, beta: ArrayLike) -> Tensor | np.ndarray:
+    """The Kaiser window of M points, as `jnp.kaiser`: i0(beta sqrt(1 - ((n - a) / a)^2)) / i0(beta),
+    a = (M - 1) / 2, in f32; M (read as int(M), as JAX) static, beta may be traced; ones for M <= 1."""
+    M = _static_count("kaiser", "M", M, int)
+    if M < 0:
+        raise ShapeError(f"kaiser: M must be non-negative, got {M}", user_site())
+    if M <= 1:
+        return fnp.ones((M,), DType.f32)
+    n = fnp.arange(M, dtype=DType.f32)
+    alpha = 0.5 * (M - 1)
+    return divide(i0(multiply(beta, sqrt(subtract(1.0, square(divide(subtract(n, alpha), alpha)))))), i0(beta))
+
+
+# -- polynomials: coefficient arrays, highest power first --------------------------------------------
+
+
+def _coefficients(name: str, *ps: ArrayLike, inexact: bool = True) -> list[Tensor | np.ndarray]:
+    """`ps` promoted to one dtype (a float one where `inexact`, integers and bools giving f32), each
+    holding coefficients along its first axis."""
+    dt = result_dtype(*ps)
+    ps = [asarray(p, _float_dtype(dt) if inexact else dt) for p in ps]
+    for p in ps:
+        if not _shape(p):
+            raise ShapeError(f"{name}: coefficients must lie along a first axis, got a 0-d {_dtype(p)}", user_site())
+    return ps
+
+
+TRIM_NEEDS_VALUES = (
+    "{name}: trim_leading_zeros=True needs concrete coefficients, the result's length depending on their values; "
+    "got the traced {spec} (jax.numpy refuses it under jit too). Call {name} outside the trace, or keep the "
+    "leading zeros"
+)
+
+
+def _trim_leading(name: str, p: ArrayLike, dtype: DType, tol: float = 0.0) -> np.ndarray:
+    """The concrete coefficients `p` in `dtype` without their leading entries of magnitude at most
+    `tol` (all of them: none left); a traced p is refused."""
+    if isinstance(p, Tensor):
+        raise TraceError(TRIM_NEEDS_VALUES.format(name=name, spec=p.spec), user_site())
+    p = np.asarray(p, dtype.np)
+    small = np.abs(p) < tol if tol else p == 0
+    return p[int(np.argmin(small)):] if not small.all() else p[:0]
+
+
+def poly(seq_of_zeros: ArrayLike) -> Tensor | np.ndarray:
+    """The coefficients of the monic polynomial with these roots, as `jnp.poly`: a 0-d 1 for no
+    roots; integers give f32. jax.numpy also takes a square matrix (the roots being its
+    eigenvalues, complex in general), which fgrad, without eigenvalues or complex dtypes, refuses."""
+    (z,) = _coefficients("poly", fnp.atleast_1d(seq_of_zeros))
+    dt, shape = _dtype(z), _shape(z)
+    if len(shape) == 2 and shape[0] == shape[1] != 0:
+        raise ShapeError(f"poly: the roots of a square matrix {shape} are its eigenvalues, which fgrad does not "
+                         "compute; pass the roots as a 1-d array", user_site())
+    if len(shape) != 1:
+        raise ShapeError(f"poly: the roots must be 1-d (or a non-empty square matrix), got {shape}", user_site())
+    if shape[0] == 0:
+        return fnp.ones((), dt)
+    a = fnp.ones((1,), dt)
+    for k in range(shape[0]):  # times (x - z_k): a_i - z_k a_(i-1), the convolution with (1, -z_k)
+        a = subtract(fnp.concatenate([a, fnp.zeros((1,), dt)]), multiply(fnp.concatenate([fnp.zeros((1,), dt), a]),
+                                                                          z[k]))
+    return a
+
+
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Tensor | np.ndarray:
+    """The sum of two polynomials, as `jnp.polyadd`: the shorter one added into the last entries
+    of the longer along the first axis (broadcasting into them); dtypes promote as `add`'s."""
+    a1, a2 = _coefficients("polyadd", a1, a2, inexact=False)
+    longer, shorter = (a1, a2) if _shape(a2)[0] <= _shape(a1)[0] else (a2, a1)
+    n = _shape(longer)[0] - _shape(shorter)[0]
+    tail = add(longer[n:], shorter)
+    if _shape(tail) != _shape(longer[n:]):
+        raise ShapeError(f"polyadd: cannot add coefficients of shape {_shape(shorter)} into the last entries of "
+                         f"shape {_shape(longer)}", user_site())
+    return fnp.concatenate([longer[:n], tail]) if n else tail
+
+
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Tensor | np.ndarray:
+    """The difference of two polynomials, polyadd(a1, -a2), as `jnp.polysub` (bools refused)."""
+    _no_bool("polysub", a1, a2)
+    a1, a2 = _coefficients("polysub", a1, a2, inexact=False)
+    return polyadd(a1, neg(a2))
+
+
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Tensor | np.ndarray:
+    """The product of two polynomials, their full convolution, as `jnp.polymul`; integers give f32.
+    With `trim_leading_zeros` (concrete coefficients only) their leading zeros are dropped first."""
+    raw = a1, a2
+    a1, a2 = _coefficients("polymul", a1, a2)
+    dt = _dtype(a1)
+    if trim_leading_zeros and (_shape(a1)[0] > 1 or _shape(a2)[0] > 1):
+        a1, a2 = (asarray(_trim_leading("polymul", p, dt)) for p in raw)
+    a1 = a1 if _shape(a1)[0] else fnp.zeros(1, dt)
+    a2 = a2 if _shape(a2)[0] else fnp.zeros(1, dt)
+    return fnp.convolve(a1, a2, mode="full")
+
+
+def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
+            ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """(quotient, remainder) of polynomial long division, as `jnp.polydiv`: the remainder keeps u's
+    length (its leading entries 0); with `trim_leading_zeros` (outside a trace only) the entries
+    below sqrt(eps) in magnitude are dropped from its front, as NumPy's. Integers give f32."""
+    u, v = _coefficients("polydiv", u, v)
+    m, n = _shape(u)[0] - 1, _shape(v)[0] - 1
+    scale = divide(1.0, v[0])
+    quotient = []
+    for k in range(m - n + 1):
+        d = multiply(scale, u[k])
+        quotient.append(d)
+        u = fnp.concatenate([u[:k], add(u[k:k + n + 1], multiply(neg(d), v)), u[k + n + 1:]])
+    q = fnp.stack(quotient) if quotient else fnp.zeros(1, _dtype(u))
+    if trim_leading_zeros:
+        u = _trim_leading("polydiv", u, _dtype(u), float(np.sqrt(np.finfo(_dtype(u).np).eps)))
+    return q, u
+
+
+def polyder(p: ArrayLike, m: int = 1) -> Tensor | np.ndarray:
+    """The m-th derivative of a polynomial, as `jnp.polyder` (m static); integers give f32."""
+    m = _static_count("polyder", "m", m)
+    (p,) = _coefficients("polyder", p)
+    if m < 0:
+        raise ShapeError(f"polyder: the order m must be non-negative, got {m}", user_site())
+    if m == 0:
+        return p
+    length = _shape(p)[0]
+    factors = (np.arange(m, length)[None] - np.arange(m)[:, None]).astype(_dtype(p).np).prod(0)
+    return multiply(p[:length - m] if m < length else p[:0], factors[::-1].copy())
+
+
+def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The m-th antiderivative of a polynomial, as `jnp.polyint` (m static): `k` holds the m
+    integration constants (a scalar or one value: repeated), lowest order last; p and k promote to
+    a float dtype."""
+    m = _static_count("polyint", "m", m)
+    p, k = _coefficients("polyint", p, fnp.atleast_1d(0 if k is None else k))
+    if m < 0:
+        raise ShapeError(f"polyint: the order m must be non-negative, got {m} (see polyder)", user_site())
+    if _shape(k) == (1,):
+        k = fnp.broadcast_to(k, (m,))
+    if _shape(k) != (m,):
+        raise ShapeError(f"polyint: k must be a scalar or 1-d of length 1 or m={m}, got {_shape(k)}", user_site())
+    if m == 0:
+        return p
+    grid = np.arange(_shape(p)[0] + m)[None] - np.arange(m)[:, None]
+    factors = np.maximum(1, grid).astype(_dtype(p).np).prod(0)[::-1].copy()
+    return divide(fnp.concatenate([p, k]), factors)
