@@ -1,0 +1,304 @@
+"""fg.lax against jax.lax: each row runs eagerly, traced (through interpret) and, for a subset,
+compiled with fg.jit, and must give jax.lax's values, dtypes and shapes; gradients of a few
+against jax.grad; lax's strictness (one dtype, explicit dimensions) refused with fgrad's errors
+naming the function."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import fgrad as fg
+
+L = fg.lax
+rng = np.random.default_rng(11)
+
+
+def f32(*shape: int, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def i32(*shape: int, lo: int = -5, hi: int = 5) -> np.ndarray:
+    return rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
+
+
+def leaves(out):
+    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
+
+
+def same(got, want, what: str, rtol: float = 2e-5, atol: float = 1e-6) -> None:
+    got, want = leaves(got), leaves(want)
+    assert len(got) == len(want), f"{what}: {len(got)} results, jax.lax gives {len(want)}"
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, f"{what}: shape {g.shape}, jax.lax gives {w.shape}"
+        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, jax.lax gives {w.dtype}"
+        if w.dtype.kind == "f":
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=what)
+
+
+def jax_call(fn, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+
+
+X, Y, P = f32(2, 3), f32(2, 3), f32(2, 3, lo=0.1, hi=3.0)
+U = f32(2, 3, lo=-0.9, hi=0.9)
+I, J = i32(2, 3), i32(2, 3, lo=1, hi=4) * np.int32([[1, -1, 1], [-1, 1, -1]])
+B, C = rng.random((2, 3)) < 0.5, rng.random((2, 3)) < 0.5
+T = f32(2, 3, 4)
+HALVES = np.float32([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 3.2, -0.2])
+BITS = rng.integers(0, 2**31 - 1, (3, 5)).astype(np.int32)
+
+
+class Row:
+    """One call: fg.lax.<name>(*args, **kw) against jax.lax.<name> (or `theirs`)."""
+
+    def __init__(self, name, *args, theirs=None, ours=None, id=None, rtol=2e-5, **kw):
+        self.name, self.args, self.kw, self.rtol = name, args, kw, rtol
+        self.ours = ours or (lambda *a: getattr(L, name)(*a, **kw))
+        self.theirs = theirs or (lambda *a: getattr(jax.lax, name)(*a, **kw))
+        self.id = id or name
+
+
+ROWS = [
+    *(Row(n, U) for n in ("acos", "asin", "atan", "atanh", "cbrt", "ceil", "cos", "cosh", "erf", "erfc", "exp",
+                          "exp2", "expm1", "floor", "is_finite", "logistic", "sin", "sinh", "tan", "tanh",
+                          "abs", "neg", "sign", "square", "asinh")),
+    *(Row(n, P) for n in ("acosh", "log", "log1p", "rsqrt", "sqrt", "reciprocal")),
+    Row("acosh", P + 1, id="acosh-above-1"),
+    *(Row(n, I, id=f"{n}-i32") for n in ("abs", "neg", "sign", "square")),
+    *(Row(n, X, Y) for n in ("add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge")),
+    *(Row(n, I, J, id=f"{n}-i32") for n in ("add", "sub", "mul", "div", "max", "min", "lt", "ge")),
+    *(Row(n, B, C, id=f"{n}-bool") for n in ("max", "min", "eq", "ne", "lt")),
+    Row("nextafter", X, Y),
+    Row("nextafter", np.float32([0, 1, -1, 0]), np.float32([1, 2, -2, -1]), id="nextafter-edges"),
+    Row("div", X, P), Row("div", np.int32([-7, 7, -7, 7, 0]), np.int32([2, -2, -2, 2, 3]), id="div-truncates"),
+    Row("add", X, 1.5, id="add-python-float"), Row("mul", I, 3, id="mul-python-int"),
+    Row("add", X, np.float32(2.0), id="add-rank0"), Row("add", T, f32(2, 1, 4), id="add-size1"),
+    Row("mul", I, J, out_dtype=np.float32, id="mul-out-dtype"),
+    Row("pow", P, Y), Row("pow", P, I, id="pow-int-exponent"), Row("pow", P, 3, id="pow-python-int"),
+    Row("integer_pow", X, 3), Row("integer_pow", X, -2), Row("integer_pow", I, 3, id="integer_pow-i32"),
+    Row("round", HALVES), Row("round", HALVES, L.RoundingMethod.TO_NEAREST_EVEN,
+                              theirs=lambda x, m: jax.lax.round(x, jax.lax.RoundingMethod.TO_NEAREST_EVEN),
+                              id="round-even"),
+    Row("round", HALVES, 1, id="round-even-int"),
+    Row("clamp", -0.5, X, 0.5), Row("clamp", f32(2, 3, hi=0), X, f32(2, 3, lo=0), id="clamp-arrays"),
+    Row("clamp", np.int32(-1), I, 2, id="clamp-i32"),
+    Row("select", B, X, Y), Row("select", np.bool_(True), X, Y, id="select-scalar"),
+    Row("select_n", B, X, Y, id="select_n-bool"),
+    Row("select_n", np.int32([[0, 1, 2], [2, 1, 0]]), X, Y, P, id="select_n-int"),
+    Row("select_n", np.int32(1), I, J, id="select_n-scalar"),
+    Row("convert_element_type", np.float32([1.7, -1.7, 0.0, 3e9]), np.int32, id="convert-f32-i32"),
+    Row("convert_element_type", X, np.bool_, id="convert-bool"), Row("convert_element_type", I, np.float16),
+    Row("stop_gradient", X),
+    # shapes
+    Row("broadcast", X, (4,)), Row("broadcast_in_dim", f32(3, 1), (2, 3, 4), (1, 2)),
+    Row("broadcast_in_dim", X, (3, 4, 2), (2, 0), id="broadcast_in_dim-unsorted"),
+    Row("broadcast_to_rank", f32(3), 3), Row("collapse", T, 1), Row("collapse", T, -3, -1, id="collapse-negative"),
+    Row("concatenate", [X, Y, X[:, :1]], 1), Row("expand_dims", X, (-1, 0)),
+    Row("full", (2, 3), 1.5), Row("full", (2,), 3, np.int32, id="full-dtype"), Row("full_like", T, 2),
+    Row("full_like", T, 2, np.int32, (3,), id="full_like-shape"),
+    Row("iota", np.int32, 5), Row("iota", np.float32, 4, id="iota-f32"),
+    Row("broadcasted_iota", np.int32, (2, 3), 1),
+    Row("index_in_dim", T, -1, 1, False), Row("index_in_dim", T, 0, id="index_in_dim-keepdims"),
+    Row("slice", T, (0, 1, 1), (2, 3, 4), (1, 1, 2)), Row("slice_in_dim", T, -3, None, 2, -1),
+    Row("dynamic_slice_in_dim", T, np.int32(-1), 2, 2),
+    Row("dynamic_slice_in_dim", T, np.int32(7), 2, 1, id="dsid-clamped"),
+    Row("dynamic_index_in_dim", T, np.int32(1), 1, False),
+    Row("dynamic_update_slice_in_dim", T, f32(2, 3, 2), np.int32(1), 2),
+    Row("dynamic_update_index_in_dim", T, f32(2, 4), np.int32(2), 1),
+    Row("reshape", T, (4, 6)), Row("reshape", T, (4, 6), (2, 0, 1), id="reshape-dimensions"),
+    Row("rev", T, (0, 2)), Row("squeeze", f32(1, 3, 1), (-1, 0)), Row("transpose", T, (2, 0, 1)),
+    Row("split", T, (1, 3), -1), Row("tile", X, (2, 1)),
+    # reductions and products
+    Row("reduce_sum", T, (0, 2)), Row("reduce_sum", I, (1,), id="reduce_sum-i32"), Row("reduce_prod", X, (1,)),
+    Row("reduce_max", T, (1,)), Row("reduce_min", I, (0, 1)), Row("reduce_max", B, (1,), id="reduce_max-bool"),
+    Row("reduce_max", f32(2, 0), (1,), id="reduce_max-empty"),
+    Row("reduce_and", B, (1,)), Row("reduce_or", B, (0,)), Row("reduce_xor", B, (1,)),
+    Row("reduce_and", BITS, (1,), id="reduce_and-i32"), Row("reduce_or", BITS, (0, 1), id="reduce_or-i32"),
+    Row("reduce_xor", BITS, (1,), id="reduce_xor-i32"),
+    Row("argmax", T, 2, np.int32), Row("argmin", X, 0, np.int32), Row("argmax", I, 1, np.uint32, id="argmax-u32"),
+    Row("dot", X, f32(3, 4)), Row("dot", f32(3), f32(3), id="dot-vectors"), Row("dot", X, f32(3), id="dot-mv"),
+    Row("dot", I, i32(3), preferred_element_type=np.float32, id="dot-preferred"),
+    Row("dot", X, f32(3, 4), precision=L.Precision.HIGHEST, theirs=lambda a, b: jax.lax.dot(
+        a, b, precision=jax.lax.Precision.HIGHEST), id="dot-precision"),
+    Row("dot_general", T, f32(2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+    Row("dot_general", T, f32(4, 3), (((1, 2), (1, 0)), ((), ())), id="dot_general-two-contracting"),
+    Row("dot_general", f32(3, 2), f32(2, 5, 3), (((1,), (0,)), ((0,), (2,))), id="dot_general-batch-last"),
+    Row("batch_matmul", T, f32(2, 4, 5)),
+    Row("sort_key_val", np.int32([3, 1, 2, 1]), np.float32([0, 1, 2, 3])),
+    Row("approx_max_k", f32(3, 6), 2), Row("approx_min_k", np.float32([3, 1, 2, 5, 1]), 2),
+    # control
+    Row("map", T, ours=lambda x: L.map(lambda r: L.mul(r, r), x),
+        theirs=jax.jit(lambda x: jax.lax.map(lambda r: r * r, x))),
+    Row("associative_scan", f32(7), ours=lambda x: L.associative_scan(L.add, x),
+        theirs=jax.jit(lambda x: jax.lax.associative_scan(jax.lax.add, x)), rtol=1e-5),
+    Row("associative_scan", T, ours=lambda x: L.associative_scan(L.max, x, reverse=True, axis=1),
+        theirs=jax.jit(lambda x: jax.lax.associative_scan(jax.lax.max, x, reverse=True, axis=1)),
+        id="associative_scan-rev"),
+    Row("associative_scan", f32(6, 2), f32(6, 2), id="associative_scan-pytree-affine",
+        ours=lambda a, b: L.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b)),
+        theirs=jax.jit(lambda a, b: jax.lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b))),
+        rtol=1e-5),
+]
+ROWS_BY_ID = {}
+for _row in ROWS:
+    _row.id = _row.id if _row.id not in ROWS_BY_ID else f"{_row.id}-{sum(k.startswith(_row.id) for k in ROWS_BY_ID)}"
+    ROWS_BY_ID[_row.id] = _row
+JITTED = ["add", "div-truncates", "round", "select_n-int", "clamp-arrays", "broadcast_in_dim-unsorted", "slice",
+          "dynamic_update_index_in_dim", "reduce_xor-i32", "dot_general", "argmax", "associative_scan"]
+
+
+def _with_arrays(row):
+    positions = [k for k, a in enumerate(row.args) if isinstance(a, np.ndarray) and a.ndim]
+
+    def fn(*xs):
+        args = list(row.args)
+        for k, x in zip(positions, xs):
+            args[k] = x
+        return row.ours(*args)
+
+    return fn, [row.args[k] for k in positions]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_matches_jax_lax(row):
+    want = jax_call(row.theirs, row.args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(row.ours(*row.args), want, f"{row.id} eager", rtol=row.rtol)
+        fn, arrays = _with_arrays(row)
+        same(fg.interpret(fg.trace(fn, *arrays), *arrays), want, f"{row.id} traced", rtol=row.rtol)
+
+
+@pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+@pytest.mark.parametrize("row_id", JITTED)
+def test_compiled_matches_jax_lax(row_id):
+    row = ROWS_BY_ID[row_id]
+    fn, arrays = _with_arrays(row)
+    same(fg.jit(fn)(*arrays), jax_call(row.theirs, row.args), f"{row_id} jit", rtol=1e-5, atol=1e-5)
+
+
+def test_every_jax_lax_name_here_exists_in_jax():
+    missing = [n for n in L.__all__ if not hasattr(jax.lax, n)]
+    assert not missing, f"fg.lax names jax.lax lacks: {missing}"
+
+
+# -- gradients --------------------------------------------------------------------------------------
+
+GRADS = [
+    ("dot_general", lambda a, b: L.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))),
+     lambda a, b: jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))), (T, f32(2, 4, 5))),
+    ("broadcast_in_dim", lambda a: L.broadcast_in_dim(a, (2, 3, 4), (1, 2)),
+     lambda a: jax.lax.broadcast_in_dim(a, (2, 3, 4), (1, 2)), (f32(3, 1),)),
+    ("select_n", lambda a, b, c: L.select_n(np.int32([[0, 1, 2], [2, 1, 0]]), a, b, c),
+     lambda a, b, c: jax.lax.select_n(jnp.int32([[0, 1, 2], [2, 1, 0]]), a, b, c), (X, Y, P)),
+    ("associative_scan", lambda a: L.associative_scan(L.add, a, axis=1),
+     lambda a: jax.lax.associative_scan(jax.lax.add, a, axis=1), (f32(2, 5),)),
+    ("associative_scan-mul", lambda a: L.associative_scan(L.mul, a),
+     lambda a: jax.lax.associative_scan(jax.lax.mul, a), (f32(6),)),
+    ("integer_pow", lambda a: L.integer_pow(a, 3), lambda a: jax.lax.integer_pow(a, 3), (X,)),
+    ("round-clamp", lambda a: L.clamp(-1.0, a, 1.0) * L.round(a),
+     lambda a: jax.lax.clamp(-1.0, a, 1.0) * jax.lax.round(a), (X,)),
+]
+
+
+@pytest.mark.parametrize("name, ours, theirs, args", GRADS, ids=[g[0] for g in GRADS])
+def test_gradients_match_jax(name, ours, theirs, args):
+    weights = f32(*np.shape(jax_call(theirs, args)))
+    argnums = tuple(range(len(args)))
+    # jitted: JAX runs the scans' many small ops one by one, slowly, otherwise
+    want = jax.jit(jax.grad(lambda *a: (theirs(*a) * weights).sum(), argnums))(*map(jnp.asarray, args))
+    got = fg.grad(lambda *a: fg.sum(ours(*a) * weights), argnums=argnums)(*args)
+    same(got, want, f"{name} grad", rtol=1e-5, atol=1e-5)
+
+
+# -- refusals ---------------------------------------------------------------------------------------
+
+REFUSALS = [
+    (lambda: L.add(X, I), fg.DTypeError, r"^add: operands must have one dtype .*f32, i32"),
+    (lambda: L.add(X, 1), fg.DTypeError, r"^add: operands must have one dtype"),
+    (lambda: L.eq(X, I), fg.DTypeError, r"^eq: operands must have one dtype"),
+    (lambda: L.exp(I), fg.DTypeError, r"^exp: does not accept dtype i32"),
+    (lambda: L.nextafter(I, J), fg.DTypeError, r"^nextafter: does not accept dtype i32"),
+    (lambda: L.add(B, C), fg.DTypeError, r"^add: does not accept dtype bool"),
+    (lambda: L.abs(I.astype(np.uint32)), fg.DTypeError, r"^abs: does not accept dtype u32"),
+    (lambda: L.round(I), fg.DTypeError, r"^round: does not accept dtype i32"),
+    (lambda: L.round(X, "up"), fg.TraceError, r"^round: rounding_method"),
+    (lambda: L.integer_pow(I, -1), fg.DTypeError, r"^integer_pow: integers cannot be raised to negative powers"),
+    (lambda: L.pow(I, I), fg.DTypeError, r"^pow: does not accept dtype i32"),
+    (lambda: L.add(T, X), fg.ShapeError, r"^add: operands must have one rank"),
+    (lambda: L.add(X, f32(3, 2)), fg.ShapeError, r"^add: incompatible shapes"),
+    (lambda: L.clamp(0.0, X, f32(3)), fg.ShapeError, r"^clamp: max must be a scalar or of x's shape"),
+    (lambda: L.select(I, X, Y), fg.DTypeError, r"^select: pred must be bool"),
+    (lambda: L.select_n(B, X, Y, P), fg.DTypeError, r"^select_n: a bool which chooses between 2 cases"),
+    (lambda: L.select_n(B, X, 1.0), fg.ShapeError, r"^select_n: cases must have one shape"),
+    (lambda: L.concatenate([X, I], 0), fg.DTypeError, r"^concatenate: operands must have one dtype"),
+    (lambda: L.concatenate([X, X], -1), fg.ShapeError, r"^concatenate: dimension \(-1,\) must be in 0..1"),
+    (lambda: L.reduce_sum(T, 1), fg.ShapeError, r"^reduce_sum: axes must be a tuple of integers"),
+    (lambda: L.reduce_sum(T, (-1,)), fg.ShapeError, r"^reduce_sum: axes \(-1,\) must be in 0..2"),
+    (lambda: L.reduce_sum(T, (0, 0)), fg.ShapeError, r"^reduce_sum: axes \(0, 0\) repeat an axis"),
+    (lambda: L.reduce_sum(B, (0,)), fg.DTypeError, r"^reduce_sum: does not accept dtype bool"),
+    (lambda: L.reduce_or(X, (0,)), fg.DTypeError, r"^reduce_or: does not accept dtype f32"),
+    (lambda: L.transpose(T, (-1, 0, 1)), fg.ShapeError, r"^transpose: permutation \(-1, 0, 1\) is not a permutation"),
+    (lambda: L.rev(T, (-1,)), fg.ShapeError, r"^rev: dimensions"),
+    (lambda: L.reshape(T, (-1, 4)), fg.ShapeError, r"^reshape: new_sizes must not be negative"),
+    (lambda: L.reshape(T, (5, 5)), fg.ShapeError, r"^reshape"),
+    (lambda: L.broadcast_in_dim(X, (2, 4), (0, 1)), fg.ShapeError, r"^broadcast_in_dim: operand axis of size 3"),
+    (lambda: L.broadcast_in_dim(X, (2, 3), (0,)), fg.ShapeError, r"^broadcast_in_dim: broadcast_dimensions \(0,\)"),
+    (lambda: L.squeeze(X, (0,)), fg.ShapeError, r"^squeeze: axis 0 of \(2, 3\) has size 2"),
+    (lambda: L.slice(T, (0, 0, 0), (2, 3, 5)), fg.ShapeError, r"^slice: axis 2"),
+    (lambda: L.index_in_dim(T, 3, 1), fg.ShapeError, r"^index_in_dim: index 3 is out of bounds"),
+    (lambda: L.split(T, (1, 2), 2), fg.ShapeError, r"^split: sizes \(1, 2\) must .* add up to axis 2"),
+    (lambda: L.tile(T, (2, 1)), fg.ShapeError, r"^tile: reps \(2, 1\)"),
+    (lambda: L.iota(np.bool_, 3), fg.DTypeError, r"^iota: does not accept dtype bool"),
+    (lambda: L.full((2,), X), fg.ShapeError, r"^full: fill_value must be a scalar"),
+    (lambda: L.argmax(T, -1, np.int32), fg.ShapeError, r"^argmax: axis"),
+    (lambda: L.argmax(T, 0, np.float32), fg.DTypeError, r"^argmax: index_dtype must be an integer dtype"),
+    (lambda: L.dot(T, f32(4)), fg.ShapeError, r"^dot: takes vector-vector"),
+    (lambda: L.dot(X, f32(3), precision="fast"), fg.TraceError, r"^dot: .*precision must be None"),
+    (lambda: L.dot_general(T, T, (((-1,), (-1,)), ((), ()))), fg.ShapeError, r"^dot_general: lhs dimension numbers"),
+    (lambda: L.dot_general(T, T, (((1,), (2,)), ((), ()))), fg.ShapeError,
+     r"^dot_general: contracting dimensions \(1,\)"),
+    (lambda: L.dot_general(X, X, ((1,), (1,))), fg.ShapeError, r"^dot_general: dimension_numbers must be"),
+    (lambda: L.batch_matmul(f32(1, 3, 4), f32(2, 4, 5)), fg.ShapeError, r"^batch_matmul: operands must have"),
+    (lambda: L.associative_scan(L.add, (f32(3), f32(4))), fg.ShapeError, r"^associative_scan: the arrays of elems"),
+    (lambda: L.approx_min_k(I, 2), fg.DTypeError, r"^approx_min_k: does not accept dtype i32"),
+    (lambda: L.map(L.neg, X, batch_size=-1), fg.TraceError, r"^map: batch_size"),
+]
+
+
+@pytest.mark.parametrize("call, error, match", REFUSALS, ids=[m.split(":")[0].strip("^") + f"-{k}"
+                                                              for k, (_, _, m) in enumerate(REFUSALS)])
+def test_refusals_name_the_function(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_refusals_while_tracing_point_at_the_user():
+    with pytest.raises(fg.DTypeError, match=r"^add: operands must have one dtype.* at test_lax\.py:\d+$"):
+        fg.trace(lambda x, i: L.add(x, i), X, I)
+
+
+def test_python_numbers_take_the_dtype_of_their_kind():
+    half = np.ones(2, np.float16)
+    assert L.add(half, 1.5).dtype == np.float16
+    assert L.add(np.ones(2, np.uint32), 1).dtype == np.uint32
+    assert L.add(1, 2).dtype == np.int32
+    with pytest.raises(fg.DTypeError, match="^max: operands must have one dtype"):
+        L.max(half, np.float32(1))
+
+
+def test_existing_names_keep_working():
+    assert L.reduce_window(np.ones((4,), np.float32), 0.0, L.add, (2,), (2,), "VALID").tolist() == [2.0, 2.0]
+    np.testing.assert_array_equal(L.rem(np.int32([7, -7]), 3), [1, -1])
+    np.testing.assert_array_equal(L.stop_gradient({"a": I})["a"], I)
+    assert fg.grad(lambda x: fg.sum(L.stop_gradient(x) * x))(X).tolist() == X.tolist()
