@@ -14,17 +14,17 @@ import numpy as np
 
 from fgrad.errors import ShapeError, TraceError
 from fgrad.numpy import (
-    abs, add, asarray, clip, divide, exp, expm1, gelu, greater, greater_equal, less, less_equal, log,
-    log1p, log_softmax, logaddexp, maximum, mean, minimum, multiply, neg, relu, rsqrt, sigmoid, silu,
-    softmax, split, sqrt, square, subtract, tanh, where,
+    abs, add, asarray, broadcast_to, clip, divide, exp, expm1, gelu, greater, greater_equal, less, less_equal,
+    log, log1p, log_softmax, logaddexp, logsumexp, maximum, mean, minimum, multiply, neg, relu, rsqrt, sigmoid,
+    silu, softmax, split, sqrt, square, subtract, sum, tanh, where,
 )
-from fgrad.numpy.promotion import ArrayLike, _dtype, _float_dtype, _one_axis, _shape
+from fgrad.numpy.promotion import ArrayLike, _axes, _dtype, _float_dtype, _one_axis, _shape
 from fgrad.trace import Tensor, user_site
 from fgrad.transforms.custom import custom_jvp
 
 __all__ = [  # re-exported by fgrad.nn
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
-    "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "sigmoid",
+    "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "mish", "relu", "relu6", "selu", "sigmoid",
     "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize",
     "swish", "tanh",
 ]
@@ -176,6 +176,19 @@ def standardize(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, mean: Arr
         else:  # one pass over x, as jax.nn's default; clipped where rounding makes it negative
             variance = clip(subtract(_mean(square(x), axis), square(mean)), 0)
     return multiply(subtract(x, mean), rsqrt(add(variance, epsilon)))
+
+
+def logmeanexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None, where: ArrayLike | None = None,
+               keepdims: bool = False) -> Array:
+    """log(mean(e^x)) over `axis`, as `jax.nn.logmeanexp`: logsumexp(x) - log(n), n the number of
+    terms (those where the bool `where` holds; -inf - -inf = NaN where it holds for none)."""
+    lse = logsumexp(x, axis, keepdims=keepdims, where=where)
+    if where is None:  # a count of the shape alone, known on the host
+        shape = _shape(x)
+        count = math.prod(shape[k] for k in _axes("logmeanexp", shape, axis))
+    else:
+        count = sum(broadcast_to(asarray(where, _dtype(lse)), _shape(x)), axis, keepdims=keepdims)
+    return subtract(lse, log(asarray(count, _dtype(lse))))
 
 
 def _mean(x: Array, axis: int | tuple[int, ...] | None) -> Array:
