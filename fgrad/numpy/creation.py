@@ -1,4 +1,5 @@
-"""Creating arrays: zeros, ones, full, eye, arange, linspace, ... (`jax.numpy`'s creation functions).
+"""Creating arrays: zeros, ones, full, eye, arange, linspace, ... (`jax.numpy`'s creation functions),
+the windows (hanning, ...), and the index objects mgrid, ogrid, r_, c_, s_ and index_exp.
 
 Inside a trace they are constants or count with iota, so no array is baked into the graph: a
 value whose elements are all equal is one uniform constant (a literal in WGSL, never a buffer),
@@ -9,28 +10,37 @@ element to it.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
+from fgrad.errors import TRACER_INDEX, DTypeError, FgradError, ShapeError, TraceError
 from fgrad.ir import I32, Const, Dim, DType, Spec, constant_p
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, current_trace, user_site
+from fgrad.transforms.batching import vmap
 from fgrad.numpy.promotion import (
     ArrayLike, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _one_axis, _shape, _static_scalar,
     asarray, result_dtype,
 )
-from fgrad.numpy.shapes import _shape_arg, _static_int, broadcast_to, concatenate, reshape, stack, transpose
+from fgrad.numpy.shapes import (
+    _shape_arg, _static_int, broadcast_to, concatenate, expand_dims, flip, meshgrid, reshape, stack, transpose,
+)
 from fgrad.numpy.elementwise import (
-    add, astype, divide, equal, floor, greater_equal, log, multiply, pow, sign as sign_of, subtract,
+    absolute, add, astype, cos, divide, equal, floor, greater_equal, log, multiply, pow, sign as sign_of,
+    subtract,
 )
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "arange", "empty", "eye", "full", "full_like", "geomspace", "identity", "indices", "linspace", "logspace",
     "ones", "ones_like", "tri", "zeros", "zeros_like",
+    "bartlett", "blackman", "empty_like", "fromfunction", "hamming", "hanning", "vander",
+    "c_", "index_exp", "mgrid", "ogrid", "r_", "s_",  # index objects: mgrid[0:5, 0:3]
 ]
 
 DTypeLike = str | DType | np.dtype | type | None
@@ -120,6 +130,12 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None, shap
     full_like(ints, 7.5) is 7, as in jax.numpy."""
     shape, dt = _like("full_like", a, dtype, shape)
     return _filled("full_like", shape, fill_value, dt)
+
+
+def empty_like(prototype: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Tensor | np.ndarray:
+    """As jnp.empty_like: arrays are immutable, so an 'uninitialised' array is zeros_like."""
+    shape, dt = _like("empty_like", prototype, dtype, shape)
+    return _filled("empty_like", shape, 0, dt)
 
 
 def _offset(name: str, k: Any, n: int | Dim, m: int | Dim) -> Tensor | np.ndarray | int:
@@ -298,3 +314,204 @@ def indices(dimensions: Sequence[int], dtype: DTypeLike = None, sparse: bool = F
     if sparse:
         return tuple(grids)
     return stack([broadcast_to(g, dims) for g in grids])
+
+
+def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: DTypeLike = float, **kwargs: Any) -> Any:
+    """`function` at every index of `shape`, as `jnp.fromfunction`: vmapped over one axis per
+    argument, it sees scalar indices (of `dtype`, f32 by default) and returns a scalar, an array
+    (trailing axes of the result) or a pytree of them. `kwargs` are passed to it unmapped."""
+    if not callable(function):
+        raise TraceError(f"fromfunction: function must be callable, got {_brief(function)}", user_site())
+    shape = _new_shape("fromfunction", shape)
+    dt = _dtype_arg("fromfunction", dtype, None)
+    mapped = functools.partial(function, **kwargs)
+    for axis in reversed(range(len(shape))):  # the innermost vmap maps the last argument
+        mapped = vmap(mapped, in_axes=tuple(0 if k == axis else None for k in range(len(shape))))
+    return mapped(*(arange(d, dtype=dt) for d in shape))
+
+
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Tensor | np.ndarray:
+    """The Vandermonde matrix of a 1-D x, as `jnp.vander`: column j holds x ** (N - 1 - j), or
+    x ** j where `increasing`; N = len(x) columns by default, the powers in x's dtype."""
+    x = asarray(x)
+    shape, dt = _shape(x), _dtype(x)
+    if len(shape) != 1:
+        raise ShapeError(f"vander: x must be 1-D, got {shape}", user_site())
+    if dt is DType.bool:
+        raise DTypeError("vander: x is bool; powers take integer and float dtypes, as in jax.numpy", user_site())
+    n = shape[0] if N is None else _static_int("vander", "N", N, low=0)
+    powers = _iota(n, dt)
+    return pow(reshape(x, (shape[0], 1)), reshape(powers if increasing else flip(powers), (1, n)))
+
+
+# -- windows: f32 as jnp's, n = iota / (M - 1) --------------------------------------------------
+
+
+def _window(name: str, M: int, taper: Callable[[Any, int], Tensor | np.ndarray]) -> Tensor | np.ndarray:
+    """`taper(n, M - 1)` over n = 0 .. M - 1 in f32; windows of M <= 1 points are ones."""
+    M = _static_int(name, "M", M, low=0)
+    if M <= 1:
+        return ones((M,), DType.f32)
+    return taper(_iota(M, DType.f32), M - 1)
+
+
+def _cosine(n: Any, turns: int, last: int) -> Tensor | np.ndarray:
+    """cos(turns * pi * n / last), associated as jnp's windows compute it."""
+    return cos(divide(multiply(turns * math.pi, n), last))
+
+
+def hanning(M: int) -> Tensor | np.ndarray:
+    """The Hann window of M points, 0.5 * (1 - cos(2 pi n / (M - 1))), as `jnp.hanning`."""
+    return _window("hanning", M, lambda n, last: multiply(0.5, subtract(1, _cosine(n, 2, last))))
+
+
+def hamming(M: int) -> Tensor | np.ndarray:
+    """The Hamming window of M points, 0.54 - 0.46 cos(2 pi n / (M - 1)), as `jnp.hamming`."""
+    return _window("hamming", M, lambda n, last: subtract(0.54, multiply(0.46, _cosine(n, 2, last))))
+
+
+def blackman(M: int) -> Tensor | np.ndarray:
+    """The Blackman window of M points, 0.42 - 0.5 cos(2 pi n / (M - 1)) + 0.08 cos(4 pi n / (M - 1)),
+    as `jnp.blackman`."""
+    return _window("blackman", M, lambda n, last: add(subtract(0.42, multiply(0.5, _cosine(n, 2, last))),
+                                                       multiply(0.08, _cosine(n, 4, last))))
+
+
+def bartlett(M: int) -> Tensor | np.ndarray:
+    """The triangular window of M points, 1 - |2n + 1 - M| / (M - 1), as `jnp.bartlett`."""
+    return _window("bartlett", M, lambda n, last: subtract(1, divide(
+        absolute(subtract(add(multiply(2, n), 1), last + 1)), last)))
+
+
+# -- index objects: mgrid[0:5, 0:3], r_[x, 0:3], s_[1:, ::2] -------------------------------------
+
+
+@contextlib.contextmanager
+def _named_errors(name: str) -> Iterator[None]:
+    """Errors raised while an index object builds its value name the object (`r_: ...`), as a
+    public function's do."""
+    try:
+        yield
+    except FgradError as e:
+        if e.message.startswith(f"{name}:"):
+            raise
+        raise type(e)(f"{name}: {e.message}", e.site) from None
+
+
+def _grid_1d(name: str, s: Any) -> Tensor | np.ndarray:
+    """The values of a slice of mgrid, ogrid, r_ or c_: arange(start, stop, step), or, for a
+    complex step such as 5j, linspace(start, stop, 5) (a count of values, stop included)."""
+    if not isinstance(s, slice):
+        raise ShapeError(f"{name}: expected slices such as {name}[0:5, 0:1:3j], got {_brief(s)}", user_site())
+    for what in ("start", "stop", "step"):
+        bound = getattr(s, what)
+        if isinstance(bound, Tensor):
+            raise TraceError(TRACER_INDEX.format(what=f"{name}: the slice {what}", spec=bound.spec), user_site())
+    start, step = s.start or 0, s.step or 1
+    if isinstance(step, (complex, np.complexfloating)):
+        if s.stop is None:
+            raise ShapeError(f"{name}: a complex step counts values from start to stop, so the slice needs a stop, "
+                             f"got {s}", user_site())
+        return linspace(start, s.stop, int(abs(step)))
+    return arange(start, s.stop, step)
+
+
+@dataclass(frozen=True, slots=True)
+class _Grid:
+    """mgrid and ogrid, as `jnp.mgrid` and `jnp.ogrid`: `grid[0:5, 0:3]` counts along one axis
+    per slice (a complex step `0:1:5j` gives 5 values from 0 to 1), the axes promoted to one
+    dtype; mgrid stacks the dense grids into one array, ogrid returns them sparse, in a list.
+    One slice gives its 1-D values."""
+    name: str
+    sparse: bool
+
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> Any:
+        with _named_errors(self.name):
+            if not isinstance(key, tuple):
+                return _grid_1d(self.name, key)
+            axes = [_grid_1d(self.name, s) for s in key]
+            dt = result_dtype(*axes) if axes else DType.i32
+            grids = meshgrid(*(astype(a, dt) for a in axes), indexing="ij", sparse=self.sparse)
+            if self.sparse:
+                return grids
+            return stack(grids) if grids else arange(0)
+
+
+def _directive(name: str, directive: str, defaults: tuple[int, int, int, int]) -> tuple[int, ...]:
+    """(axis, ndmin, trans1d, matrix) from r_'s or c_'s leading string: 'r' or 'c' (a 1-D
+    result made a row or a column), or up to three comma-separated ints overriding the first of
+    the defaults (fields past the third ignored, as JAX)."""
+    if directive in ("r", "c"):
+        return (*defaults[:3], "rc".index(directive))
+    given: list[Any] = directive.split(",")
+    fields = given + list(defaults[len(given):]) if len(given) < 4 else given[:3] + [defaults[3]]
+    try:
+        return tuple(int(f) for f in fields)
+    except ValueError:
+        raise ShapeError(f"{name}: could not understand the directive {directive!r}: expected 'r', 'c' or "
+                         "'axis,ndmin,trans1d' of integers", user_site()) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _AxisConcat:
+    """r_ and c_, as `jnp.r_` and `jnp.c_`: the items (arrays, numbers, and slices read as
+    mgrid reads them) promoted to one dtype, given at least `ndmin` axes (new ones in front,
+    then, where `trans1d` is not -1, the item's own axes rolled to end at trans1d) and joined
+    along `axis`. A leading string directive overrides these: 'axis,ndmin,trans1d', or 'r' /
+    'c' to make a 1-D result a row / a column."""
+    name: str
+    axis: int
+    ndmin: int
+    trans1d: int
+
+    def __getitem__(self, key: Any) -> Tensor | np.ndarray:
+        with _named_errors(self.name):
+            return self._join(key if isinstance(key, tuple) else (key,))
+
+    def __len__(self) -> int:  # as jnp.r_ and np.r_
+        return 0
+
+    def _join(self, items: tuple[Any, ...]) -> Tensor | np.ndarray:
+        axis, ndmin, trans1d, matrix = self.axis, self.ndmin, self.trans1d, -1
+        if items and isinstance(items[0], str):
+            axis, ndmin, trans1d, matrix = _directive(self.name, items[0], (axis, ndmin, trans1d, matrix))
+            items = items[1:]
+        if not items:
+            raise ShapeError(f"{self.name}: needs at least one value to join", user_site())
+        values, ranks = [], []
+        for item in items:
+            if isinstance(item, str):
+                raise ShapeError(f"{self.name}: the string directive {item!r} must come first", user_site())
+            values.append(_grid_1d(self.name, item) if isinstance(item, slice) else item)
+            ranks.append(0 if isinstance(item, slice) else len(_shape(item)))  # NOTE: a slice counts as 0-d, as JAX
+        dt = result_dtype(*values)  # before the reshapes, so Python numbers stay weak
+        parts = []
+        for value, rank in zip(values, ranks):
+            part = asarray(value, dt)
+            shape = _shape(part)
+            part = reshape(part, (1,) * (ndmin - len(shape)) + shape) if len(shape) < ndmin else part
+            if trans1d != -1 and ndmin > rank:
+                shifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
+                order = tuple(range(ndmin))
+                part = transpose(part, order[shifts:] + order[:shifts])
+            parts.append(part)
+        out = concatenate(parts, axis)
+        return expand_dims(out, matrix) if matrix != -1 and len(_shape(out)) == 1 else out
+
+
+@dataclass(frozen=True, slots=True)
+class _IndexExpression:
+    """s_ and index_exp, as NumPy's (and jnp's): `s_[1:3, ::2]` is the index itself,
+    (slice(1, 3, None), slice(None, None, 2)); index_exp always makes it a tuple."""
+    maketuple: bool
+
+    def __getitem__(self, item: Any) -> Any:
+        return (item,) if self.maketuple and not isinstance(item, tuple) else item
+
+
+mgrid = _Grid("mgrid", sparse=False)
+ogrid = _Grid("ogrid", sparse=True)
+r_ = _AxisConcat("r_", axis=0, ndmin=1, trans1d=-1)
+c_ = _AxisConcat("c_", axis=-1, ndmin=2, trans1d=0)
+s_ = _IndexExpression(maketuple=False)
+index_exp = _IndexExpression(maketuple=True)

@@ -28,6 +28,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "trace", "tril", "triu", "vsplit", "vstack",
     "append", "block", "broadcast_arrays", "broadcast_shapes", "concat", "delete", "fliplr", "flipud", "insert",
     "matrix_transpose", "permute_dims", "resize",
+    "diagflat", "ix_", "rollaxis", "unstack",
 ]
 
 
@@ -158,6 +159,18 @@ def stack(xs: Sequence[ArrayLike], axis: int = 0, out: None = None, dtype: str |
     if len(shapes) > 1:
         raise ShapeError(f"stack: operands have different shapes: {', '.join(str(_shape(x)) for x in xs)}", user_site())
     return concatenate([expand_dims(x, axis) for x in xs], axis, dtype)
+
+
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor | np.ndarray, ...]:
+    """The entries of `x` along `axis`, each without that axis, as `jnp.unstack` (stack's inverse)."""
+    x = asarray(x)
+    shape = _shape(x)
+    if not shape:
+        raise ShapeError("unstack: needs at least 1 axis, got a 0-d value", user_site())
+    axis = _one_axis("unstack", x, axis)
+    n = _fixed("unstack", shape, axis, "one value per entry")
+    rest = shape[:axis] + shape[axis + 1:]
+    return tuple(reshape(_slice_axis(x, axis, i, i + 1), rest) for i in range(n))
 
 
 def _operands(name: str, xs: Any) -> list:
@@ -343,6 +356,12 @@ def diag(v: ArrayLike, k: int = 0) -> Tensor | np.ndarray:
     return reshape(bind(pad_p, x, widths=((low, high, size),), value=zero), (size, size))
 
 
+def diagflat(v: ArrayLike, k: int = 0) -> Tensor | np.ndarray:
+    """The square matrix with v's entries (flattened) on diagonal k, zeros elsewhere, as
+    `jnp.diagflat` (a 0-d v gives a matrix too)."""
+    return diag(ravel(v), _static_int("diagflat", "k", k))
+
+
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: None = None) -> Tensor | np.ndarray:
     """The sum of diagonal `offset` of the planes of (axis1, axis2), in `dtype` if given (bools
@@ -456,6 +475,20 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Seque
     return transpose(x, tuple(order))
 
 
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Tensor | np.ndarray:
+    """a with axis `axis` moved to position `start`, as `jnp.rollaxis`: to just before the axis
+    that was at `start` where start > axis (start may be ndim: the end)."""
+    x = asarray(a)
+    ndim = len(_shape(x))
+    axis = _one_axis("rollaxis", x, axis)
+    start = _static_int("rollaxis", "start", start)
+    if not -ndim <= start <= ndim:
+        raise ShapeError(f"rollaxis: start {start} must be in [{-ndim}, {ndim}] for {_shape(x)}", user_site())
+    if start < 0:
+        start += ndim
+    return moveaxis(x, axis, start - 1 if start > axis else start)
+
+
 def _axes_in_order(name: str, shape: tuple[int | Dim, ...], axis: int | Sequence[int]) -> tuple[int, ...]:
     """`axis` (an int or a sequence) checked and made non-negative, in the order given."""
     given = _axis_tuple(name, axis)
@@ -523,6 +556,25 @@ def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False,
     grids = [reshape(x, tuple(s[0] if d == axis else 1 for d in range(len(xs))))
              for x, s, axis in zip(xs, shapes, axes)]
     return grids if sparse else [broadcast_to(g, tuple(full)) for g in grids]
+
+
+def ix_(*args: ArrayLike) -> tuple[Tensor | np.ndarray, ...]:
+    """An open mesh of 1-D index arrays, as `jnp.ix_`: argument k reshaped to lie along axis k
+    of len(args) axes (size 1 elsewhere), so `x[ix_(rows, cols)]` picks a cross product. An
+    empty argument is i32, as NumPy's empty index; bools are refused, as in JAX."""
+    xs = [asarray(a) for a in args]
+    out = []
+    for k, x in enumerate(xs):
+        shape = _shape(x)
+        if len(shape) != 1:
+            raise ShapeError(f"ix_: arguments must be 1-D, got shape {shape} for argument {k}", user_site())
+        if _dtype(x) is DType.bool:
+            raise DTypeError(f"ix_: argument {k} is bool; boolean arguments are not supported, as in jax.numpy: "
+                             "pass fg.nonzero(mask, size=...)[0]", user_site())
+        if shape[0] == 0:
+            x = asarray(x, DType.i32)
+        out.append(reshape(x, tuple(shape[0] if d == k else 1 for d in range(len(xs)))))
+    return tuple(out)
 
 
 # -- stacks ------------------------------------------------------------------------------
