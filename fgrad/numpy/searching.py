@@ -1,5 +1,7 @@
 """Searching and counting: searchsorted, digitize, nonzero (argwhere, flatnonzero, one-argument
-where), unique, isin, bincount, histogram, partition.
+where), unique (and the array API's unique_all, unique_counts, unique_inverse, unique_values), isin,
+the sets of 1-D arrays (intersect1d, union1d, setdiff1d, setxor1d), lexsort, bincount, histogram,
+partition.
 
 A result whose length is a count of the values (nonzero's, unique's) has a static length only where
 the caller gives one: as in jax.numpy, `size=` makes it traceable (the first `size` results, padded
@@ -14,7 +16,7 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,23 +24,27 @@ from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import Dim, DType
 from fgrad.trace import Tensor, user_site
 from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _float_dtype, _one_axis, _shape, asarray, result_dtype
-from fgrad.numpy.shapes import concatenate, flip, ravel, reshape, stack, swapaxes
-from fgrad.numpy.creation import arange, linspace, ones_like, zeros_like
+from fgrad.numpy.shapes import _operands, broadcast_to, concatenate, flip, ravel, reshape, stack, swapaxes
+from fgrad.numpy.creation import arange, full, linspace, ones_like, zeros_like
 from fgrad.numpy.elementwise import (
     abs as abs_, add, astype, clip, divide, equal, floor_divide, isnan, less, less_equal, logical_and, logical_not,
     logical_or, minimum, multiply, not_equal, remainder, subtract, where,
 )
-from fgrad.numpy.reductions import any as _any, argsort, cumsum, max as _max, min as _min, sum as _sum, top_k
+from fgrad.numpy.reductions import (
+    any as _any, argmax, argsort, cumsum, lax_sort, max as _max, min as _min, sum as _sum, top_k,
+)
 from fgrad.numpy.indexing import one_hot, scatter_add, take
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "argpartition", "argwhere", "bincount", "digitize", "flatnonzero", "histogram", "histogram_bin_edges", "isin",
     "interp", "nonzero", "partition", "searchsorted", "unique",
+    "intersect1d", "lexsort", "setdiff1d", "setxor1d", "union1d", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values",
 ]
 
 SIZE_NEEDED = ("{name}: the number of results depends on the values of a traced {spec}, and fgrad's shapes are "
                "static: pass size= (the first `size` results, padded with fill_value), as jax.numpy requires "
-               "under jit, e.g. fg.{name}(x, size=8)")
+               "under jit, e.g. fg.{name}({args}, size=8)")
 
 
 def _is_traced(*xs: Any) -> bool:
@@ -190,7 +196,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | Se
                          "asks", user_site())
     if size is None:
         if _is_traced(a):
-            raise TraceError(SIZE_NEEDED.format(name="nonzero", spec=a.spec), user_site())
+            raise TraceError(SIZE_NEEDED.format(name="nonzero", spec=a.spec, args="x"), user_site())
         if fill_value is not None:
             raise ShapeError("nonzero: fill_value pads the result to size=; give size too", user_site())
         return tuple(i.astype(np.int32) for i in np.nonzero(_host(a)))
@@ -236,31 +242,37 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     smallest value; the indices pad with its index, the counts with 0). Without `size`, `ar`
     must be concrete. `axis` (unique slices) works on concrete values only."""
     del sorted  # always sorted, as jax.numpy's
+    return _unique("unique", ar, return_index, return_inverse, return_counts, axis, equal_nan, size, fill_value)
+
+
+def _unique(name: str, ar: ArrayLike, return_index: bool, return_inverse: bool, return_counts: bool,
+            axis: int | None, equal_nan: bool, size: int | None, fill_value: ArrayLike | None) -> Any:
     if size is None:
         if _is_traced(ar):
-            raise TraceError(SIZE_NEEDED.format(name="unique", spec=ar.spec), user_site())
-        axis = None if axis is None else _one_axis("unique", ar, axis)
+            raise TraceError(SIZE_NEEDED.format(name=name, spec=ar.spec, args="x"), user_site())
+        axis = None if axis is None else _one_axis(name, ar, axis)
         return _host_unique(_host(ar), return_index, return_inverse, return_counts, axis, equal_nan)
-    size = _size("unique", size)
+    size = _size(name, size)
     if axis is not None:
-        raise ShapeError("unique: axis= with size= is not supported (it needs a sort of slices); flatten, or call "
+        raise ShapeError(f"{name}: axis= with size= is not supported (it needs a sort of slices); flatten, or call "
                          "it on a concrete value", user_site())
     x = ravel(asarray(ar))
-    n = _fixed_size("unique", x)
-    perm = argsort(x)
-    aux = take(x, perm)
-    if n == 1:
-        mask = asarray(np.ones(1, bool))
-    else:
-        differs = not_equal(aux[1:], aux[:-1])
-        if _dtype(x).is_float and equal_nan:
-            differs = logical_and(differs, logical_not(logical_and(isnan(aux[1:]), isnan(aux[:-1]))))
-        mask = concatenate([asarray(np.ones(1, bool)), differs])
+    n = _fixed_size(name, x)
+    if n == 0:  # nothing to sort: the values are all padding, the rest empty (as jax.numpy's)
+        if size and fill_value is None:
+            raise ShapeError(f"{name}: an empty input with size={size} needs fill_value (there is no smallest "
+                             "value to pad with), as in jax.numpy", user_site())
+        empty = zeros_like(x, DType.i32)
+        results: list[Any] = [full(size, 0 if fill_value is None else fill_value, _dtype(x))]
+        results += [*([empty] if return_index else []), *([reshape(empty, _shape(ar))] if return_inverse else []),
+                    *([empty] if return_counts else [])]
+        return results[0] if len(results) == 1 else tuple(results)
+    aux, perm, mask = _sorted_runs(x, equal_nan)
     ind, valid = _compacted(mask, size)
     out = take(aux, ind)
     if fill_value is not None:
         out = where(valid, out, asarray(fill_value, _dtype(x)))
-    results: list[Any] = [out]
+    results = [out]
     if return_index:
         results.append(take(perm, ind))
     if return_inverse:  # each entry's rank among the unique values, put back in the entries' order
@@ -273,6 +285,21 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     return results[0] if len(results) == 1 else tuple(results)
 
 
+def _sorted_runs(x: Tensor | np.ndarray, equal_nan: bool = True
+                 ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray, Tensor | np.ndarray]:
+    """The non-empty 1-D `x` sorted (stable, NaN last), the permutation that sorts it, and where
+    each run of equal values starts (the NaNs one run with `equal_nan`, each its own without)."""
+    perm = argsort(x)
+    aux = take(x, perm)
+    first = asarray(np.ones(1, bool))
+    if _fixed_size("unique", x) == 1:
+        return aux, perm, first
+    differs = not_equal(aux[1:], aux[:-1])
+    if _dtype(x).is_float and equal_nan:
+        differs = logical_and(differs, logical_not(logical_and(isnan(aux[1:]), isnan(aux[:-1]))))
+    return aux, perm, concatenate([first, differs])
+
+
 def _host_unique(x: np.ndarray, return_index: bool, return_inverse: bool, return_counts: bool, axis: int | None,
                  equal_nan: bool) -> Any:
     out = np.unique(x, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts,
@@ -280,6 +307,55 @@ def _host_unique(x: np.ndarray, return_index: bool, return_inverse: bool, return
     if not isinstance(out, tuple):
         return out
     return (out[0], *(np.asarray(o, np.int32) for o in out[1:]))
+
+
+class UniqueAllResult(NamedTuple):
+    """What `unique_all` returns, as jax.numpy's."""
+    values: Tensor | np.ndarray
+    indices: Tensor | np.ndarray
+    inverse_indices: Tensor | np.ndarray
+    counts: Tensor | np.ndarray
+
+
+class UniqueCountsResult(NamedTuple):
+    """What `unique_counts` returns, as jax.numpy's."""
+    values: Tensor | np.ndarray
+    counts: Tensor | np.ndarray
+
+
+class UniqueInverseResult(NamedTuple):
+    """What `unique_inverse` returns, as jax.numpy's."""
+    values: Tensor | np.ndarray
+    inverse_indices: Tensor | np.ndarray
+
+
+def unique_all(x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
+               ) -> UniqueAllResult:
+    """The array API's `unique` with everything, as `jnp.unique_all`: the sorted unique values,
+    each one's first index, each entry's place among them and each one's count. Every NaN is a
+    value of its own (as jax.numpy's, equal_nan=False); `size` and `fill_value` as in `unique`."""
+    return UniqueAllResult(*_unique("unique_all", x, True, True, True, None, False, size, fill_value))
+
+
+def unique_counts(x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
+                  ) -> UniqueCountsResult:
+    """The sorted unique values of `x` and how often each occurs, as `jnp.unique_counts` (every
+    NaN a value of its own); `size` and `fill_value` as in `unique`."""
+    return UniqueCountsResult(*_unique("unique_counts", x, False, False, True, None, False, size, fill_value))
+
+
+def unique_inverse(x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
+                   ) -> UniqueInverseResult:
+    """The sorted unique values of `x` and each entry's place among them (x's shape), as
+    `jnp.unique_inverse` (every NaN a value of its own); `size` and `fill_value` as in `unique`."""
+    return UniqueInverseResult(*_unique("unique_inverse", x, False, True, False, None, False, size, fill_value))
+
+
+def unique_values(x: ArrayLike, /, *, size: int | None = None, fill_value: ArrayLike | None = None
+                  ) -> Tensor | np.ndarray:
+    """The sorted unique values of `x`, as `jnp.unique_values` (every NaN a value of its own);
+    `size` and `fill_value` as in `unique`."""
+    return _unique("unique_values", x, False, False, False, None, False, size, fill_value)
 
 
 def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False, invert: bool = False, *,
@@ -295,6 +371,164 @@ def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = Fal
     shape = _shape(element)
     found = _any(equal(reshape(element, (*shape, 1)), reshape(tests, (1,) * len(shape) + _shape(tests))), axis=-1)
     return logical_not(found) if invert else found
+
+
+# -- sets of 1-D arrays, lexsort --------------------------------------------------------------------
+#
+# Without size=, the inputs must be concrete and NumPy's set functions (the algorithms jax.numpy's
+# follow) run on the host, in the promoted fgrad dtype. With it, a static count of results is
+# computed from fgrad's primitives: each input's runs of equal values found by a sort, each run
+# looked up in the other input by comparing every pair (as `isin`), and the first `size` kept
+# compacted (as `nonzero`).
+
+
+def _on_host(name: str, size: int | None, *arrays: ArrayLike) -> bool:
+    """Whether the result is computed on the host: no `size`, which a traced input refuses."""
+    if size is not None:
+        return False
+    traced = [a for a in arrays if isinstance(a, Tensor)]
+    if traced:
+        raise TraceError(SIZE_NEEDED.format(name=name, spec=traced[0].spec, args="a, b"), user_site())
+    return True
+
+
+def _set_operands(name: str, ar1: ArrayLike, ar2: ArrayLike, dtype: DType | None, host: bool
+                  ) -> list[Tensor | np.ndarray]:
+    """The two inputs flattened, each in `dtype` (or its own), as NumPy arrays for the host."""
+    flat = []
+    for a in (ar1, ar2):
+        dt = _dtype(a) if dtype is None else dtype
+        flat.append(_host(a).astype(dt.np).ravel() if host else ravel(asarray(a, dt)))
+        _fixed_size(name, flat[-1])
+    return flat
+
+
+def _first_kept(values: Tensor | np.ndarray, keep: Tensor | np.ndarray, size: int
+                ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray, Tensor | np.ndarray]:
+    """The first `size` of `values` where `keep` holds (values[0] past the last), which of the slots
+    hold one, and their indices in `values`."""
+    ind, valid = _compacted(keep, size)
+    return take(values, ind), valid, ind
+
+
+def _padded(values: Tensor | np.ndarray, valid: Tensor | np.ndarray, fill_value: ArrayLike | None
+            ) -> Tensor | np.ndarray:
+    """The empty slots of `values` given `fill_value`, or by default the smallest result, as
+    jax.numpy's intersect1d and setxor1d pad them: the min of the results and of the max of
+    them and 0 (so 0 for no results, and NaN where a result is NaN)."""
+    if fill_value is not None:
+        return where(valid, values, asarray(fill_value, _dtype(values)))
+    if not _shape(values)[0]:
+        return values
+    largest = _max(where(valid, values, 0))
+    return where(valid, values, _min(where(valid, values, largest)))
+
+
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, return_indices: bool = False, *,
+                size: int | None = None, fill_value: ArrayLike | None = None) -> Any:
+    """The sorted values found in both `ar1` and `ar2` (flattened; NaN is in neither), as
+    `jnp.intersect1d`, in their promoted dtype. With `return_indices`, also the index of each
+    one's first occurrence in each (i32). With `size` (traceable): the first `size`, padded with
+    `fill_value` (by default the smallest, 0 when there is none; the indices with the lengths of
+    ar1 and ar2). `assume_unique` changes nothing: duplicates are dropped either way."""
+    del assume_unique
+    dt = result_dtype(ar1, ar2)
+    host = _on_host("intersect1d", size, ar1, ar2)
+    a1, a2 = _set_operands("intersect1d", ar1, ar2, dt, host)
+    if host:
+        out = np.intersect1d(a1, a2, return_indices=True)  # stable: the first occurrences, as jax.numpy's
+        return (out[0], *(np.asarray(i, np.int32) for i in out[1:])) if return_indices else out[0]
+    size = _size("intersect1d", size)
+    n1, n2 = _shape(a1)[0], _shape(a2)[0]
+    if not (n1 and n2):
+        found, valid = full(size, 0, dt), full(size, False)
+        values = _padded(found, valid, fill_value)
+        return (values, full(size, n1, DType.i32), full(size, n2, DType.i32)) if return_indices else values
+    aux, perm, starts = _sorted_runs(a1)
+    found, valid, ind = _first_kept(aux, logical_and(starts, isin(aux, a2)), size)
+    values = _padded(found, valid, fill_value)
+    if not return_indices:
+        return values
+    first2 = argmax(equal(reshape(found, (size, 1)), reshape(a2, (1, n2))), axis=-1)  # its first index in ar2
+    return values, where(valid, take(perm, ind), n1), where(valid, first2, n2)
+
+
+def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
+            ) -> Tensor | np.ndarray:
+    """The sorted unique values of `ar1` and `ar2` together (flattened; NaNs as one), as
+    `jnp.union1d`: `unique` of the two joined, `size` and `fill_value` as there."""
+    dt = result_dtype(ar1, ar2)
+    host = _on_host("union1d", size, ar1, ar2)
+    a1, a2 = _set_operands("union1d", ar1, ar2, dt, host)
+    joined = np.concatenate([a1, a2]) if host else concatenate([a1, a2])
+    return _unique("union1d", joined, False, False, False, None, True, size, fill_value)
+
+
+def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+              fill_value: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The values of `ar1` not in `ar2` (flattened), in ar1's dtype, as `jnp.setdiff1d`: sorted and
+    unique (NaNs as one, kept: NaN is in nothing), or with `assume_unique` in ar1's order, as given.
+    With `size` (traceable): the first `size`, padded with `fill_value` (0 by default)."""
+    host = _on_host("setdiff1d", size, ar1, ar2)
+    a1, a2 = _set_operands("setdiff1d", ar1, ar2, None, host)
+    if host:
+        return np.setdiff1d(a1, a2, assume_unique=assume_unique)
+    size = _size("setdiff1d", size)
+    dt, n1, n2 = _dtype(a1), _shape(a1)[0], _shape(a2)[0]
+    fill = asarray(0 if fill_value is None else fill_value, dt)
+    if not n1:
+        return full(size, fill, dt)
+    values, keep = (a1, ones_like(a1, DType.bool)) if assume_unique else _sorted_runs(a1)[::2]
+    if n2:
+        keep = logical_and(keep, isin(values, a2, invert=True))
+    found, valid, _ = _first_kept(values, keep, size)
+    return where(valid, found, fill)
+
+
+def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+             fill_value: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The sorted values found in exactly one of `ar1` and `ar2` (flattened), in their promoted
+    dtype, as `jnp.setxor1d`: the unique values of each (NaNs as one) not in the other (so a NaN
+    in both gives two). With `size` (traceable): the first `size`, padded with `fill_value` (by
+    default as intersect1d's). `assume_unique` changes nothing: duplicates are dropped either way."""
+    del assume_unique
+    dt = result_dtype(ar1, ar2)
+    host = _on_host("setxor1d", size, ar1, ar2)
+    a1, a2 = _set_operands("setxor1d", ar1, ar2, dt, host)
+    if host:
+        return np.setxor1d(a1, a2)
+    size = _size("setxor1d", size)
+    values, keeps = [], []
+    for a, other in ((a1, a2), (a2, a1)):
+        if _shape(a)[0]:
+            aux, _, starts = _sorted_runs(a)
+            values.append(aux)
+            keeps.append(logical_and(starts, isin(aux, other, invert=True)) if _shape(other)[0] else starts)
+    if not values:
+        return _padded(full(size, 0, dt), full(size, False), fill_value)
+    joined, keep = concatenate(values), concatenate(keeps)
+    order = argsort(joined)
+    found, valid, _ = _first_kept(take(joined, order), take(keep, order), size)
+    return _padded(found, valid, fill_value)
+
+
+def lexsort(keys: ArrayLike | Sequence[ArrayLike], axis: int = -1) -> Tensor | np.ndarray:
+    """The indices that sort by several keys along `axis`, the last key first, ties broken by the
+    ones before it, as `jnp.lexsort` (i32; NaN last, -0.0 equal to 0.0, stable): keys a sequence
+    of arrays of one shape, or an array's entries along axis 0. Computed as one stable sort per
+    key, the least significant first (`lax_sort` of the keys and an iota)."""
+    keys = [asarray(k) for k in _operands("lexsort", keys)]
+    if not keys:
+        raise ShapeError("lexsort: needs at least one key", user_site())
+    shapes = {_shape(k) for k in keys}
+    if len(shapes) > 1:
+        raise ShapeError(f"lexsort: all keys must have one shape, got {[_shape(k) for k in keys]}", user_site())
+    shape = _shape(keys[0])
+    if not shape:
+        return asarray(np.zeros((), np.int32))
+    axis = _one_axis("lexsort", keys[0], axis)
+    iota = broadcast_to(reshape(arange(shape[axis]), tuple(d if a == axis else 1 for a, d in enumerate(shape))), shape)
+    return lax_sort([*reversed(keys), iota], dimension=axis, num_keys=len(keys))[-1]
 
 
 # -- bincount, histogram ---------------------------------------------------------------------------
