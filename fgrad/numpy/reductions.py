@@ -1,9 +1,12 @@
 """Reductions over axes (sum, prod, mean, var, std, max, min, any, all, argmax, argmin,
 logsumexp and their NaN-ignoring forms), softmax, scans (cumsum, cumprod and jax.lax's
-cummax, cummin, cumlogsumexp) and sorting (sort, argsort, median, lax.top_k)."""
+cummax, cummin, cumlogsumexp), sorting (sort, argsort, lax.top_k) and what sorting gives
+(median, quantile, percentile and their NaN-ignoring forms), and differences and integrals
+(diff, ediff1d, gradient, trapezoid, unwrap)."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,10 +25,13 @@ from fgrad.numpy.promotion import (
     ArrayLike, _arith_dtype, _as_dtype, _axes, _brief, _broadcast_shapes, _dtype, _float_dtype, _one_axis, _shape,
     asarray, result_dtype,
 )
-from fgrad.numpy.shapes import _no_out, broadcast_to, concatenate, reshape, transpose
+from fgrad.numpy.shapes import (
+    _axes_in_order, _fixed, _no_out, _slice_axis, broadcast_to, concatenate, moveaxis, reshape, transpose,
+)
 from fgrad.numpy.elementwise import (
-    abs, add, astype, divide, equal, exp, greater, isclose, isnan, less, log, logical_and, logical_not, logical_or,
-    maximum, minimum, multiply, not_equal, sqrt, stop_gradient, subtract,
+    abs, add, astype, ceil, divide, equal, exp, floor, floor_divide, greater, isclose, isnan, less, less_equal, log,
+    logical_and, logical_not, logical_or, maximum, minimum, multiply, negative, not_equal, remainder, sqrt,
+    stop_gradient, subtract,
 )
 from fgrad.numpy.elementwise import where as _where  # `where` is the name of the reductions' mask argument
 
@@ -35,6 +41,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "ptp", "softmax", "sort",
     "std", "sum", "var",
     "allclose", "amax", "amin", "array_equal", "array_equiv", "diff", "ediff1d", "nanargmax", "nanargmin",
+    "gradient", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile", "trapezoid", "unwrap",
 ]
 
 Axis = int | Sequence[int] | None
@@ -332,26 +339,126 @@ def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, r
 def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Tensor | np.ndarray:
     """The middle value over `axis` (the mean of the two middle ones for an even count), as
-    `jnp.median`: in a's float dtype, NaN if any entry is NaN; the gradient goes to the middle
-    entries."""
-    _no_out("median", out)
+    `jnp.median` (its quantile 0.5, method "midpoint"): in a's float dtype, NaN if any entry is
+    NaN; the gradient goes to the middle entries."""
+    return _quantile("median", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None, skip_nan=False)
+
+
+def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+              overwrite_input: bool = False, keepdims: bool = False) -> Tensor | np.ndarray:
+    """`median` of the entries that are not NaN (NaN where all are), as `jnp.nanmedian`."""
+    return _quantile("nanmedian", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None, skip_nan=True)
+
+
+def quantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+             weights: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The q-th quantiles over `axis` (all axes if None), as `jnp.quantile`: q is a float or a
+    1-D array of them in [0, 1] (its axis leads the result); the entry at q (n - 1) of the
+    sorted values, between two entries interpolated by `method` ("linear", "lower", "higher",
+    "midpoint", "nearest", which takes the lower on a tie). In a's float dtype (linear
+    interpolates in q's), NaN where a reduced slice holds a NaN. The gradient goes to the
+    entries read, as JAX's, and to q."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=False)
+
+
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+                weights: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`quantile` of the entries that are not NaN (NaN where all are), as `jnp.nanquantile`."""
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=True)
+
+
+def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+               weights: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`quantile` at q / 100, q in [0, 100] (integers become floats), as `jnp.percentile`."""
+    return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=False)
+
+
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+                  weights: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """`nanquantile` at q / 100, q in [0, 100] (integers become floats), as `jnp.nanpercentile`."""
+    return _quantile("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=True)
+
+
+# How a quantile between the sorted entries `low` and `high` is read, `weight` of the way from
+# low to high: as JAX's methods (linear in q's dtype `dt`; nearest takes low on a tie).
+_INTERPOLATIONS: dict[str, Callable[..., Any]] = {
+    "linear": lambda low, high, weight, dt: add(multiply(astype(low, dt), subtract(1, weight)),
+                                                multiply(astype(high, dt), weight)),
+    "lower": lambda low, high, weight, dt: low,
+    "higher": lambda low, high, weight, dt: high,
+    "midpoint": lambda low, high, weight, dt: multiply(add(low, high), 0.5),
+    "nearest": lambda low, high, weight, dt: _where(less_equal(weight, 0.5), low, high),
+}
+
+
+def _quantile(name: str, a: ArrayLike, q: ArrayLike, axis: Axis, out: None, overwrite_input: bool, method: str,
+              keepdims: bool, weights: ArrayLike | None, *, skip_nan: bool) -> Tensor | np.ndarray:
+    """The quantiles of the sorted reduced axes, as JAX's `_quantile` computes them: the entries
+    at floor and ceil of q (count - 1), count being the entries that are not NaN where `skip_nan`
+    (NaN sorts last)."""
+    _no_out(name, out)
+    if _bool_flag(name, "overwrite_input", overwrite_input):
+        raise TraceError(f"{name}: overwrite_input=True is not supported (as in JAX): fgrad values are immutable",
+                         user_site())
+    if weights is not None:
+        raise TraceError(f"{name}: weights need method='inverted_cdf', which fgrad does not implement", user_site())
+    if not isinstance(method, str) or method not in _INTERPOLATIONS:
+        raise ShapeError(f"{name}: method must be one of {', '.join(map(repr, _INTERPOLATIONS))}, got "
+                         f"{_brief(method)}", user_site())
+    top = 100 if "percentile" in name else 1
+    q_dtype = _dtype(q)
+    if top == 1 and not q_dtype.is_float:  # JAX's floor of q takes floats only
+        raise DTypeError(f"{name}: q must be floats (as in JAX), got {q_dtype}; write e.g. 0.5 or q.astype(float)",
+                         user_site())
+    q_shape = _shape(q)
+    if len(q_shape) > 1:
+        raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {q_shape}", user_site())
+    known = None if isinstance(q, Tensor) else np.asarray(q, np.float64)  # a traced q is clamped, as in JAX
+    if known is not None and not np.all((known >= 0) & (known <= top)):
+        raise ShapeError(f"{name}: q must lie in [0, {top}], got {_brief(q)}", user_site())
+    q_dtype = _float_dtype(q_dtype)
+    fractions = reshape(asarray(q, q_dtype), (-1,))
+    if top != 1:
+        fractions = divide(fractions, top)
+
     x = asarray(a, _float_dtype(_dtype(a)))
     shape = _shape(x)
-    axes = _axes("median", shape, axis)
+    axes = _axes(name, shape, axis)
     symbols = [shape[i] for i in axes if isinstance(shape[i], Dim)]
     if symbols:
-        raise ShapeError(f"median: the reduced axes of {shape} hold the symbol {symbols[0]}; median takes fixed "
+        raise ShapeError(f"{name}: the reduced axes of {shape} hold the symbol {symbols[0]}; {name} takes fixed "
                          "sizes", user_site())
     kept = [i for i in range(len(shape)) if i not in axes]
+    lead = tuple(shape[i] for i in kept)
     n = math.prod(shape[i] for i in axes)
-    rows = reshape(transpose(x, kept + list(axes)), (*(shape[i] for i in kept), n))
     if n == 0:
-        raise ShapeError(f"median: the axes {axes} of {shape} hold no entries, so no middle one (as JAX refuses)",
+        raise ShapeError(f"{name}: the axes {axes} of {shape} hold no entries, so no {name} (as JAX refuses)",
                          user_site())
+    rows = reshape(transpose(x, kept + list(axes)), (*lead, n))
     ordered = sort(rows, -1)
-    middle = ordered[..., (n - 1) // 2] if n % 2 else multiply(add(ordered[..., n // 2 - 1], ordered[..., n // 2]), 0.5)
-    result = _where(any(isnan(rows), -1), math.nan, middle)
-    return _keepdims(result, shape, axes) if keepdims else result
+    last = subtract(sum(logical_not(isnan(ordered)), -1, q_dtype, keepdims=True), 1) if skip_nan else n - 1.0
+    position = multiply(fractions, last)  # (Q,), or (*lead, Q) where the count differs by row
+    low, high = floor(position), ceil(position)
+    places = (*lead, _shape(fractions)[0])
+
+    def at(index: Tensor | np.ndarray) -> Tensor | np.ndarray:
+        index = broadcast_to(astype(maximum(0, minimum(index, last)), DType.i32), places)
+        if 0 in places:  # nothing to read
+            return broadcast_to(ordered[..., :1], places)
+        return take_along_last(ordered, index)
+
+    result = _INTERPOLATIONS[method](at(low), at(high), subtract(position, low), q_dtype)
+    if not skip_nan:
+        result = _where(any(isnan(rows), -1, keepdims=True), math.nan, result)
+    result = astype(result, _dtype(x))
+    result = transpose(result, (len(lead), *range(len(lead)))) if q_shape else reshape(result, lead)
+    if keepdims:
+        result = reshape(result, (*q_shape, *(1 if i in axes else d for i, d in enumerate(shape))))
+    return result
 
 
 # -- ignoring NaN ----------------------------------------------------------------
@@ -739,6 +846,105 @@ def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike
     parts += [] if to_end is None else [reshape(asarray(to_end, dt), (-1,))]
     return concatenate(parts)
 
+
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
+             edge_order: int | None = None) -> Tensor | np.ndarray | list[Tensor | np.ndarray]:
+    """The numerical gradient of sampled values `f` along each of `axis` (all axes if None), as
+    `jnp.gradient`: central differences inside, one-sided ones at the two edges. `varargs` are
+    the spacings: none (1), one for every axis, or one per axis, each a scalar step or the 1-D
+    coordinates of the samples along its axis. In the float dtype f and the spacings promote
+    to. One axis gives one array, several a list. edge_order may be None or 1 (JAX's edges are
+    first order)."""
+    if edge_order not in (None, 1):
+        raise TraceError(f"gradient: edge_order={_brief(edge_order)} is not supported; JAX's and fgrad's edges "
+                         "are first order (edge_order=None or 1)", user_site())
+    dtype = _float_dtype(result_dtype(f, *varargs))
+    x = asarray(f, dtype)
+    shape = _shape(x)
+    axes = _axes_in_order("gradient", shape, axis) if axis is not None else tuple(range(len(shape)))
+    if not axes:
+        return []
+    if len(varargs) not in (0, 1, len(axes)):
+        raise TraceError(f"gradient: {len(varargs)} spacing arguments for the {len(axes)} axes {axes}; give none, "
+                         f"one, or one per axis", user_site())
+    steps = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1.0] * len(axes)
+    sizes = [_fixed("gradient", shape, k, "a numerical gradient") for k in axes]
+    if builtins.min(sizes) < 2:
+        raise ShapeError(f"gradient: axis {axes[sizes.index(builtins.min(sizes))]} of {shape} has fewer than 2 "
+                         "entries; a numerical gradient needs at least 2", user_site())
+    grads = [_gradient_along(x, h, k, n) for h, k, n in zip(steps, axes, sizes)]
+    return grads[0] if len(grads) == 1 else grads
+
+
+def _gradient_along(x: Tensor | np.ndarray, h: ArrayLike, axis: int, n: int) -> Tensor | np.ndarray:
+    """jnp.gradient along one axis of size n >= 2, with step or coordinates h, as JAX's formulas."""
+    def part(v: Tensor | np.ndarray, start: int, stop: int) -> Tensor | np.ndarray:
+        return _slice_axis(v, axis, start, stop)
+
+    first = subtract(part(x, 1, 2), part(x, 0, 1))
+    final = subtract(part(x, n - 1, n), part(x, n - 2, n - 1))
+    if not _shape(h):
+        h = h if type(h) in (int, float) else asarray(h, _dtype(x))
+        inner = divide(multiply(subtract(part(x, 2, n), part(x, 0, n - 2)), 0.5), h)
+        return concatenate([divide(first, h), inner, divide(final, h)], axis)
+    if len(_shape(h)) != 1 or _shape(h)[0] != n:
+        raise ShapeError(f"gradient: coordinates must be 1-D with the {n} entries of axis {axis} of {_shape(x)}, "
+                         f"got shape {_shape(h)}", user_site())
+    h = reshape(asarray(h, _dtype(x)), tuple(n if k == axis else 1 for k in range(len(_shape(x)))))
+    dx1 = subtract(part(h, 1, n - 1), part(h, 0, n - 2))
+    dx2 = subtract(part(h, 2, n), part(h, 1, n - 1))
+    a = divide(negative(dx2), multiply(dx1, add(dx1, dx2)))
+    b = divide(subtract(dx2, dx1), multiply(dx1, dx2))
+    c = divide(dx1, multiply(dx2, add(dx1, dx2)))
+    inner = add(add(multiply(a, part(x, 0, n - 2)), multiply(b, part(x, 1, n - 1))), multiply(c, part(x, 2, n)))
+    first = divide(first, subtract(part(h, 1, 2), part(h, 0, 1)))
+    final = divide(final, subtract(part(h, n - 1, n), part(h, n - 2, n - 1)))
+    return concatenate([first, inner, final], axis)
+
+
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1) -> Tensor | np.ndarray:
+    """The integral of `y` along `axis` by the trapezoidal rule, as `jnp.trapezoid`: samples at
+    the coordinates `x` (1-D along the axis, or of y's shape), else `dx` apart. In y's float
+    dtype (promoted with x's)."""
+    if x is None:
+        values = asarray(y, _float_dtype(_dtype(y)))
+        axis = _one_axis("trapezoid", values, axis)
+        step = dx
+        if _shape(dx):
+            step = asarray(dx)
+            step = moveaxis(reshape(step, (1,) * (len(_shape(values)) - len(_shape(step))) + _shape(step)), axis, -1)
+    else:
+        dtype = _float_dtype(result_dtype(y, x))
+        values, coords = asarray(y, dtype), asarray(x, dtype)
+        axis = _one_axis("trapezoid", values, axis)
+        step = diff(coords) if len(_shape(coords)) == 1 else moveaxis(diff(coords, axis=axis), axis, -1)
+    values = moveaxis(values, axis, -1)
+    if not _shape(step) or _shape(step)[-1] == 1:  # one step along the axis: step * (the sum less half the ends)
+        step = step[..., 0] if _shape(step) else step
+        ends = multiply(0.5, add(values[..., 0], values[..., -1]))
+        return multiply(step, subtract(sum(values, -1), ends))
+    return multiply(0.5, sum(multiply(step, add(values[..., 1:], values[..., :-1])), -1))
+
+
+def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1, period: ArrayLike = 2 * math.pi
+           ) -> Tensor | np.ndarray:
+    """p along `axis` with each jump larger than `discont` (default period / 2) between neighbours
+    made smaller by whole periods, as `jnp.unwrap`: in the dtype p and period promote to
+    (integers stay integers for an integer period)."""
+    dtype = result_dtype(p, period)
+    x, period = asarray(p, dtype), asarray(period, dtype)
+    axis = _one_axis("unwrap", x, axis)
+    if _shape(x)[axis] == 0:
+        return x
+    if discont is None:
+        discont = divide(period, 2)
+    interval = divide(period, 2) if dtype.is_float else floor_divide(period, 2)
+    step = diff(x, axis=axis)
+    wrapped = subtract(remainder(add(step, interval), period), interval)
+    wrapped = _where(logical_and(equal(wrapped, negative(interval)), greater(step, 0)), interval, wrapped)
+    correction = _where(less(abs(step), discont), 0, subtract(wrapped, step))
+    n = _shape(x)[axis]
+    return concatenate([_slice_axis(x, axis, 0, 1), add(_slice_axis(x, axis, 1, n), cumsum(correction, axis))], axis)
 
 def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
              equal_nan: bool = False) -> Tensor | np.ndarray:
