@@ -272,7 +272,8 @@ def test_clip_with_a_none_bound_is_one_sided():
 # ---------------------------------------------------------------------------
 
 # Shader compilers may fold x * 0, 0 / x, x / inf, x - x and x + -x to 0, x / x to 1 and 0 - x to
-# -x, and take x / 0 as undefined, leaving the output's buffer as it was: each case runs after a
+# -x, merge a select between the literals +0 and -0 or make a select of -0 and 1 a bool-to-float
+# conversion, and take x / 0 as undefined, leaving the output's buffer as it was: each case runs after a
 # kernel that filled the pool's buffers with 7s, and must give IEEE's NaN, infinities and signed
 # zeros.
 SEEN = {
@@ -281,6 +282,9 @@ SEEN = {
     "0/x": lambda x: 0.0 / x, "-0/x": lambda x: -0.0 / x, "x-x": lambda x: x - x, "x+-x": lambda x: x + -x,
     "-x+x": lambda x: -x + x, "2x-2x": lambda x: 2.0 * x - 2.0 * x, "rows/0": lambda x: fg.sum(x * x, -1) / 0.0,
     "x/inf": lambda x: x / INF, "x/-inf": lambda x: x / -INF, "x/x": lambda x: x / x, "0-x": lambda x: 0.0 - x,
+    "copysign(0,x)": lambda x: fg.numpy.copysign(0.0, x), "copysign(-0,x)": lambda x: fg.numpy.copysign(-0.0, x),
+    "where(0,-0)": lambda x: fg.where(x > 0, 0.0, -0.0), "where(1,-0)": lambda x: fg.where(x > 0, 1.0, -0.0),
+    "where(-0,x)": lambda x: fg.where(x > 0, -0.0, x),
 }
 
 

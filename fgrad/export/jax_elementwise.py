@@ -15,7 +15,7 @@ from fgrad.errors import InputError
 from fgrad.export.jax import jax_rules
 from fgrad.ir import Const, DType, constant_p, input_p
 from fgrad.primitives import (
-    abs_p, acosh_p, add_p, asinh_p, astype_p, atan2_p, atanh_p, cbrt_p, ceil_p, cos_p, cosh_p, div_p, eq_p,
+    abs_p, acosh_p, add_p, asinh_p, astype_p, atan2_p, atanh_p, cbrt_p, ceil_p, copysign_p, cos_p, cosh_p, div_p, eq_p,
     erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p, gt_p, integer_pow_p, iota_p, isinf_p,
     isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p,
     minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p, sign_p, signbit_p, silu_p,
@@ -122,6 +122,7 @@ jax_rules.register(logical_not_p, jnp.logical_not)
 jax_rules.register(isnan_p, jnp.isnan)
 jax_rules.register(isinf_p, jnp.isinf)
 jax_rules.register(signbit_p, jnp.signbit)
+jax_rules.register(copysign_p, jnp.copysign)
 jax_rules.register(integer_pow_p, lambda x, *, n: lax.integer_pow(x, n))
 jax_rules.register(stop_gradient_p, lax.stop_gradient)
 

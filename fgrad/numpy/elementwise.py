@@ -16,7 +16,7 @@ from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
     abs_p, acosh_p, add_p, asinh_p, atan2_p, atanh_p, bitcast_convert_type_p, bitwise_and_p, bitwise_or_p, cbrt_p,
-    ceil_p, clz_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p,
+    ceil_p, clz_p, copysign_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p,
     gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p,
     logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p,
     sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
@@ -383,9 +383,7 @@ def signbit(x: ArrayLike, /) -> Tensor | np.ndarray:
 
 def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
     """|x1| with the sign bit of x2 (so x2 = -0.0 gives a negative result); integers give f32."""
-    x1, x2 = _float_pair("copysign", x1, x2)
-    magnitude = abs(x1)
-    return where(signbit(x2), neg(magnitude), magnitude)
+    return bind(copysign_p, *_float_pair("copysign", x1, x2))
 
 
 def isposinf(x: ArrayLike, /) -> Tensor | np.ndarray:
@@ -856,7 +854,8 @@ def spacing(x: ArrayLike, /) -> Tensor | np.ndarray:
         return subtract(nextafter(x, math.inf), x)
     step = subtract(nextafter(x, copysign(math.inf, x)), x)
     least = float(np.finfo(dtype.np).smallest_subnormal)
-    return where(equal(step, 0), copysign(least, x), step)  # a device flushing subnormals gives 0
+    step = where(equal(step, 0), copysign(least, x), step)  # a device flushing subnormals gives 0
+    return where(isfinite(x), step, math.nan)  # not inf - inf: a GPU compiler may assume no infinities
 
 
 # -- Bessel's i0 and the Kaiser window ---------------------------------------------------------------

@@ -33,8 +33,8 @@ from fgrad.primitives.abstract_eval import (
 
 __all__ = [  # re-exported by fgrad.primitives
     "abs_p", "acosh_p", "add_p", "asinh_p", "astype_p", "atan2_p", "atanh_p", "cbrt_p", "ceil_p", "convert",
-    "cos_p", "cosh_p", "div_p", "eq_p", "erf_inv_p", "erf_p", "erfc_p", "exp2_p", "exp_p", "expm1_p", "floor_p",
-    "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log1p_p", "log2_p", "log_p",
+    "copysign_p", "cos_p", "cosh_p", "div_p", "eq_p", "erf_inv_p", "erf_p", "erfc_p", "exp2_p", "exp_p", "expm1_p",
+    "floor_p", "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log1p_p", "log2_p", "log_p",
     "logaddexp_p", "logical_and_p", "logical_not_p", "logical_or_p", "lt_p", "maximum_p", "minimum_p", "mul_p",
     "ne_p", "neg_p", "pow_p", "relu_p", "rem_p", "round_p", "rsqrt_p", "sigmoid_p", "sign_p", "signbit_p", "silu_p",
     "sin_p", "sinh_p", "sqrt_p", "stop_gradient_p", "sub_p", "tan_p", "tanh_p", "where_p",
@@ -711,6 +711,28 @@ batch_rules.register(signbit_p, elementwise_batching(signbit_p))
 register_lowering(signbit_p, ELEMENTWISE, _signbit_wgsl)
 
 
+# copysign: |x| with y's sign bit, written on the bits: NVIDIA's compiler does not keep the sign of
+# a constant 0 (no SPIR-V SignedZeroInfNanPreserve), so -|x| and |x| of a literal x = 0 are no
+# values to select between. d/dx is +-1 (abs's derivative is 1 at -0 too, as JAX's); y has none.
+def _copysign_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, None]:
+    flip = fnp.logical_xor(fnp.logical_not(fnp.greater_equal(x, 0)), fnp.signbit(y))
+    return fnp.where(flip, fnp.neg(g), g), None
+
+
+def _copysign_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    def f32(x: str, y: str) -> str:
+        return f"bitcast<f32>((bitcast<u32>({x}) & 0x7fffffffu) | (bitcast<u32>({y}) & 0x80000000u))"
+
+    return widened(w, w.spec(i).dtype, f32, w.operand(i, 0, coords), w.operand(i, 1, coords))
+
+
+copysign_p = declare("copysign", binary("copysign", FLOAT), np.copysign)
+vjp_rules.register(copysign_p, _copysign_vjp)
+jvp_rules.register(copysign_p, diagonal_jvp(_copysign_vjp))
+batch_rules.register(copysign_p, elementwise_batching(copysign_p))
+register_lowering(copysign_p, ELEMENTWISE, _copysign_wgsl)
+
+
 # integer_pow: x ** n for a static integer n (exact for negative x, unlike pow);
 # d x^n = n x^(n-1) dx; x^1 is x.
 def _integer_pow_rule(x: Spec, *, n: int) -> Spec:
@@ -1060,7 +1082,28 @@ where_p = declare("where", _where_rule, np.where)
 vjp_rules.register(where_p, lambda g, ans, c, x, y: (None, fnp.where(c, g, 0.0), fnp.where(c, 0.0, g)))
 jvp_rules.register(where_p, linear_jvp(where_p))
 batch_rules.register(where_p, elementwise_batching(where_p))
-register_lowering(where_p, ELEMENTWISE, "select({2}, {1}, {0})")
+
+
+def _where_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    node = w.nodes[i]
+    branches = [uniform_constant(w.nodes, k) for k in node.inputs[1:]]
+    if not (node.spec.dtype.is_float and any(v == 0 and math.copysign(1.0, v) < 0 for v in branches if v is not None)):
+        c, x, y = (w.operand(i, k, coords) for k in range(3))
+        return f"select({y}, {x}, {c})"
+    # NOTE: where a branch is the constant -0, arithmetic on the bits, constants written as u32s:
+    # NVIDIA's compiler takes the float constants -0 and +0 of a module as one, and Mesa's makes
+    # select(-0.0, 1.0, c), even on the bits, a bool-to-float conversion (+0).
+    def bits(k: int) -> str:
+        if branches[k - 1] is not None:
+            return f"{int(np.float32(branches[k - 1]).view(np.uint32)):#010x}u"
+        return f"bitcast<u32>({w.let(cast(w, w.operand(i, k, coords), node.spec.dtype, DType.f32))})"
+
+    x, y = bits(1), w.let(bits(2))
+    blend = f"bitcast<f32>({y} ^ (({y} ^ {x}) & (0u - u32({w.operand(i, 0, coords)}))))"
+    return cast(w, blend, DType.f32, node.spec.dtype)
+
+
+register_lowering(where_p, ELEMENTWISE, _where_wgsl)
 
 # astype: convert dtype. float -> int truncates toward zero and saturates, NaN giving 0
 # (XLA's convert, so jnp's astype; NumPy's cast leaves NaN and out-of-range values

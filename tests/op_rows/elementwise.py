@@ -168,6 +168,9 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     Case("sign", "i32", fg.sign, (I(7),), np.sign),
     Case("sign", "special", *on_exact(fg.sign, np.sign, SPECIAL)),
     Case("signbit", "special", *on_exact(fg.signbit, np.signbit, SPECIAL)),
+    Case("copysign", "f32", fg.copysign, (F(2, 3), F(2, 3)), np.copysign),
+    Case("copysign", "special", *on_exact(fg.copysign, np.copysign, PAIR_A, PAIR_B)),
+    Case("copysign", "i32", fg.copysign, (I(4), I(4)), np.copysign),
     # the sign of zero through the odd functions (allclose cannot see it): -0 stays -0, +0 stays +0
     Case("signbit", "odd-functions-keep-the-sign-of-zero",
          *on(lambda z: fg.stack([fg.signbit(f(z)) for f in ODD_FUNCTIONS]), f32(-0.0, 0.0, 0.5)),
@@ -278,9 +281,6 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
          lambda x: np.round(x, -1)),
     Case("input", "floor-i32-as-it-is", fg.floor, (I(4),), lambda x: x),
     Case("input", "round-i32-as-it-is", lambda x: fg.round(x, 3), (I(4),), lambda x: x),
-    Case("signbit", "copysign", fg.copysign, (F(2, 3), F(2, 3)), np.copysign),
-    Case("signbit", "copysign-special", *on_exact(fg.copysign, np.copysign, PAIR_A, PAIR_B)),
-    Case("signbit", "copysign-i32", fg.copysign, (I(4), I(4)), np.copysign),
     # logarithms in other bases, tangent, inverse trigonometric functions
     Case("log", "log10", fg.log10, (P(2, 3),), np.log10),
     Case("atan2", "arctan", fg.arctan, (F(2, 3, lo=-5, hi=5),), np.arctan),
@@ -388,6 +388,8 @@ F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
     Case("sign", "f16", fg.sign, (H(2, 3),), np.sign),
     Case("signbit", "f16", lambda m: fg.signbit(held(m, SPECIAL.astype(np.float16))), (ones(SPECIAL),),
          lambda m: np.signbit(SPECIAL)),
+    Case("copysign", "f16", lambda m: fg.copysign(held(m, PAIR_A.astype(np.float16)), held(m, PAIR_B.astype(np.float16))),
+         (ones(PAIR_A),), lambda m: np.copysign(PAIR_A.astype(np.float16), PAIR_B.astype(np.float16))),
     Case("log1p", "f16", fg.log1p, (H(2, 3, lo=-0.5, hi=3),), rounded(np.log1p), **F16),
     Case("expm1", "f16", fg.expm1, (H(2, 3, lo=-3, hi=3),), rounded(np.expm1), **F16),
     Case("exp2", "f16", fg.exp2, (H(2, 3, lo=-4, hi=4),), rounded(np.exp2), **F16),
