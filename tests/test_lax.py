@@ -5,6 +5,7 @@ naming the function."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import jax
@@ -13,40 +14,12 @@ import numpy as np
 import pytest
 
 import fgrad as fg
+from jax_oracle import Draws, jax_call, same
 
 L = fg.lax
-rng = np.random.default_rng(11)
-
-
-def f32(*shape: int, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
-    return rng.uniform(lo, hi, shape).astype(np.float32)
-
-
-def i32(*shape: int, lo: int = -5, hi: int = 5) -> np.ndarray:
-    return rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
-
-
-def leaves(out):
-    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
-
-
-def same(got, want, what: str, rtol: float = 2e-5, atol: float = 1e-6) -> None:
-    got, want = leaves(got), leaves(want)
-    assert len(got) == len(want), f"{what}: {len(got)} results, jax.lax gives {len(want)}"
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, f"{what}: shape {g.shape}, jax.lax gives {w.shape}"
-        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, jax.lax gives {w.dtype}"
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=what)
-
-
-def jax_call(fn, args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+draws = Draws(11, ints=5)
+rng, f32, i32 = draws.rng, draws.f32, draws.i32
+same = functools.partial(same, oracle="jax.lax")
 
 
 X, Y, P = f32(2, 3), f32(2, 3), f32(2, 3, lo=0.1, hi=3.0)
@@ -171,7 +144,7 @@ def _with_arrays(row):
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_matches_jax_lax(row):
-    want = jax_call(row.theirs, row.args)
+    want = jax_call(row.theirs, *row.args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         same(row.ours(*row.args), want, f"{row.id} eager", rtol=row.rtol)
@@ -184,7 +157,7 @@ def test_matches_jax_lax(row):
 def test_compiled_matches_jax_lax(row_id):
     row = ROWS_BY_ID[row_id]
     fn, arrays = _with_arrays(row)
-    same(fg.jit(fn)(*arrays), jax_call(row.theirs, row.args), f"{row_id} jit", rtol=1e-5, atol=1e-5)
+    same(fg.jit(fn)(*arrays), jax_call(row.theirs, *row.args), f"{row_id} jit", rtol=1e-5, atol=1e-5)
 
 
 def test_every_jax_lax_name_here_exists_in_jax():
@@ -213,7 +186,7 @@ GRADS = [
 
 @pytest.mark.parametrize("name, ours, theirs, args", GRADS, ids=[g[0] for g in GRADS])
 def test_gradients_match_jax(name, ours, theirs, args):
-    weights = f32(*np.shape(jax_call(theirs, args)))
+    weights = f32(*np.shape(jax_call(theirs, *args)))
     argnums = tuple(range(len(args)))
     # jitted: JAX runs the scans' many small ops one by one, slowly, otherwise
     want = jax.jit(jax.grad(lambda *a: (theirs(*a) * weights).sum(), argnums))(*map(jnp.asarray, args))

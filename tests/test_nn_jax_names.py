@@ -6,8 +6,8 @@ the statistics variance_scaling promises."""
 
 from __future__ import annotations
 
+import functools
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -15,26 +15,15 @@ import numpy as np
 import pytest
 
 import fgrad as fg
+from jax_oracle import jax_call, same
 
 I = fg.nn.initializers
 rng = np.random.default_rng(11)
+same = functools.partial(same, oracle="jax", atol=2e-6)
 
 
 def normal(*shape: int, dtype=np.float32) -> np.ndarray:
     return rng.normal(size=shape).astype(dtype)
-
-
-def same(got, want, what: str, rtol: float = 2e-5, atol: float = 2e-6) -> None:
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape}, jax gives {want.shape}"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, jax gives {want.dtype}"
-    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol, err_msg=what)
-
-
-def jax_call(fn, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*(None if a is None else jnp.asarray(a) for a in args), **kwargs)
 
 
 # ---------------------------------------------------------------------------

@@ -7,48 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import fgrad as fg
+from jax_oracle import Draws, jax_call, same
 
-rng = np.random.default_rng(11)
-
-
-def f32(*shape: int) -> np.ndarray:
-    return rng.uniform(-2.0, 2.0, shape).astype(np.float32)
-
-
-def i32(*shape: int) -> np.ndarray:
-    return rng.integers(-3, 3, shape, endpoint=True).astype(np.int32)
-
-
-def leaves(out):
-    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
-
-
-def same(got, want, what: str, rtol: float = 2e-5, atol: float = 1e-6) -> None:
-    got, want = leaves(got), leaves(want)
-    assert len(got) == len(want), f"{what}: {len(got)} results, jax.numpy gives {len(want)}"
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, f"{what}: shape {g.shape}, jax.numpy gives {w.shape}"
-        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, jax.numpy gives {w.dtype}"
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=what)
-
-
-def jax_call(fn, args):
-    """fn under jax.jit: one XLA program per call, far quicker than jax.numpy's op-by-op dispatch."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return jax.jit(fn)(*(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+draws = Draws(11)
+rng, f32, i32 = draws.rng, draws.f32, draws.i32
 
 
 X34, X2345, V4, V3 = f32(3, 4), f32(2, 3, 4, 5), f32(4), f32(3)
@@ -144,7 +112,7 @@ def _cases():
 
 @pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
 def test_matches_jax_numpy(ours, theirs, args, name):
-    want = jax_call(theirs, args)
+    want = jax_call(theirs, *args, jit=True)
     same(ours(*args), want, f"{name} eager")
     positions = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
     arrays = [args[k] for k in positions]
@@ -168,7 +136,7 @@ def test_compiled_to_wgsl_matches_jax_numpy():
         return f
 
     args = (f32(2, 3), V3, np.int32([1, 0]), np.int32([2, 0, 1]))
-    want = jax_call(build(jnp), args)
+    want = jax_call(build(jnp), *args, jit=True)
     same(fg.tree_map(np.asarray, fg.jit(build(fg))(*args)), want, "compiled", rtol=1e-5, atol=1e-5)
 
 

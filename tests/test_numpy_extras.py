@@ -14,41 +14,12 @@ import numpy as np
 import pytest
 
 import fgrad as fg
+from jax_oracle import Draws, jax_call, leaves, same
 
 L = fg.numpy.linalg
 nan, inf = np.nan, np.inf
-rng = np.random.default_rng(7)
-
-
-def f32(*shape: int, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
-    return rng.uniform(lo, hi, shape).astype(np.float32)
-
-
-def i32(*shape: int, lo: int = -3, hi: int = 3) -> np.ndarray:
-    return rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
-
-
-def leaves(out):
-    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
-
-
-def same(got, want, what: str, rtol: float = 2e-5, atol: float = 1e-6) -> None:
-    got, want = leaves(got), leaves(want)
-    assert len(got) == len(want), f"{what}: {len(got)} results, jax.numpy gives {len(want)}"
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, f"{what}: shape {g.shape}, jax.numpy gives {w.shape}"
-        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, jax.numpy gives {w.dtype}"
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=what)
-
-
-def jax_call(fn, args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+draws = Draws(7)
+rng, f32, i32 = draws.rng, draws.f32, draws.i32
 
 
 # ---------------------------------------------------------------------------
@@ -126,9 +97,9 @@ def test_shapes_and_scalars_are_jax_numpy_s():
     [1, 2.5], [True, 2], [np.float16(1), 2.0], [[1, 2], [3, 4]], 3, 2.5, np.ones((2, 2)), (1, 2), [np.uint32(3), 4],
 ])
 def test_array_promotes_as_jax_numpy(obj):
-    same(fg.array(obj), jax_call(jnp.array, (obj,)), f"array({obj!r})")
-    same(fg.array(obj, ndmin=3), jax_call(lambda o: jnp.array(o, ndmin=3), (obj,)), "array ndmin")
-    same(fg.copy(np.asarray(obj)), jax_call(jnp.copy, (np.asarray(obj),)), "copy")
+    same(fg.array(obj), jax_call(jnp.array, obj), f"array({obj!r})")
+    same(fg.array(obj, ndmin=3), jax_call(lambda o: jnp.array(o, ndmin=3), obj), "array ndmin")
+    same(fg.copy(np.asarray(obj)), jax_call(jnp.copy, np.asarray(obj)), "copy")
 
 
 def test_array_stacks_traced_values():
@@ -408,7 +379,7 @@ def _cases():
 
 @pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
 def test_matches_jax_numpy(ours, theirs, args, name):
-    want = jax_call(theirs, args)
+    want = jax_call(theirs, *args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's eager warnings on NaN, as JAX computes them
         same(ours(*args), want, f"{name} eager")

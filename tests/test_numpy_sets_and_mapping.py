@@ -14,42 +14,11 @@ import numpy as np
 import pytest
 
 import fgrad as fg
+from jax_oracle import Draws, jax_call, leaves, same
 
 nan = np.nan
-rng = np.random.default_rng(11)
-
-
-def f32(*shape: int, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
-    return rng.uniform(lo, hi, shape).astype(np.float32)
-
-
-def i32(*shape: int, lo: int = -3, hi: int = 3) -> np.ndarray:
-    return rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
-
-
-def leaves(out):
-    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
-
-
-def same(got, want, what: str, rtol: float = 2e-5, atol: float = 1e-6) -> None:
-    if isinstance(want, tuple) and hasattr(want, "_fields"):
-        assert getattr(got, "_fields", None) == want._fields, f"{what}: fields {getattr(got, '_fields', None)}"
-    got, want = leaves(got), leaves(want)
-    assert len(got) == len(want), f"{what}: {len(got)} results, jax.numpy gives {len(want)}"
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, f"{what}: shape {g.shape}, jax.numpy gives {w.shape}"
-        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, jax.numpy gives {w.dtype}"
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=what)
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=what)
-
-
-def jax_call(fn, args):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+draws = Draws(11)
+rng, f32, i32 = draws.rng, draws.f32, draws.i32
 
 
 # ---------------------------------------------------------------------------
@@ -180,7 +149,7 @@ def _cases():
 
 @pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
 def test_matches_jax_numpy(ours, theirs, args, name):
-    want = jax_call(theirs, args)
+    want = jax_call(theirs, *args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         same(ours(*args), want, f"{name} eager")
@@ -247,7 +216,7 @@ def test_set_functions_compile():
     a, b = np.float32([3, 1, nan, 1, -0.0]), np.float32([nan, 1, 3, 5, 0])
     compiled = fg.jit(sets)
     for x, y in ((a, b), (b, a)):
-        same(fg.tree_map(np.asarray, compiled(x, y)), jax_call(jsets, (x, y)), "compiled sets")
+        same(fg.tree_map(np.asarray, compiled(x, y)), jax_call(jsets, x, y), "compiled sets")
 
 
 def test_unique_and_lexsort_compile():
@@ -258,7 +227,7 @@ def test_unique_and_lexsort_compile():
         return jnp.unique_all(x, size=5), jnp.unique_counts(x, size=3, fill_value=9), jnp.lexsort((x, k))
 
     x, k = np.float32([2, nan, -1, 2, nan, 0]), np.int32([1, 0, 1, 0, 0, 1])
-    same(fg.tree_map(np.asarray, fg.jit(ours)(x, k)), jax_call(theirs, (x, k)), "compiled unique and lexsort")
+    same(fg.tree_map(np.asarray, fg.jit(ours)(x, k)), jax_call(theirs, x, k), "compiled unique and lexsort")
 
 
 def test_mapping_functions_compile():
@@ -273,7 +242,7 @@ def test_mapping_functions_compile():
                 jnp.piecewise(x, [x < 0, x > 1], [lambda t: -t, lambda t: t * t, 0.25]))
 
     args = (f32(2, 3), f32(3), np.float32([-1.5, 0.5, 2, nan]))
-    same(fg.tree_map(np.asarray, fg.jit(ours)(*args)), jax_call(theirs, args), "compiled mapping functions")
+    same(fg.tree_map(np.asarray, fg.jit(ours)(*args)), jax_call(theirs, *args), "compiled mapping functions")
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,64 @@
+"""Comparison with JAX as the oracle, shared by the tests of fgrad's jax.numpy, jax.lax and jax.nn
+names: seeded inputs, a check of results (count, tuple fields, shapes, dtypes, values), and calls
+into JAX."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+class Draws:
+    """Inputs drawn from one seeded generator: f32s uniform in [lo, hi), i32s in [lo, hi]."""
+
+    def __init__(self, seed: int, ints: int = 3) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.ints = ints
+
+    def f32(self, *shape: int, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
+        return self.rng.uniform(lo, hi, shape).astype(np.float32)
+
+    def i32(self, *shape: int, lo: int | None = None, hi: int | None = None) -> np.ndarray:
+        lo, hi = -self.ints if lo is None else lo, self.ints if hi is None else hi
+        return self.rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
+
+
+def leaves(out: Any) -> list:
+    """The arrays of a result, nested lists and tuples flattened in order."""
+    return [leaf for item in out for leaf in leaves(item)] if isinstance(out, (list, tuple)) else [out]
+
+
+def same(got: Any, want: Any, what: str, rtol: float = 2e-5, atol: float = 1e-6, *, oracle: str = "jax.numpy",
+         signed_zeros: bool = False) -> None:
+    """`got` is `want`: as many results, a named tuple's fields, each result's shape and dtype, floats
+    within rtol and atol (NaN where `want` has NaN; with `signed_zeros`, zeros of `want`'s sign), and
+    everything else equal."""
+    if isinstance(want, tuple) and hasattr(want, "_fields"):
+        assert getattr(got, "_fields", None) == want._fields, f"{what}: fields {getattr(got, '_fields', None)}"
+    got, want = leaves(got), leaves(want)
+    assert len(got) == len(want), f"{what}: {len(got)} results, {oracle} gives {len(want)}"
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, f"{what}: shape {g.shape}, {oracle} gives {w.shape}"
+        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype}, {oracle} gives {w.dtype}"
+        if w.dtype.kind != "f":
+            np.testing.assert_array_equal(g, w, err_msg=what)
+            continue
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol, err_msg=what)
+        if signed_zeros:
+            zeros = (w == 0) & (g == 0)
+            np.testing.assert_array_equal(np.signbit(g[zeros]), np.signbit(w[zeros]), err_msg=f"{what}: signed zeros")
+
+
+def jax_call(fn: Callable, *args: Any, jit: bool = False, **kwargs: Any) -> Any:
+    """fn on `args`, NumPy arrays passed as JAX's, with JAX's warnings silenced; under jax.jit with
+    `jit` (one XLA program per call, far quicker than jax.numpy's op-by-op dispatch)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        return (jax.jit(fn) if jit else fn)(*args, **kwargs)
