@@ -12,7 +12,9 @@ both words of threefry2x32(key, (0, i)), and `fold_in(key, d)` those of threefry
 The samplers then turn bits into values as jax.random's do: keys, bits, integers, bools,
 permutations and uniform floats in [0, 1) equal JAX's; what passes through log or erf_inv
 (normal, gumbel, ...) agrees to their rounding, and so do uniform floats between other bounds,
-where XLA fuses x * (maxval - minval) + minval into one rounding. Keys may be traced values: a
+where XLA fuses x * (maxval - minval) + minval into one rounding. The other distributions (cauchy
+to ball) are JAX's transforms of the same draws under the same splits of the key, gamma's rejection
+loop included, so they give JAX's values to the same rounding. Keys may be traced values: a
 jitted training step draws its dropout masks from a key argument.
 """
 
@@ -34,9 +36,11 @@ from fgrad.numpy.promotion import ArrayLike, _as_dtype, _broadcast_shapes, _dtyp
 from fgrad.numpy.shapes import _shape_arg
 
 __all__ = [
-    "PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in", "gumbel", "key", "key_data",
-    "laplace", "normal", "permutation", "randint", "split", "threefry2x32", "truncated_normal", "uniform",
-    "wrap_key_data",
+    "PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice", "dirichlet",
+    "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal", "geometric", "gumbel",
+    "key", "key_data", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "normal", "pareto", "permutation",
+    "rademacher", "randint", "rayleigh", "split", "t", "threefry2x32", "triangular", "truncated_normal", "uniform",
+    "wald", "weibull_min", "wrap_key_data",
 ]
 
 Value = Tensor | np.ndarray
@@ -124,6 +128,17 @@ def _key(name: str, key: Any) -> Value:
 def _sample_shape(name: str, shape: Any, *params: ArrayLike) -> tuple[int | Dim, ...]:
     """A sample's shape argument; the shapes of `params` must broadcast to it."""
     return _broadcasts_to(name, _shape_arg(name, shape), *(_shape(p) for p in params))
+
+
+def _param_shape(name: str, shape: Any, *params: ArrayLike) -> tuple[int | Dim, ...]:
+    """A sample's shape argument, which `params` must broadcast to; their broadcast shape where None."""
+    if shape is not None:
+        return _sample_shape(name, shape, *params)
+    shapes = [_shape(p) for p in params]
+    out = _broadcast_shapes(*shapes)
+    if out is None:
+        raise ShapeError(f"{name}: parameter shapes {', '.join(map(str, shapes))} do not broadcast", user_site())
+    return out
 
 
 def _broadcasts_to(name: str, shape: tuple[int | Dim, ...], *shapes: tuple[int | Dim, ...]) -> tuple[int | Dim, ...]:
@@ -222,11 +237,16 @@ def bits(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> 
 
 
 def _uniform(k: Value, shape: tuple[int | Dim, ...], dtype: DType, minval: ArrayLike, maxval: ArrayLike) -> Value:
+    return _floats(_bits(k, shape), dtype, minval, maxval)
+
+
+def _floats(bits: Value, dtype: DType, minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Value:
+    """Uniform floats of `dtype` in [minval, maxval) from u32 `bits`, as JAX's uniform makes them."""
     # JAX draws as many bits as the dtype has (the low 16 for f16), keeps the top `nmant` of them
     # as the mantissa of a float in [1, 2) and subtracts 1: exactly the mantissa bits times
     # 2^-nmant, computed so here (fgrad bit casts no f16).
     nbits, nmant = 8 * dtype.itemsize, int(np.finfo(dtype.np).nmant)
-    mantissa = fnp.right_shift(_bits(k, shape), nbits - nmant)
+    mantissa = fnp.right_shift(bits, nbits - nmant)
     if nbits < 32:
         mantissa = fnp.bitwise_and(mantissa, 2**nmant - 1)
     floats = fnp.multiply(fnp.astype(mantissa, dtype), 2.0**-nmant)
@@ -244,9 +264,12 @@ def uniform(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None, 
 def normal(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
     """Standard normal floats of `shape`: sqrt(2) erfinv(u) for u uniform in (-1, 1), as JAX's."""
     dtype = _dtype_arg("normal", dtype, DType.f32, FLOATS)
+    return _normals(_bits(_key("normal", key), _sample_shape("normal", shape)), dtype)
+
+
+def _normals(bits: Value, dtype: DType) -> Value:
     low = np.nextafter(np.array(-1.0, dtype.np), np.array(0.0, dtype.np))
-    u = _uniform(_key("normal", key), _sample_shape("normal", shape), dtype, float(low), 1.0)
-    return fnp.multiply(fnp.erfinv(u), math.sqrt(2))
+    return fnp.multiply(fnp.erfinv(_floats(bits, dtype, float(low), 1.0)), math.sqrt(2))
 
 
 def _next_float(name: str, x: ArrayLike, dtype: DType, up: bool) -> Value:
@@ -274,12 +297,7 @@ def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike, shape: 
     broadcast shape where None): the inverse normal CDF of a uniform between the bounds', clipped
     strictly inside them, as JAX's."""
     dtype = _dtype_arg("truncated_normal", dtype, DType.f32, FLOATS)
-    if shape is None:
-        shape = _broadcast_shapes(_shape(lower), _shape(upper))
-        if shape is None:
-            raise ShapeError(f"truncated_normal: bounds of shapes {_shape(lower)} and {_shape(upper)} do not "
-                             "broadcast", user_site())
-    shape = _sample_shape("truncated_normal", shape, lower, upper)
+    shape = _param_shape("truncated_normal", shape, lower, upper)
     low, high = asarray(lower, dtype), asarray(upper, dtype)
     a = fnp.erf(fnp.divide(low, math.sqrt(2)))
     b = fnp.erf(fnp.divide(high, math.sqrt(2)))
@@ -474,6 +492,344 @@ def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: boo
     out = fnp.take(arr, fnp.reshape(index, (-1,)), axis=axis)
     full = _shape(arr)
     return fnp.reshape(out, full[:axis] + tuple(shape) + full[axis + 1:])
+
+
+# ---------------------------------------------------------------------------
+# Distributions: JAX's transforms of the draws above, with JAX's keys
+# ---------------------------------------------------------------------------
+
+
+def _real(name: str, what: str, x: ArrayLike, dtype: DType) -> Value:
+    """A distribution's parameter as a `dtype` value, or an error if it is not a real number."""
+    if not (_dtype(x).is_float or _dtype(x).is_int):
+        raise DTypeError(f"{name}: {what} must be real numbers, got {spec_of(asarray(x))}", user_site())
+    return asarray(x, dtype)
+
+
+def _float_args(name: str, key: ArrayLike, dtype: Any) -> tuple[Value, DType]:
+    return _key(name, key), _dtype_arg(name, dtype, DType.f32, FLOATS)
+
+
+def cauchy(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """Cauchy floats of `shape` (density 1 / (pi (1 + x^2))): tan(pi (u - 1/2)) for u uniform in [eps, 1)."""
+    k, dtype = _float_args("cauchy", key, dtype)
+    u = _uniform(k, _sample_shape("cauchy", shape), dtype, float(np.finfo(dtype.np).eps), 1.0)
+    return fnp.tan(fnp.multiply(math.pi, fnp.subtract(u, 0.5)))
+
+
+def logistic(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """Logistic floats of `shape`: log(u) - log1p(-u) for u uniform in [tiny, 1)."""
+    k, dtype = _float_args("logistic", key, dtype)
+    x = _uniform(k, _sample_shape("logistic", shape), dtype, float(np.finfo(dtype.np).tiny), 1.0)
+    return fnp.subtract(fnp.log(x), fnp.log1p(fnp.neg(x)))
+
+
+def lognormal(key: ArrayLike, sigma: ArrayLike = 1.0, shape: int | Sequence[int] | None = None,
+              dtype: Any = None) -> Value:
+    """Log-normal floats, exp(sigma z) for z standard normal, of `shape` (sigma's where None)."""
+    k, dtype = _float_args("lognormal", key, dtype)
+    shape = _param_shape("lognormal", shape, sigma)
+    return fnp.exp(fnp.multiply(_normals(_bits(k, shape), dtype), _real("lognormal", "sigma", sigma, dtype)))
+
+
+def _exponentials(k: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    return fnp.neg(fnp.log1p(fnp.neg(_uniform(k, shape, dtype, 0.0, 1.0))))
+
+
+def pareto(key: ArrayLike, b: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Pareto floats (density b / x^(b + 1) on x >= 1): exp(e / b) for e exponential."""
+    k, dtype = _float_args("pareto", key, dtype)
+    shape = _param_shape("pareto", shape, b)
+    return fnp.exp(fnp.divide(_exponentials(k, shape, dtype), _real("pareto", "b", b, dtype)))
+
+
+def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike, shape: int | Sequence[int] = (),
+                dtype: Any = None) -> Value:
+    """Weibull floats, scale (-log1p(-u))^(1 / concentration) for u uniform in [0, 1) of `shape`;
+    the parameters broadcast with it, as in JAX."""
+    k, dtype = _float_args("weibull_min", key, dtype)
+    u = _uniform(k, _sample_shape("weibull_min", shape), dtype, 0.0, 1.0)
+    scale = _real("weibull_min", "scale", scale, dtype)
+    power = fnp.divide(1.0, _real("weibull_min", "concentration", concentration, dtype))
+    if _broadcast_shapes(_shape(u), _shape(scale), _shape(power)) is None:
+        raise ShapeError(f"weibull_min: shape {_shape(u)}, scale {_shape(scale)} and concentration "
+                         f"{_shape(power)} do not broadcast", user_site())
+    return fnp.multiply(fnp.power(fnp.neg(fnp.log1p(fnp.neg(u))), power), scale)
+
+
+def rayleigh(key: ArrayLike, scale: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Rayleigh floats, scale sqrt(-2 log u) for u uniform in [0, 1), of `shape` (scale's where None)."""
+    k, dtype = _float_args("rayleigh", key, dtype)
+    shape = _param_shape("rayleigh", shape, scale)
+    u = _uniform(k, shape, dtype, 0.0, 1.0)
+    scale = fnp.broadcast_to(_real("rayleigh", "scale", scale, dtype), shape)
+    return fnp.multiply(scale, fnp.sqrt(fnp.multiply(fnp.log(u), -2.0)))
+
+
+def maxwell(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """One-sided Maxwell floats of `shape`: the length of a standard normal 3-vector."""
+    k, dtype = _float_args("maxwell", key, dtype)
+    return _maxwells(k, _sample_shape("maxwell", shape), dtype)
+
+
+def _maxwells(k: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    z = _normals(_bits(k, (*shape, 3)), dtype)
+    return fnp.sqrt(fnp.sum(fnp.multiply(z, z), axis=-1))
+
+
+def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike, shape: int | Sequence[int] = (),
+                         dtype: Any = None) -> Value:
+    """Maxwell floats with a random sign, times scale, plus loc. As in JAX the sample's shape is
+    `shape` followed by the parameters' broadcast shape (that alone where `shape` is empty)."""
+    k, dtype = _float_args("double_sided_maxwell", key, dtype)
+    loc = _real("double_sided_maxwell", "loc", loc, dtype)
+    scale = _real("double_sided_maxwell", "scale", scale, dtype)
+    params = _param_shape("double_sided_maxwell", None, loc, scale)
+    shape = _sample_shape("double_sided_maxwell", shape)
+    shape = (*(shape or params), *params)
+    maxwell_key, sign_key = _split2(k)
+    signs = _rademachers(sign_key, shape, dtype)
+    return fnp.add(fnp.multiply(fnp.multiply(signs, _maxwells(maxwell_key, shape, dtype)), scale), loc)
+
+
+def rademacher(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """-1 or 1 with equal probability, of `shape` (i32 unless `dtype`): 2 b - 1 for b bernoulli(1/2)."""
+    k = _key("rademacher", key)
+    dtype = _dtype_arg("rademacher", dtype, DType.i32, INTEGERS + FLOATS)
+    return _rademachers(k, _sample_shape("rademacher", shape), dtype)
+
+
+def _rademachers(k: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    b = fnp.astype(fnp.less(_uniform(k, shape, DType.f32, 0.0, 1.0), 0.5), dtype)
+    return fnp.subtract(fnp.multiply(b, 2), 1)
+
+
+def wald(key: ArrayLike, mean: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Wald (inverse Gaussian, scale 1) floats of `shape` (mean's where None), by Michael, Schucany
+    and Haas's transform of a normal and a uniform draw, as JAX's."""
+    k, dtype = _float_args("wald", key, dtype)
+    shape = _param_shape("wald", shape, mean)
+    k1, k2 = _split2(k)
+    mean = fnp.broadcast_to(_real("wald", "mean", mean, dtype), shape)
+    v, z = _normals(_bits(k1, shape), dtype), _uniform(k2, shape, dtype, 0.0, 1.0)
+    y = fnp.multiply(v, v)
+    mean_sq = fnp.multiply(mean, mean)
+    root = fnp.sqrt(fnp.add(fnp.multiply(fnp.multiply(mean, 4.0), y), fnp.multiply(mean_sq, fnp.multiply(y, y))))
+    x = fnp.subtract(fnp.add(mean, fnp.divide(fnp.multiply(mean_sq, y), 2.0)),
+                     fnp.multiply(fnp.divide(mean, 2.0), root))
+    return fnp.where(fnp.less_equal(z, fnp.divide(mean, fnp.add(mean, x))), x, fnp.divide(mean_sq, x))
+
+
+def geometric(key: ArrayLike, p: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...), of `shape` (p's where
+    None), i32 unless `dtype`: floor(log u / log1p(-p)) + 1 for u uniform in (0, 1]."""
+    k = _key("geometric", key)
+    dtype = _dtype_arg("geometric", dtype, DType.i32, INTEGERS)
+    shape = _param_shape("geometric", shape, p)
+    p = _real("geometric", "p", p, _dtype(p) if _dtype(p).is_float else DType.f32)
+    u = _uniform(k, shape, _dtype(p), 0.0, 1.0)
+    log_u = fnp.log(fnp.where(fnp.equal(u, 0.0), asarray(1.0, _dtype(p)), u))  # u = 0 read as 1, as JAX does
+    ratio = fnp.divide(log_u, fnp.broadcast_to(fnp.log1p(fnp.neg(p)), shape))
+    return fnp.astype(fnp.add(fnp.floor(ratio), 1.0), dtype)
+
+
+def triangular(key: ArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+               shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Triangular floats on [left, right] peaking at `mode`, of `shape` (the parameters' broadcast
+    shape where None), by inverting the CDF of a uniform draw."""
+    k, dtype = _float_args("triangular", key, dtype)
+    shape = _param_shape("triangular", shape, left, mode, right)
+    left, mode, right = (fnp.broadcast_to(_real("triangular", what, x, dtype), shape)
+                         for what, x in (("left", left), ("mode", mode), ("right", right)))
+    width = fnp.subtract(right, left)
+    u = _uniform(k, shape, dtype, 0.0, 1.0)
+    below = fnp.add(left, fnp.sqrt(fnp.multiply(fnp.multiply(u, width), fnp.subtract(mode, left))))
+    above = fnp.subtract(right, fnp.sqrt(fnp.multiply(fnp.multiply(fnp.subtract(1.0, u), width),
+                                                      fnp.subtract(right, mode))))
+    return fnp.where(fnp.less(u, fnp.divide(fnp.subtract(mode, left), width)), below, above)
+
+
+def _split2(k: Value) -> tuple[Value, Value]:
+    """split(k) as two keys."""
+    w0, w1 = _words(k, _counters((2,)))
+    return fnp.stack([w0[0], w1[0]]), fnp.stack([w0[1], w1[1]])
+
+
+# Gamma: Marsaglia and Tsang's rejection sampler ("A simple method for generating gamma
+# variables", ACM TOMS 2000), as JAX's: element i of the sample runs the sampler on its own key,
+# split(key, n)[i], and each key's sequence of splits and draws is JAX's. JAX's per-element loops
+# (a loop for v = 1 + c x > 0 inside the accept/reject loop) become one while loop over the
+# whole sample: each round, every element not yet accepted takes its next normal draw.
+
+
+def _split_each(k0: Value, k1: Value, num: int) -> list[tuple[Value, Value]]:
+    """split(key, num) of each key (k0, k1), elementwise: key j is both words at counter j (one
+    Threefry over a trailing axis of the counters, which traces a fraction of `num` calls)."""
+    w0, w1 = _threefry(fnp.expand_dims(k0, -1), fnp.expand_dims(k1, -1), 0, np.arange(num, dtype=np.uint32))
+    return [(w0[..., j], w1[..., j]) for j in range(num)]
+
+
+def _bits_each(*keys: tuple[Value, Value]) -> list[Value]:
+    """bits(key, ()) of each key (k0, k1) of each of `keys`, elementwise, in one Threefry."""
+    bits = fnp.bitwise_xor(*_threefry(fnp.stack([k[0] for k in keys]), fnp.stack([k[1] for k in keys]), 0, 0))
+    return [bits[i] for i in range(len(keys))]
+
+
+def _gammas(k: Value, a: Value, shape: tuple[int | Dim, ...], dtype: DType, log_space: bool) -> Value:
+    alpha_orig = fnp.broadcast_to(a, shape)
+    loop_key, boost_key = _split_each(*_words(k, _counters(shape)), 2)
+    boosted = fnp.greater_equal(alpha_orig, 1.0)  # Gamma(a) = Gamma(a + 1) u^(1 / a) for a < 1
+    alpha = fnp.where(boosted, alpha_orig, fnp.add(alpha_orig, 1.0))
+    d = fnp.subtract(alpha, 1 / 3)
+    c = fnp.divide(1 / 3, fnp.sqrt(d))
+
+    def rejected(xx: Value, v: Value, u: Value) -> Value:
+        squeeze = fnp.greater_equal(u, fnp.subtract(1.0, fnp.multiply(0.0331, fnp.multiply(xx, xx))))
+        bound = fnp.add(fnp.multiply(xx, 0.5), fnp.multiply(d, fnp.add(fnp.subtract(1.0, v), fnp.log(v))))
+        return fnp.logical_and(squeeze, fnp.greater_equal(fnp.log(u), bound))
+
+    def full(x: ArrayLike, dt: DType) -> Value:
+        return fnp.broadcast_to(asarray(x, dt), shape)
+
+    # JAX's loop starts from X = 0, V = 1, U = 2, rejected unless d is NaN
+    done = fnp.logical_not(rejected(full(0.0, dtype), full(1.0, dtype), full(2.0, dtype)))
+    (key0, key1), (x0, x1), (u0, u1) = _split_each(*loop_key, 3)
+
+    def round_(carry: tuple[Value, ...]) -> tuple[Value, ...]:
+        key0, key1, x0, x1, u0, u1, v_accepted, done = carry
+        next_x, draw = _split_each(x0, x1, 2)
+        x_bits, u_bits = _bits_each(draw, (u0, u1))
+        x = _normals(x_bits, dtype)
+        v = fnp.add(1.0, fnp.multiply(x, c))
+        drawn = fnp.logical_and(fnp.logical_not(done), fnp.logical_not(fnp.less_equal(v, 0.0)))
+        cube = fnp.multiply(fnp.multiply(v, v), v)
+        cube = fnp.where(drawn, cube, 1.0)  # the others' v may be negative: keep them out of the log
+        again = fnp.logical_and(drawn, rejected(fnp.multiply(x, x), cube, _floats(u_bits, dtype)))
+        accept = fnp.logical_and(drawn, fnp.logical_not(again))
+        (new0, new1), (nx0, nx1), (nu0, nu1) = _split_each(key0, key1, 3)
+        x0, x1 = (fnp.where(again, n, fnp.where(done, old, m)) for n, old, m in ((nx0, x0, next_x[0]),
+                                                                                  (nx1, x1, next_x[1])))
+        key0, key1, u0, u1 = (fnp.where(again, n, old) for n, old in ((new0, key0), (new1, key1), (nu0, u0),
+                                                                       (nu1, u1)))
+        return key0, key1, x0, x1, u0, u1, fnp.where(accept, cube, v_accepted), fnp.logical_or(done, accept)
+
+    carry = (key0, key1, x0, x1, u0, u1, full(1.0, dtype), done)
+    v = lax.while_loop(lambda c: fnp.any(fnp.logical_not(c[-1])), round_, carry)[-2]
+    u = _floats(_bits_each(boost_key)[0], dtype)
+    if log_space:
+        log_u = fnp.neg(fnp.neg(fnp.log1p(fnp.neg(u))))  # minus an exponential draw, as JAX's
+        keep = fnp.logical_or(boosted, fnp.equal(log_u, 0.0))
+        log_boost = fnp.where(keep, asarray(0.0, dtype), fnp.multiply(log_u, fnp.divide(1.0, alpha_orig)))
+        return fnp.add(fnp.add(fnp.log(d), fnp.log(v)), log_boost)
+    boost = fnp.where(boosted, asarray(1.0, dtype), fnp.power(fnp.subtract(1.0, u), fnp.divide(1.0, alpha_orig)))
+    return fnp.multiply(fnp.multiply(d, v), boost)
+
+
+def _gamma_args(name: str, key: ArrayLike, a: ArrayLike, shape: Any, dtype: Any,
+                what: str = "a") -> tuple[Value, Value, tuple[int | Dim, ...], DType]:
+    k, dtype = _float_args(name, key, dtype)
+    return k, _real(name, what, a, dtype), _param_shape(name, shape, a), dtype
+
+
+def gamma(key: ArrayLike, a: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Gamma(a, 1) floats of `shape` (a's where None), by Marsaglia and Tsang's rejection sampler
+    (boosted through Gamma(a + 1) for a < 1), as JAX's."""
+    return _gammas(*_gamma_args("gamma", key, a, shape, dtype), log_space=False)
+
+
+def loggamma(key: ArrayLike, a: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """The logs of gamma(key, a, shape, dtype)'s samples, computed in log space: accurate where
+    small `a` puts the samples below the floats' range."""
+    return _gammas(*_gamma_args("loggamma", key, a, shape, dtype), log_space=True)
+
+
+def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: int | Sequence[int] | None = None,
+         dtype: Any = None) -> Value:
+    """Beta(a, b) floats of `shape` (a's and b's broadcast shape where None): G_a / (G_a + G_b) of
+    two log-gamma draws, scaled by their larger one."""
+    k, dtype = _float_args("beta", key, dtype)
+    shape = _param_shape("beta", shape, a, b)
+    key_a, key_b = _split2(k)
+    log_a = _gammas(key_a, _real("beta", "a", a, dtype), shape, dtype, log_space=True)
+    log_b = _gammas(key_b, _real("beta", "b", b, dtype), shape, dtype, log_space=True)
+    top = fnp.maximum(log_a, log_b)
+    scaled_a, scaled_b = fnp.exp(fnp.subtract(log_a, top)), fnp.exp(fnp.subtract(log_b, top))
+    return fnp.divide(scaled_a, fnp.add(scaled_a, scaled_b))
+
+
+def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: int | Sequence[int] | None = None,
+              dtype: Any = None) -> Value:
+    """Dirichlet(alpha) floats along alpha's last axis, of `shape` + (n,) (alpha's shape where
+    None): the softmax of n log-gamma draws."""
+    k, dtype = _float_args("dirichlet", key, dtype)
+    full = _shape(alpha)
+    if len(full) < 1:
+        raise ShapeError(f"dirichlet: alpha must have at least one axis (..., n), got {spec_of(asarray(alpha))}",
+                         user_site())
+    batch = full[:-1] if shape is None else _broadcasts_to("dirichlet", _shape_arg("dirichlet", shape), full[:-1])
+    logs = _gammas(k, _real("dirichlet", "alpha", alpha, dtype), (*batch, full[-1]), dtype, log_space=True)
+    e = fnp.exp(fnp.subtract(logs, fnp.max(logs, axis=-1, keepdims=True)))
+    return fnp.divide(e, fnp.sum(e, axis=-1, keepdims=True))
+
+
+def _chisquares(k: Value, df: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    return fnp.multiply(fnp.exp(_gammas(k, fnp.divide(df, 2.0), shape, dtype, log_space=True)), 2.0)
+
+
+def chisquare(key: ArrayLike, df: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Chi-squared floats with `df` degrees of freedom, of `shape` (df's where None): 2 Gamma(df / 2)."""
+    return _chisquares(*_gamma_args("chisquare", key, df, shape, dtype, "df"))
+
+
+def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: int | Sequence[int] | None = None,
+      dtype: Any = None) -> Value:
+    """F-distributed floats, (X / dfnum) / (Y / dfden) for chi-squared X, Y, of `shape` (the
+    degrees of freedom's broadcast shape where None)."""
+    k, dtype = _float_args("f", key, dtype)
+    shape = _param_shape("f", shape, dfnum, dfden)
+    dfnum, dfden = _real("f", "dfnum", dfnum, dtype), _real("f", "dfden", dfden, dtype)
+    key_den, key_num = _split2(k)
+    num = fnp.divide(_chisquares(key_num, dfnum, shape, dtype), dfnum)
+    return fnp.divide(num, fnp.divide(_chisquares(key_den, dfden, shape, dtype), dfden))
+
+
+def t(key: ArrayLike, df: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Student's t floats with `df` degrees of freedom, of `shape` (df's where None):
+    z sqrt((df / 2) / G) for z standard normal and G Gamma(df / 2)."""
+    k, df, shape, dtype = _gamma_args("t", key, df, shape, dtype, "df")
+    key_n, key_g = _split2(k)
+    half = fnp.divide(df, 2.0)
+    g = _gammas(key_g, half, shape, dtype, log_space=False)
+    return fnp.multiply(_normals(_bits(key_n, shape), dtype), fnp.sqrt(fnp.divide(half, g)))
+
+
+def generalized_normal(key: ArrayLike, p: float, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """Generalized normal floats (density proportional to exp(-|x|^p)) of `shape`: a random sign
+    times G^(1 / p) for G Gamma(1 / p)."""
+    k, dtype = _float_args("generalized_normal", key, dtype)
+    return _generalized_normals("generalized_normal", k, p, _sample_shape("generalized_normal", shape), dtype)
+
+
+def _generalized_normals(name: str, k: Value, p: float, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    if isinstance(p, Tensor) or not isinstance(p, (int, float, np.number)) or not p > 0:
+        raise TraceError(f"{name}: p must be a positive Python number, got {p!r}", user_site())
+    key_g, key_r = _split2(k)
+    g = _gammas(key_g, asarray(1 / p, dtype), shape, dtype, log_space=False)
+    return fnp.multiply(_rademachers(key_r, shape, dtype), fnp.power(g, 1 / p))
+
+
+def ball(key: ArrayLike, d: int, p: float = 2, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
+    """Points uniform in the unit Lp ball of dimension `d`, of `shape` + (d,) (Barthe, Guedon,
+    Mendelson and Naor): g / (sum |g|^p + e)^(1 / p) for generalized normal g and exponential e."""
+    k, dtype = _float_args("ball", key, dtype)
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+        raise TraceError(f"ball: d must be a non-negative Python integer, got {d!r}", user_site())
+    shape = _sample_shape("ball", shape)
+    k1, k2 = _split2(k)
+    g = _generalized_normals("ball", k1, p, (*shape, int(d)), dtype)
+    e = _exponentials(k2, shape, dtype)
+    norm = fnp.power(fnp.add(fnp.sum(fnp.power(fnp.abs(g), p), axis=-1), e), 1 / p)
+    return fnp.divide(g, fnp.expand_dims(norm, -1))
 
 
 name_errors_after(globals(), __all__)

@@ -1,0 +1,201 @@
+"""fg.random's distributions beyond uniform and normal: JAX's values for the same keys (each
+written with JAX's transform of the same draws and JAX's splits of the key), the same samples
+eagerly and compiled to WGSL, the rejection samplers' moments, and errors that name the function."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import fgrad as fg
+
+fr = fg.random
+SEEDS = (0, 2**32 + 7)
+ALPHAS = np.float32([0.3, 1.0, 2.5, 7.0])
+
+# name: (draw from a key, given the module, fg.random or jax.random, whose names and signatures
+# are the same; whether JAX's values are matched bit for bit, else to f32 rounding (tolerance
+# rtol, atol): what passes through log, tan, erfinv or pow rounds in NumPy, XLA and WGSL alike
+# only to the last place or two)
+Row = tuple[Callable, bool, float, float]
+ROWS: dict[str, Row] = {
+    "cauchy": (lambda m, k: m.cauchy(k, (7, 3)), True, 0, 0),
+    "cauchy-f16": (lambda m, k: m.cauchy(k, (9,), "float16"), True, 0, 0),
+    "logistic": (lambda m, k: m.logistic(k, (20,)), False, 2e-6, 1e-6),
+    "lognormal": (lambda m, k: m.lognormal(k, np.float32([0.5, 2.0]), (10, 2)), False, 2e-6, 0),
+    "lognormal-default": (lambda m, k: m.lognormal(k), False, 2e-6, 0),
+    "pareto": (lambda m, k: m.pareto(k, 3.0, (20,)), False, 2e-6, 0),
+    "pareto-shape-of-b": (lambda m, k: m.pareto(k, np.float32([1.0, 4.0])), False, 2e-6, 0),
+    "weibull_min": (lambda m, k: m.weibull_min(k, 2.0, 1.5, (20,)), False, 2e-6, 0),
+    "weibull_min-broadcast": (lambda m, k: m.weibull_min(k, np.float32([1, 3]), 0.7, (5, 1)), False, 2e-6, 0),
+    "rayleigh": (lambda m, k: m.rayleigh(k, np.float32([[1.0], [3.0]]), (2, 6)), False, 2e-6, 0),
+    "maxwell": (lambda m, k: m.maxwell(k, (4, 5)), False, 2e-6, 0),
+    "double_sided_maxwell": (lambda m, k: m.double_sided_maxwell(k, 1.0, 2.0, (20,)), False, 2e-6, 1e-6),
+    # JAX's shape is `shape` + the parameters' shape, the latter alone where shape is ()
+    "double_sided_maxwell-params": (lambda m, k: m.double_sided_maxwell(k, np.float32([0, 5]), 2.0), False, 2e-6, 1e-6),
+    "double_sided_maxwell-both": (lambda m, k: m.double_sided_maxwell(k, 0.0, np.float32([1, 2]), (3,)),
+                                  False, 2e-6, 1e-6),
+    "triangular": (lambda m, k: m.triangular(k, -1.0, np.float32([0.0, 0.5, 1.5]), 2.0, (6, 3)), True, 0, 0),
+    # x = mu + mu^2 y / 2 - mu / 2 sqrt(...) cancels: its rounding is amplified
+    "wald": (lambda m, k: m.wald(k, np.float32([0.5, 1.5]), (10, 2)), False, 2e-5, 1e-6),
+    "geometric": (lambda m, k: m.geometric(k, np.float32([0.05, 0.3, 0.9]), (8, 3)), True, 0, 0),
+    "rademacher": (lambda m, k: m.rademacher(k, (30,)), True, 0, 0),
+    "rademacher-f32": (lambda m, k: m.rademacher(k, (3, 4), "float32"), True, 0, 0),
+    "gamma": (lambda m, k: m.gamma(k, ALPHAS, (5, 4)), False, 4e-6, 0),
+    "loggamma": (lambda m, k: m.loggamma(k, np.float32([[0.01], [0.3], [2.5], [30.0]]) * np.ones(3, np.float32)),
+                 False, 4e-6, 1e-6),
+    "beta": (lambda m, k: m.beta(k, 0.5, np.float32([0.7, 2.0, 9.0]), (4, 3)), False, 4e-6, 1e-7),
+    "dirichlet": (lambda m, k: m.dirichlet(k, np.float32([[0.5, 1.0, 3.0], [4.0, 4.0, 0.2]]), (3, 2)),
+                  False, 4e-6, 1e-7),
+    "chisquare": (lambda m, k: m.chisquare(k, np.float32([[1.0], [4.0]]), (2, 5)), False, 4e-6, 0),
+    "f": (lambda m, k: m.f(k, 3.0, 12.0, (5, 2)), False, 4e-6, 0),  # JAX divides by dfden of the same rank only
+    "t": (lambda m, k: m.t(k, np.float32([2.0, 4.0, 30.0])), False, 4e-6, 1e-7),
+    "generalized_normal": (lambda m, k: m.generalized_normal(k, 1.5, (12,)), False, 4e-6, 1e-7),
+    "ball": (lambda m, k: m.ball(k, 3, 1.5, (4,)), False, 4e-6, 1e-7),
+}
+# the rows compiled to WGSL: every distribution once (each rejection loop compiles for seconds
+# on llvmpipe), one row with its parameters traced
+COMPILED = ["cauchy", "logistic", "lognormal", "pareto", "weibull_min-broadcast", "rayleigh", "maxwell",
+            "double_sided_maxwell-both", "triangular", "wald", "geometric", "rademacher", "gamma", "loggamma",
+            "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball"]
+# the samplers test_random.py covers; every other name of fg.random.__all__ needs a row here
+ELSEWHERE = {"PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in", "gumbel", "key",
+             "key_data", "laplace", "normal", "permutation", "randint", "split", "threefry2x32",
+             "truncated_normal", "uniform", "wrap_key_data"}
+
+
+def test_every_distribution_has_rows():
+    named = {row.split("-")[0] for row in ROWS}
+    assert set(fr.__all__) - ELSEWHERE == named
+    assert {row.split("-")[0] for row in COMPILED} == named
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_values_equal_jax(name):
+    jax = pytest.importorskip("jax")
+    sample, exact, rtol, atol = ROWS[name]
+    for seed in SEEDS:
+        ours, theirs = sample(fr, fr.PRNGKey(seed)), np.asarray(sample(jax.random, jax.random.PRNGKey(seed)))
+        assert (ours.dtype, ours.shape) == (theirs.dtype, theirs.shape), (seed, ours.dtype, theirs.dtype)
+        if exact:
+            np.testing.assert_array_equal(ours, theirs, err_msg=f"seed {seed}")
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, err_msg=f"seed {seed}")
+
+
+@pytest.mark.parametrize("name", COMPILED)
+def test_compiled_gives_the_eager_samples(name):
+    sample, _, rtol, atol = ROWS[name]
+    draw = fg.jit(lambda k: sample(fr, k))
+    for seed in (1, 2):  # one program, two keys
+        key = fr.PRNGKey(seed)
+        eager, on_device = sample(fr, key), np.asarray(draw(key))
+        assert (on_device.dtype, on_device.shape) == (eager.dtype, eager.shape)
+        if name in ("rademacher", "geometric"):  # integers: a floor may flip where log rounds otherwise
+            assert np.abs(on_device.astype(np.int64) - eager).max(initial=0) <= (name == "geometric")
+        else:
+            np.testing.assert_allclose(on_device, eager, rtol=max(rtol, 4e-6), atol=max(atol, 1e-6))
+
+
+def test_traced_parameters():
+    draw = fg.jit(lambda k, a, b: (fr.gamma(k, a), fr.triangular(k, a, b, 9.0)))
+    a, b = np.float32([0.4, 2.0, 5.0]), np.float32([1.0, 3.0, 8.0])
+    key = fr.PRNGKey(5)
+    for ours, eager in zip(draw(key, a, b), (fr.gamma(key, a), fr.triangular(key, a, b, 9.0))):
+        np.testing.assert_allclose(np.asarray(ours), eager, rtol=4e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# Moments of the rejection samplers and what builds on them
+# ---------------------------------------------------------------------------
+
+N = 4000
+KEY = fr.PRNGKey(7)
+
+
+def _check_mean_var(x: np.ndarray, mean: Any, var: Any = None) -> None:
+    """Sample means within 5 standard errors, sample variances within 5 of their own (from the
+    sample's fourth central moments), along axis 0."""
+    x = x.astype(np.float64)
+    n = x.shape[0]
+    assert np.all(np.abs(x.mean(0) - mean) < 5 * np.sqrt(x.var(0) / n)), (x.mean(0), mean)
+    if var is not None:
+        m4 = ((x - x.mean(0)) ** 4).mean(0)
+        assert np.all(np.abs(x.var(0) - var) < 5 * np.sqrt((m4 - x.var(0) ** 2) / n)), (x.var(0), var)
+
+
+def test_gamma_moments():
+    a = np.float32([0.2, 1.0, 3.5, 40.0])
+    x = fr.gamma(KEY, a, (N, 4))
+    assert (x >= 0).all()
+    _check_mean_var(x, a, a)
+    # Marsaglia-Tsang rejects a few percent of its proposals: a loop that kept its first proposal
+    # would miss the squeeze's corrections to the tails. P(Gamma(1) > 4) = e^-4.
+    tail = np.mean(x[:, 1] > 4.0)
+    assert abs(tail - math.exp(-4)) < 5 * math.sqrt(math.exp(-4) / N)
+    # loggamma is gamma in log space: the same draws, so exp(loggamma) is gamma's sample
+    np.testing.assert_allclose(np.exp(fr.loggamma(KEY, a, (N, 4))), x, rtol=2e-5)
+
+
+def test_beta_and_dirichlet_moments():
+    a, b = 2.0, 5.0
+    _check_mean_var(fr.beta(KEY, a, b, (N,)), a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1)))
+    alpha = np.float32([0.5, 1.0, 3.0])
+    d = fr.dirichlet(KEY, alpha, (N,))
+    np.testing.assert_allclose(d.sum(-1), 1.0, rtol=1e-5)
+    s = alpha.sum()
+    _check_mean_var(d, alpha / s, alpha * (s - alpha) / (s * s * (s + 1)))
+
+
+def test_chisquare_f_t_moments():
+    _check_mean_var(fr.chisquare(KEY, 3.0, (N,)), 3.0, 6.0)
+    _check_mean_var(fr.f(KEY, 4.0, 10.0, (N,)), 10.0 / 8.0)
+    _check_mean_var(fr.t(KEY, 9.0, (N,)), 0.0, 9.0 / 7.0)
+
+
+def test_generalized_normal_and_ball_moments():
+    p = 1.5  # E|x|^p = 1/p for density exp(-|x|^p) / (2 Gamma(1 + 1/p)), and Var |x|^p = 1/p
+    g = fr.generalized_normal(KEY, p, (N,))
+    _check_mean_var(np.abs(g) ** p, 1 / p, 1 / p)
+    pts = fr.ball(KEY, 3, 2.0, (N,))
+    assert (np.linalg.norm(pts, axis=-1) <= 1.0 + 1e-6).all()
+    _check_mean_var(np.linalg.norm(pts, axis=-1) ** 3, 0.5)  # r^d is uniform in the unit ball
+
+
+def test_closed_form_moments():
+    _check_mean_var(fr.rayleigh(KEY, 2.0, (N,)), 2.0 * math.sqrt(math.pi / 2), (4 - math.pi) / 2 * 4.0)
+    _check_mean_var(fr.maxwell(KEY, (N,)), 2 * math.sqrt(2 / math.pi), 3 - 8 / math.pi)
+    _check_mean_var(fr.wald(KEY, 1.5, (N,)), 1.5, 1.5**3)
+    _check_mean_var(fr.geometric(KEY, 0.3, (N,)), 1 / 0.3, 0.7 / 0.09)
+    _check_mean_var(fr.triangular(KEY, 0.0, 1.0, 4.0, (N,)), 5 / 3, (16 + 1 - 4) / 18)
+    _check_mean_var(fr.logistic(KEY, (N,)), 0.0, math.pi**2 / 3)
+    assert set(np.unique(fr.rademacher(KEY, (N,))).tolist()) == {-1, 1}
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: fr.gamma(KEY, 1.0, dtype="i32"), fg.DTypeError, ["gamma", "dtype", "i32"]),
+    (lambda: fr.gamma(KEY, np.ones(3, np.float32), (2,)), fg.ShapeError, ["gamma", "(3,)", "(2,)"]),
+    (lambda: fr.beta(KEY, np.ones(2, np.float32), np.ones(3, np.float32)), fg.ShapeError, ["beta", "broadcast"]),
+    (lambda: fr.dirichlet(KEY, 1.0), fg.ShapeError, ["dirichlet", "alpha"]),
+    (lambda: fr.dirichlet(KEY, np.ones((2, 3), np.float32), (4,)), fg.ShapeError, ["dirichlet", "(2,)"]),
+    (lambda: fr.geometric(KEY, 0.5, dtype="f32"), fg.DTypeError, ["geometric", "i32", "f32"]),
+    (lambda: fr.cauchy(np.zeros(2, np.int32)), fg.DTypeError, ["cauchy", "key"]),
+    (lambda: fr.t(KEY, np.ones(2, bool)), fg.DTypeError, ["t:", "df", "bool"]),
+    (lambda: fr.generalized_normal(KEY, -1.0), fg.TraceError, ["generalized_normal", "-1.0"]),
+    (lambda: fr.ball(KEY, -2), fg.TraceError, ["ball", "-2"]),
+    (lambda: fr.weibull_min(KEY, np.ones(2, np.float32), 1.0, (3,)), fg.ShapeError, ["weibull_min", "broadcast"]),
+    (lambda: fr.maxwell(KEY, (-1,)), fg.ShapeError, ["maxwell", "negative"]),
+])
+def test_errors_name_the_function_and_the_values(call, error, words):
+    with pytest.raises(error) as e:
+        call()
+    assert str(e.value).startswith(words[0]) and all(w in str(e.value) for w in words), str(e.value)
+    assert "test_random_distributions.py:" in str(e.value)
