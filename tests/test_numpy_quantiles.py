@@ -99,6 +99,10 @@ TABLE = [
 
 
 
+# jax 0.10 interpolates f32 entries at an f16 q in f16, jax 0.11 in f32: within an f16 rounding.
+RTOL = {"quantile-f16": 2.0**-10}
+
+
 def _cases():
     for name, ours, theirs, arg_sets in TABLE:
         for k, args in enumerate(arg_sets):
@@ -108,12 +112,13 @@ def _cases():
 @pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax.jit(theirs)(*args)  # one compilation for the row's calls
+    rtol = RTOL.get(name, 2e-5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's eager warnings on NaN, as JAX computes them
-        same(ours(*args), want, f"{name} eager")
-        same(fg.interpret(fg.trace(ours, *args), *args), want, f"{name} traced")
+        same(ours(*args), want, f"{name} eager", rtol)
+        same(fg.interpret(fg.trace(ours, *args), *args), want, f"{name} traced", rtol)
         if not any(a.dtype == np.float16 for a in args) or "shader-f16" in default_device().device.features:
-            same(fg.jit(ours)(*args), want, f"{name} compiled")
+            same(fg.jit(ours)(*args), want, f"{name} compiled", rtol)
 
 
 def test_traced_q_outside_the_range_is_clamped_as_jax_s():

@@ -16,6 +16,7 @@ import pytest
 
 import fgrad as fg
 from fgrad.lower import lower
+from fgrad.runtime import default_device
 
 NAN, INF = np.float32(np.nan), np.float32(np.inf)
 RNG = np.random.default_rng(99)
@@ -288,8 +289,16 @@ SEEN = {
 }
 
 
+# NOTE: NVIDIA's compiler takes a module's float constants +0 and -0 as one (WGSL cannot ask SPIR-V
+# for SignedZeroInfNanPreserve), even where a select between them is written on their bits.
+ON_NVIDIA = "NVIDIA" in default_device().name
+SIGN_OF_A_CONSTANT_ZERO = pytest.mark.xfail(ON_NVIDIA, reason="NVIDIA's compiler merges the constants +0 and -0",
+                                            strict=True)
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("case", SEEN)
+@pytest.mark.parametrize("case", [pytest.param(c, marks=SIGN_OF_A_CONSTANT_ZERO) if c in ("where(0,-0)", "where(1,-0)")
+                                  else c for c in SEEN])
 @pytest.mark.parametrize("shape", [(24,), (3, 8)], ids=["vector", "matrix"])
 def test_a_zero_or_one_value_the_compiler_sees_keeps_ieee_results(case, shape):
     x = np.resize(SPECIAL, shape)
