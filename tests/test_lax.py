@@ -29,6 +29,10 @@ B, C = rng.random((2, 3)) < 0.5, rng.random((2, 3)) < 0.5
 T = f32(2, 3, 4)
 HALVES = np.float32([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 3.2, -0.2])
 BITS = rng.integers(0, 2**31 - 1, (3, 5)).astype(np.int32)
+# lgamma and digamma at their poles (0, the negative integers: every f32 below -2^23), infinities, NaN, at the
+# roots of lgamma, where lgamma overflows (4.1e36) and at tiny, huge and half-integer arguments
+GAMMA_EDGES = np.float32([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -1e30, 1e30, 3e38, -0.5, 0.5, 1e-30,
+                          -1e-30, -3.5, -100.5, 4e36, 1e37, -4.5e6, -8388607.5, -16777216.0])
 
 
 class Row:
@@ -47,6 +51,9 @@ ROWS = [
                           "abs", "neg", "sign", "square", "asinh")),
     *(Row(n, P) for n in ("acosh", "log", "log1p", "rsqrt", "sqrt", "reciprocal")),
     Row("acosh", P + 1, id="acosh-above-1"),
+    *(Row(n, P) for n in ("lgamma", "digamma")),
+    *(Row(n, X, id=f"{n}-negative") for n in ("lgamma", "digamma")),
+    *(Row(n, GAMMA_EDGES, id=f"{n}-edges") for n in ("lgamma", "digamma")),
     *(Row(n, I, id=f"{n}-i32") for n in ("abs", "neg", "sign", "square")),
     *(Row(n, X, Y) for n in ("add", "sub", "mul", "max", "min", "eq", "ne", "lt", "le", "gt", "ge")),
     *(Row(n, I, J, id=f"{n}-i32") for n in ("add", "sub", "mul", "div", "max", "min", "lt", "ge")),
@@ -127,7 +134,8 @@ for _row in ROWS:
     _row.id = _row.id if _row.id not in ROWS_BY_ID else f"{_row.id}-{sum(k.startswith(_row.id) for k in ROWS_BY_ID)}"
     ROWS_BY_ID[_row.id] = _row
 JITTED = ["add", "div-truncates", "round", "select_n-int", "clamp-arrays", "broadcast_in_dim-unsorted", "slice",
-          "dynamic_update_index_in_dim", "reduce_xor-i32", "dot_general", "argmax", "associative_scan"]
+          "dynamic_update_index_in_dim", "reduce_xor-i32", "dot_general", "argmax", "associative_scan",
+          "lgamma-negative", "digamma-negative", "lgamma-edges", "digamma-edges"]
 
 
 def _with_arrays(row):
@@ -181,6 +189,11 @@ GRADS = [
     ("integer_pow", lambda a: L.integer_pow(a, 3), lambda a: jax.lax.integer_pow(a, 3), (X,)),
     ("round-clamp", lambda a: L.clamp(-1.0, a, 1.0) * L.round(a),
      lambda a: jax.lax.clamp(-1.0, a, 1.0) * jax.lax.round(a), (X,)),
+    ("lgamma", L.lgamma, jax.lax.lgamma, (X,)),
+    # above 0 only: JAX's derivative of digamma, lax.polygamma(1, x), is far off below 0
+    ("digamma", L.digamma, jax.lax.digamma, (P,)),
+    ("lgamma-second", lambda a: fg.grad(lambda v: fg.sum(L.lgamma(v)))(a),
+     lambda a: jax.grad(lambda v: jnp.sum(jax.lax.lgamma(v)))(a), (P,)),
 ]
 
 

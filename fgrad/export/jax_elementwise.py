@@ -14,12 +14,13 @@ from jax import lax
 from fgrad.errors import InputError
 from fgrad.export.jax import jax_rules
 from fgrad.ir import Const, DType, constant_p, input_p
+from fgrad.lower.library import cot_derivative
 from fgrad.primitives import (
-    abs_p, acosh_p, add_p, asinh_p, astype_p, atan2_p, atanh_p, cbrt_p, ceil_p, copysign_p, cos_p, cosh_p, div_p, eq_p,
-    erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p, gt_p, integer_pow_p, iota_p, isinf_p,
-    isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p,
-    minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p, sign_p, signbit_p, silu_p,
-    sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
+    abs_p, acosh_p, add_p, asinh_p, astype_p, atan2_p, atanh_p, cbrt_p, ceil_p, copysign_p, cos_p, cosh_p, digamma_p,
+    div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p, gt_p, integer_pow_p, iota_p,
+    isinf_p, isnan_p, le_p, lgamma_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p, logical_or_p,
+    lt_p, maximum_p, minimum_p, mul_p, ne_p, neg_p, polygamma_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p,
+    sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
 )
 from fgrad.primitives.elementwise import GELU_A, GELU_C
 
@@ -75,6 +76,38 @@ def _erf_inv(x: jax.Array) -> jax.Array:
     return y - lax.stop_gradient(jnp.where(jnp.isfinite(y), y - jnp.copysign(b, x), 0))  # y - 0 keeps -0
 
 
+def _polygamma(x: jax.Array, *, m: int) -> jax.Array:
+    """polygamma(m, x) for a static order m >= 1, as fgrad's: lax.polygamma from 0 up, and below the
+    reflection (-1)^m polygamma(m, 1 - x) - pi^(m+1) Q(cot(pi x)) (d^m/du^m cot(u) = Q(cot(u)), as
+    `cot_derivative`), which lax.polygamma lacks (it is far off below 0); +inf or NaN at the poles
+    (odd or even m), 0 at +inf (lax's NaN). Each branch gets operands where it is finite, so that the
+    one not taken puts no NaN into gradients."""
+    negative = x < 0
+    psi = lax.polygamma(jnp.asarray(m, x.dtype), jnp.where(negative, 1 - x, x))
+    r = x - jnp.round(x)
+    pole = (x <= 0) & (r == 0)
+    r = jnp.where(negative & ~pole, r, 0.5)
+    cot = jnp.cos(np.pi * r) / jnp.sin(np.pi * r)
+    q = sum(c * cot**k for k, c in enumerate(cot_derivative(m)) if c)
+    out = jnp.where(pole, np.inf if m % 2 else np.nan, jnp.where(negative, (-1) ** m * psi - np.pi ** (m + 1) * q, psi))
+    return jnp.where(jnp.isinf(x), jnp.where(x > 0, 0.0, np.nan), out).astype(x.dtype)
+
+
+# lgamma and digamma: lax's values; their derivatives, digamma and polygamma, as _digamma and _polygamma,
+# for JAX's derivative of lax.digamma, lax.polygamma(1, x), is far off below 0.
+@jax.custom_jvp
+def _digamma(x: jax.Array) -> jax.Array:
+    return lax.digamma(x)
+
+
+@jax.custom_jvp
+def _lgamma(x: jax.Array) -> jax.Array:
+    return lax.lgamma(x)
+
+
+_digamma.defjvp(lambda primals, tangents: (_digamma(primals[0]), _polygamma(primals[0], m=1) * tangents[0]))
+_lgamma.defjvp(lambda primals, tangents: (_lgamma(primals[0]), _digamma(primals[0]) * tangents[0]))
+
 jax_rules.register(input_p, _input_rule)
 jax_rules.register(constant_p, _constant_rule)
 jax_rules.register(iota_p, lambda *, shape, axis, dtype: lax.broadcasted_iota(dtype.np, shape, axis))
@@ -112,6 +145,9 @@ jax_rules.register(gelu_p, _wide(lambda x: 0.5 * x * (1 + jnp.tanh(GELU_C * (x +
 jax_rules.register(erf_p, _wide(lax.erf))
 jax_rules.register(erfc_p, _wide(lax.erfc))
 jax_rules.register(erf_inv_p, _wide(_erf_inv))
+jax_rules.register(lgamma_p, _wide(_lgamma))
+jax_rules.register(digamma_p, _wide(_digamma))
+jax_rules.register(polygamma_p, lambda x, *, m: _wide(lambda v: _polygamma(v, m=m))(x))
 # relu: max(x, 0), NaN staying NaN; jax.nn.relu's derivative is 0 at 0, as fgrad's.
 jax_rules.register(relu_p, jax.nn.relu)
 jax_rules.register(floor_p, jnp.floor)

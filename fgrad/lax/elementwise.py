@@ -17,7 +17,7 @@ import numpy as np
 from fgrad import numpy as fnp
 from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import DType
-from fgrad.primitives import add_p, div_p, integer_pow_p, mul_p, round_p, sub_p
+from fgrad.primitives import add_p, digamma_p, div_p, integer_pow_p, lgamma_p, mul_p, round_p, sub_p
 from fgrad.pytree import tree_map
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import ArrayLike, _as_dtype, _brief, _dtype, _shape, asarray
@@ -25,8 +25,8 @@ from fgrad.numpy.shapes import broadcast_to
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "clamp", "convert_element_type",
-    "cos", "cosh", "div", "eq", "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "integer_pow",
-    "is_finite", "le", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg", "nextafter", "pow",
+    "cos", "cosh", "digamma", "div", "eq", "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "integer_pow",
+    "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg", "nextafter", "pow",
     "reciprocal", "round", "RoundingMethod", "rsqrt", "select", "select_n", "sign", "sin", "sinh", "sqrt", "square",
     "stop_gradient", "sub", "tan", "tanh",
 ]
@@ -120,6 +120,9 @@ cbrt = _unary("cbrt", "f", fnp.cbrt, "Elementwise real cube root of a float valu
 ceil = _unary("ceil", "f", fnp.ceil, "Elementwise smallest integer >= x of a float value, as `jax.lax.ceil`.")
 cos = _unary("cos", "f", fnp.cos, "Elementwise cosine of a float value, as `jax.lax.cos`.")
 cosh = _unary("cosh", "f", fnp.cosh, "Elementwise hyperbolic cosine of a float value, as `jax.lax.cosh`.")
+digamma = _unary("digamma", "f", lambda x: bind(digamma_p, x),
+                 "Elementwise digamma function Gamma'(x) / Gamma(x) of a float value, as `jax.lax.digamma`: NaN at 0, "
+                 "at the negative integers and at -inf.")
 erf = _unary("erf", "f", fnp.erf, "Elementwise error function of a float value, as `jax.lax.erf`.")
 erfc = _unary("erfc", "f", fnp.erfc, "Elementwise 1 - erf(x) of a float value, to full precision, as `jax.lax.erfc`.")
 exp = _unary("exp", "f", fnp.exp, "Elementwise e^x of a float value, as `jax.lax.exp`.")
@@ -127,6 +130,9 @@ exp2 = _unary("exp2", "f", fnp.exp2, "Elementwise 2^x of a float value, as `jax.
 expm1 = _unary("expm1", "f", fnp.expm1, "Elementwise e^x - 1 of a float value, to full precision near 0.")
 floor = _unary("floor", "f", fnp.floor, "Elementwise largest integer <= x of a float value, as `jax.lax.floor`.")
 is_finite = _unary("is_finite", "f", fnp.isfinite, "Whether each entry of a float value is neither inf nor NaN.")
+lgamma = _unary("lgamma", "f", lambda x: bind(lgamma_p, x),
+                "Elementwise log|Gamma(x)| of a float value, as `jax.lax.lgamma`: +inf at 0, at the negative "
+                "integers and at +-inf.")
 log = _unary("log", "f", fnp.log, "Elementwise natural logarithm of a float value, as `jax.lax.log`.")
 log1p = _unary("log1p", "f", fnp.log1p, "Elementwise log(1 + x) of a float value, to full precision near 0.")
 logistic = _unary("logistic", "f", fnp.sigmoid, "Elementwise 1 / (1 + e^-x) of a float value, as `jax.lax.logistic`.")

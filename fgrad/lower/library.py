@@ -13,6 +13,7 @@ them on GPUs): `widened` converts the operands and rounds the result back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -350,6 +351,105 @@ LOG_ADD_EXP_F32 = """fn log_add_exp_f32(x: f32, y: f32) -> f32 {
     return select(max(x, y) + log1p_f32(exp_f32(-abs(d))), x + y, is_nan(d));
 }"""
 
+# Bernoulli numbers B_2, B_4, ..., B_18: the coefficients of the asymptotic series of lgamma, digamma
+# and the Hurwitz zeta function.
+BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798)
+
+# sin(pi t) for |t| <= 1/2: t P(t^2), a fit (within 2 ulp). The reflection formulas of lgamma, digamma
+# and polygamma take it at r = x - round(x), which is exact: the rounding of pi x would be all of
+# sin(pi x) near their poles.
+SINPI_P = (3.1415927410125732, -5.167715072631836, 2.550145149230957, -0.5986353158950806, 0.07824674993753433)
+SINPI_F32 = f"""fn sinpi_f32(t: f32) -> f32 {{
+    let z = t * t;
+    return t * {horner(SINPI_P, "z")};
+}}"""
+
+# lgamma(1 + y) for y >= -1/2 (`y` exact, so that 1 + y is never rounded): on [-1/2, 1/2) and [1/2,
+# 3/2), s P(s) for s = y and y - 1 (exact), P fits of lgamma(1 + s) / s and lgamma(2 + s) / s,
+# relatively accurate at the roots y = 0 and 1 (XLA's Lanczos sum is 5e-7 off there); up to 7, the
+# recurrence lgamma(1 + y) = lgamma(y) + log(y) down to [1/2, 3/2), as the log of the product of the
+# steps; from 7, Stirling's series (y + 1/2) (log(y) - 1) + (log(2 pi) + 1) / 2 + 1/(12 y) - 1/(360 y^3)
+# + 1/(1260 y^5), which overflows from 4.1e36 as lgamma does.
+LGAMMA_NEAR_1 = (-0.5772156715393066, 0.8224669098854065, -0.40068519115448, 0.2705939710140228,
+                 -0.20739856362342834, 0.16914638876914978, -0.14375907182693481, 0.1309613734483719,
+                 -0.11526881158351898, 0.06591259688138962, -0.06409715861082077, 0.17879322171211243,
+                 -0.15850330889225006)
+LGAMMA_NEAR_2 = (0.42278432846069336, 0.32246702909469604, -0.06735190004110336, 0.020581359043717384,
+                 -0.007391972001641989, 0.002880700398236513, -0.0011537885293364525, 0.0005664451164193451,
+                 -0.00031235627830028534)
+STIRLING = tuple(b / (2 * k * (2 * k - 1)) for k, b in enumerate(BERNOULLI[:3], 1))
+LGAMMA_1P_F32 = f"""fn lgamma_1p_f32(y: f32) -> f32 {{
+    var z = y;
+    var p = 1.0f;
+    for (var k = 0i; k < 6i; k++) {{
+        let down = z >= 1.5f;
+        p = select(p, p * z, down);
+        z = select(z, z - 1.0f, down);
+    }}
+    let near_1 = z < 0.5f;
+    let s = select(z - 1.0f, z, near_1);
+    let far = y >= 7.0f;
+    let l = log_f32(select(p, y, far));
+    let near = s * select({horner(LGAMMA_NEAR_2, "s")},
+        {horner(LGAMMA_NEAR_1, "s")}, near_1) + l;
+    let t = 1.0f / y;
+    let u = t * t;
+    return select(near, (y + 0.5f) * (l - 1.0f) + ({literal(0.5 * math.log(2 * math.pi) + 0.5, DType.f32)} +
+        t * {horner(STIRLING, "u")}), far);
+}}"""
+
+# lgamma(x) = log|Gamma(x)|: lgamma(1 + (x - 1)) from 1/2 up, lgamma(1 + x) - log(x) on (0, 1/2), and
+# below 0 the reflection log(pi / |sin(pi x)|) - lgamma(1 + -x): x - 1 and -x are exact, as 1 - x is
+# not. +inf at 0, the negative integers (every f32 below -2^23) and +-inf; NaN stays.
+LGAMMA_F32 = f"""fn lgamma_f32(x: f32) -> f32 {{
+    let r = x - round(x);
+    let negative = x < 0.0f;
+    let g = lgamma_1p_f32(select(select(x, x - 1.0f, x >= 0.5f), -x, negative));
+    let l = log_f32(select(x, 3.1415927f / abs(sinpi_f32(r)), negative));
+    let v = select(g - select(0.0f, l, x < 0.5f), l - g, negative);
+    return select(select(v, {INF}, ((x <= 0.0f) & (r == 0.0f)) | is_inf(x)), x, is_nan(x));
+}}"""
+
+# digamma(1 + y) for y >= 0 (`y` exact, so that 1 + y is never rounded). On [0, 1), psi(1 + a) + t P(t)
+# for t = y - a, a the f32 nearest the root 0.4616... (exact where it matters), psi(1 + a) (-1.2e-8)
+# rounded and P a fit: relatively accurate at the root, where the recurrence cancels. (Not the
+# compensated (y - a) - (the root - a): llvmpipe folds its two constants into one.) Up to 5, the
+# recurrence psi(1 + y) = psi(y) + 1 / y down to [0, 1); from 5, the asymptotic series log(y) + 1/(2y) -
+# 1/(12 y^2) + 1/(120 y^4) - 1/(252 y^6) + 1/(240 y^8).
+DIGAMMA_ROOT = (0.4616321325302124, -1.203605215494008e-08)  # a and psi(1 + a)
+DIGAMMA_NEAR_ROOT = (0.9676722884178162, -0.44276320934295654, 0.25849705934524536, -0.16393931210041046,
+                     0.10788798332214355, -0.07229597866535187, 0.04820582643151283, -0.032094523310661316,
+                     0.024815412238240242, -0.020346742123365402, 0.009106055833399296)
+DIGAMMA_SERIES = tuple(b / (2 * k) for k, b in enumerate(BERNOULLI[:4], 1))
+DIGAMMA_1P_F32 = f"""fn digamma_1p_f32(y: f32) -> f32 {{
+    var z = y;
+    var s = 0.0f;
+    for (var k = 0i; k < 4i; k++) {{
+        let down = z >= 1.0f;
+        s = select(s, s + 1.0f / z, down);
+        z = select(z, z - 1.0f, down);
+    }}
+    let a = z - {literal(DIGAMMA_ROOT[0], DType.f32)};
+    let near = ({literal(DIGAMMA_ROOT[1], DType.f32)} + a * {horner(DIGAMMA_NEAR_ROOT, "a")}) + s;
+    let t = 1.0f / y;
+    let u = t * t;
+    return select(near, log_f32(y) + 0.5f * t - u * {horner(DIGAMMA_SERIES, "u")}, y >= 5.0f);
+}}"""
+
+# digamma(x) = Gamma'(x) / Gamma(x): psi(1 + (x - 1)) from 1 up, psi(1 + x) - 1 / x on (0, 1), and
+# below 0 the reflection psi(1 + -x) - pi cot(pi x), cot(pi x) = sin(pi (1/2 - |r|)) / sin(pi r) for
+# r = x - round(x) (exact; 1/2 - |r| too from |r| = 1/4 up, below rounded by 2^-26 at most, where cos
+# is flat). NaN at 0, at the negative integers and at -inf, as lax.digamma; +inf at +inf.
+DIGAMMA_F32 = f"""fn digamma_f32(x: f32) -> f32 {{
+    let r = x - round(x);
+    let negative = x < 0.0f;
+    let d = digamma_1p_f32(select(select(x, x - 1.0f, x >= 1.0f), -x, negative));
+    let shift = select(select(0.0f, -1.0f / x, x < 1.0f), -3.1415927f * sinpi_f32(0.5f - abs(r)) / sinpi_f32(r),
+        negative);
+    let undefined = ((x <= 0.0f) & (r == 0.0f)) | (is_inf(x) & negative) | is_nan(x);
+    return select(select(d + shift, x, is_inf(x)), {NAN}, undefined);
+}}"""
+
 # The functions above by name, with the ones each calls.
 FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "is_nan": (IS_NAN, ()),
@@ -373,6 +473,11 @@ FUNCTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pow_positive_f32": (POW_POSITIVE_F32, ("log_parts_f32", "scaled_f32")),
     "power_f32": (POWER_F32, ("is_nan", "pow_positive_f32")),
     "log_add_exp_f32": (LOG_ADD_EXP_F32, ("is_nan", "exp_f32", "log1p_f32")),
+    "sinpi_f32": (SINPI_F32, ()),
+    "lgamma_1p_f32": (LGAMMA_1P_F32, ("log_f32",)),
+    "lgamma_f32": (LGAMMA_F32, ("is_inf", "is_nan", "lgamma_1p_f32", "log_f32", "sinpi_f32")),
+    "digamma_1p_f32": (DIGAMMA_1P_F32, ("log_f32",)),
+    "digamma_f32": (DIGAMMA_F32, ("digamma_1p_f32", "is_inf", "is_nan", "sinpi_f32")),
 }
 
 
@@ -383,3 +488,70 @@ def function(w: Any, name: str) -> str:
     for called in calls:
         function(w, called)
     return w.function(name, text)
+
+
+def zeta_tail(s: int, terms: int, precision: float) -> tuple[int, tuple[float, ...]]:
+    """The Euler-Maclaurin tail of the Hurwitz zeta function zeta(s, y) = sum over k >= 0 of (y + k)^-s
+    for an integer s >= 2: zeta(s, y) ~ y^(1-s) (1/(s-1) + 1/(2y) + sum over j of c_j y^-2j), with
+    c_j = B_2j / (2j)! s (s+1) ... (s+2j-2) for j = 1..`terms`. Returns the c_j, and the least n >= 1
+    from which the first term left out is below `precision` relative to zeta's first, 1/(s-1) y^(1-s)."""
+
+    def c(j: int) -> float:
+        return BERNOULLI[j - 1] / math.factorial(2 * j) * math.prod(range(s, s + 2 * j - 1))
+
+    n = 1
+    while abs(c(terms + 1)) * (s - 1) >= precision * n ** (2 * terms + 2):
+        n += 1
+    return n, tuple(c(j) for j in range(1, terms + 1))
+
+
+def cot_derivative(m: int) -> tuple[int, ...]:
+    """The coefficients (lowest degree first) of the polynomial Q with d^m/du^m cot(u) = Q(cot(u)): Q is
+    c for m = 0, and each derivative maps Q to -(1 + c^2) Q'(c)."""
+    q: tuple[int, ...] = (0, 1)
+    for _ in range(m):
+        d = [k * a for k, a in enumerate(q)][1:]
+        q = tuple(-a - b for a, b in zip([*d, 0, 0], [0, 0, *d]))
+    return q
+
+
+def polygamma(w: Any, m: int) -> str:
+    """Declare `polygamma<m>_f32`, the polygamma function psi^(m)(x) of the static order m >= 1, in the
+    kernel `w` writes; returns its name.
+
+    From 0 up, (-1)^(m+1) m! zeta(m + 1, x): the terms (x + k)^-(m+1) summed up to x + k >= n, then the
+    tail (`zeta_tail`, four terms; n grows with m), all of one sign. Below 0, the reflection psi^(m)(x) =
+    -m! zeta(m + 1, 1 - x) - pi^(m+1) Q(cot(pi x)) (`cot_derivative`), cot from r = x - round(x) (exact)
+    as in digamma_f32; for even m the two terms cancel near the half-integers. At 0 and the negative
+    integers +inf for odd m, NaN for even m (the two sides' limits differ in sign there); 0 at +inf, NaN
+    at -inf. On llvmpipe, for m <= 3: within 6 ulp from 0 up, 11 below (Q(c) takes c's error m + 1 times)."""
+    name, s, f32 = f"polygamma{m}_f32", m + 1, DType.f32
+    n, tail = zeta_tail(s, 4, 2.0**-26)
+    q = cot_derivative(m)
+    odd = m % 2 == 1  # Q is even for odd m, odd for even m: a polynomial in c^2, times c for even m
+    reflection = horner(q[0::2], "cc") if odd else f"{horner(q[1::2], 'cc')} * c"
+    for called in ("is_inf", "is_nan", "sinpi_f32"):
+        function(w, called)
+    return w.function(name, f"""fn {name}(x: f32) -> f32 {{
+    let negative = x < 0.0f;
+    var y = select(x, 1.0f - x, negative);
+    var sum = 0.0f;
+    for (var k = 0i; k < {n}i; k++) {{
+        let p = 1.0f / y;
+        let low = y < {literal(n, f32)};
+        sum = select(sum, sum + {" * ".join(["p"] * s)}, low);
+        y = select(y, y + 1.0f, low);
+    }}
+    let t = 1.0f / y;
+    let u = t * t;
+    let zeta = sum + {" * ".join(["t"] * (s - 1))} *
+        ({literal(1 / (s - 1), f32)} + t * (0.5f + t * {horner(tail, "u")}));
+    let r = x - round(x);
+    let c = sinpi_f32(0.5f - abs(r)) / sinpi_f32(r);
+    let cc = c * c;
+    let v = select({literal((-1) ** (m + 1) * math.factorial(m), f32)} * zeta,
+        {literal(-math.factorial(m), f32)} * zeta - {literal(math.pi ** (m + 1), f32)} * {reflection}, negative);
+    let far = select({NAN}, 0.0f, x > 0.0f);
+    let special = select(select(v, far, is_inf(x)), {INF if odd else NAN}, (x <= 0.0f) & (r == 0.0f));
+    return select(special, x, is_nan(x));
+}}""")

@@ -18,10 +18,10 @@ from fgrad.errors import DTypeError
 from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
 from fgrad.lower.kinds import CONVERSION, ELEMENTWISE, SOURCE, VIEW, register_lowering
 from fgrad.lower.library import (
-    ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, cast, float_test, function, horner, pick, widened,
-    with_sign_of,
+    BERNOULLI, ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, cast, cot_derivative, float_test, function, horner,
+    pick, polygamma, widened, with_sign_of, zeta_tail,
 )
-from fgrad.trace import Tensor
+from fgrad.trace import Tensor, bind
 from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.batching import batch_rules, elementwise_batching, no_operands
 from fgrad.transforms.forward import diagonal_jvp, jvp_rules, linear_jvp, multilinear_jvp, nondiff_jvp
@@ -33,11 +33,12 @@ from fgrad.primitives.abstract_eval import (
 
 __all__ = [  # re-exported by fgrad.primitives
     "abs_p", "acosh_p", "add_p", "asinh_p", "astype_p", "atan2_p", "atanh_p", "cbrt_p", "ceil_p", "convert",
-    "copysign_p", "cos_p", "cosh_p", "div_p", "eq_p", "erf_inv_p", "erf_p", "erfc_p", "exp2_p", "exp_p", "expm1_p",
-    "floor_p", "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "log1p_p", "log2_p", "log_p",
-    "logaddexp_p", "logical_and_p", "logical_not_p", "logical_or_p", "lt_p", "maximum_p", "minimum_p", "mul_p",
-    "ne_p", "neg_p", "pow_p", "relu_p", "rem_p", "round_p", "rsqrt_p", "sigmoid_p", "sign_p", "signbit_p", "silu_p",
-    "sin_p", "sinh_p", "sqrt_p", "stop_gradient_p", "sub_p", "tan_p", "tanh_p", "where_p",
+    "copysign_p", "cos_p", "cosh_p", "digamma_p", "div_p", "eq_p", "erf_inv_p", "erf_p", "erfc_p", "exp2_p", "exp_p",
+    "expm1_p", "floor_p", "ge_p", "gelu_p", "gt_p", "integer_pow_p", "iota_p", "isinf_p", "isnan_p", "le_p", "lgamma_p",
+    "log1p_p", "log2_p", "log_p", "logaddexp_p", "logical_and_p", "logical_not_p", "logical_or_p", "lt_p", "maximum_p",
+    "minimum_p", "mul_p", "ne_p", "neg_p", "polygamma_p", "pow_p", "relu_p", "rem_p", "round_p", "rsqrt_p", "sigmoid_p",
+    "sign_p", "signbit_p", "silu_p", "sin_p", "sinh_p", "sqrt_p", "stop_gradient_p", "sub_p", "tan_p", "tanh_p",
+    "where_p",
 ]
 
 
@@ -1143,3 +1144,98 @@ vjp_rules.register(stop_gradient_p, nondiff)
 jvp_rules.register(stop_gradient_p, nondiff_jvp)
 batch_rules.register(stop_gradient_p, elementwise_batching(stop_gradient_p))
 register_lowering(stop_gradient_p, ELEMENTWISE, "{0}")
+
+
+# lgamma: log|Gamma(x)| (lax.lgamma): +inf at 0, at the negative integers and at +-inf; d lgamma(x) =
+# digamma(x) dx. WGSL: fgrad/lower/library.py, relatively accurate at the roots 1 and 2 (XLA's is 5e-7
+# off there). The reference: math.lgamma in float64.
+def _lgamma_impl(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    pole = (x <= 0) & (np.floor(x) == x)  # -inf too
+    out = np.vectorize(math.lgamma, otypes=[np.float64])(np.where(pole | np.isnan(x), 1.0, x))
+    return np.where(pole, np.inf, np.where(np.isnan(x), x, out))
+
+
+def _lgamma_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * bind(digamma_p, x),)
+
+
+lgamma_p = declare("lgamma", unary("lgamma", FLOAT), computed_wide(_lgamma_impl))
+vjp_rules.register(lgamma_p, _lgamma_vjp)
+jvp_rules.register(lgamma_p, diagonal_jvp(_lgamma_vjp))
+batch_rules.register(lgamma_p, elementwise_batching(lgamma_p))
+register_lowering(lgamma_p, ELEMENTWISE, _wide("lgamma_f32({0})", "lgamma_f32"))
+
+
+# digamma: psi(x) = Gamma'(x) / Gamma(x) (lax.digamma): NaN at 0, at the negative integers and at
+# -inf, +inf at +inf; d digamma(x) = polygamma(1, x) dx. WGSL: fgrad/lower/library.py. The reference,
+# in float64: below 0 the reflection psi(1 - x) - pi cot(pi x), pi x reduced exactly (x - round(x));
+# the recurrence psi(y) = psi(y + 1) - 1 / y up to 10, then the asymptotic series (to B_14).
+def _digamma_impl(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        r = x - np.round(x)
+        y = np.where(x < 0, 1 - x, x)
+        shift = np.zeros_like(y)
+        for _ in range(10):
+            low = y < 10
+            shift, y = shift - np.where(low, 1 / y, 0.0), np.where(low, y + 1, y)
+        u = 1 / (y * y)
+        series = np.polyval([b / (2 * k) for k, b in reversed(list(enumerate(BERNOULLI[:7], 1)))], u)
+        psi = np.log(y) - 0.5 / y - u * series + shift
+        psi = np.where(x < 0, psi - np.pi * np.cos(np.pi * r) / np.sin(np.pi * r), psi)
+        return np.where(((x <= 0) & (r == 0)) | np.isneginf(x), np.nan, psi)
+
+
+def _digamma_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
+    return (g * bind(polygamma_p, x, m=1),)
+
+
+digamma_p = declare("digamma", unary("digamma", FLOAT), computed_wide(_digamma_impl))
+vjp_rules.register(digamma_p, _digamma_vjp)
+jvp_rules.register(digamma_p, diagonal_jvp(_digamma_vjp))
+batch_rules.register(digamma_p, elementwise_batching(digamma_p))
+register_lowering(digamma_p, ELEMENTWISE, _wide("digamma_f32({0})", "digamma_f32"))
+
+
+# polygamma: psi^(m)(x), the m-th derivative of digamma, for a static order m >= 1 (lax.polygamma with
+# an integer m); d polygamma(m, x) = polygamma(m + 1, x) dx. Not public: digamma's derivatives bind it,
+# and one primitive for every m lets lgamma and digamma differentiate to any order. +inf at 0 and the
+# negative integers for odd m, NaN for even m; 0 at +inf, NaN at -inf. WGSL: fgrad/lower/library.py.
+# The reference, in float64: (-1)^(m+1) m! zeta(m + 1, x) from 0 up (`zeta_tail`, eight terms), and
+# below the reflection -m! zeta(m + 1, 1 - x) - pi^(m+1) Q(cot(pi x)) (`cot_derivative`).
+def _polygamma_impl(x: np.ndarray, m: int) -> np.ndarray:
+    s, factorial = m + 1, math.factorial(m)
+    n, tail = zeta_tail(s, 8, 2.0**-54)
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        r = x - np.round(x)
+        y = np.where(x < 0, 1 - x, x)
+        zeta = np.zeros_like(y)
+        for _ in range(n):
+            low = y < n
+            zeta, y = zeta + np.where(low, y**-s, 0.0), np.where(low, y + 1, y)
+        t = 1 / y
+        zeta = zeta + t ** (s - 1) * (1 / (s - 1) + t * (0.5 + t * np.polyval(tail[::-1], t * t)))
+        cot = np.cos(np.pi * r) / np.sin(np.pi * r)
+        reflected = -factorial * zeta - np.pi ** (m + 1) * np.polyval(cot_derivative(m)[::-1], cot)
+        psi = np.where(x < 0, reflected, (-1) ** (m + 1) * factorial * zeta)
+        psi = np.where(np.isinf(x), np.where(x > 0, 0.0, np.nan), psi)
+        return np.where((x <= 0) & (r == 0), np.inf if m % 2 else np.nan, psi)
+
+
+def _polygamma_vjp(g: Tensor, ans: Tensor, x: Tensor, *, m: int) -> tuple[Tensor]:
+    return (g * bind(polygamma_p, x, m=m + 1),)
+
+
+def _polygamma_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    name = polygamma(w, w.nodes[i].attrs["m"])
+    return widened(w, w.spec(i).dtype, lambda x: f"{name}({x})", w.operand(i, 0, coords))
+
+
+polygamma_p = declare("polygamma", lambda x, *, m: unary("polygamma", FLOAT)(x),
+                      lambda x, *, m: computed_wide(lambda v: _polygamma_impl(v, m))(x))
+vjp_rules.register(polygamma_p, _polygamma_vjp)
+jvp_rules.register(polygamma_p, diagonal_jvp(_polygamma_vjp))
+batch_rules.register(polygamma_p, elementwise_batching(polygamma_p))
+register_lowering(polygamma_p, ELEMENTWISE, _polygamma_wgsl)

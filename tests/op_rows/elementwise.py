@@ -60,6 +60,76 @@ def erfinv_ref(x: np.ndarray) -> np.ndarray:
     return np.copysign(np.where(a < 1, y, np.where(a == 1, inf, nan)), x)
 
 
+def lgamma_ref(x: np.ndarray) -> np.ndarray:
+    """log|Gamma(x)| by math.lgamma in float64; +inf at 0, at the negative integers and at -inf."""
+    x = np.asarray(x, np.float64)
+    pole = (x <= 0) & (np.floor(x) == x)
+    out = np.vectorize(math.lgamma, otypes=[np.float64])(np.where(pole | np.isnan(x), 1.0, x))
+    return np.where(pole, inf, np.where(np.isnan(x), nan, out))
+
+
+DIGAMMA_TERMS = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760)  # B_2k / 2k
+ZETA_TERMS = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000)  # B_2j / (2j)!
+
+
+def _psi(v: float) -> float:
+    if math.isnan(v) or v == -inf or (v <= 0 and v == math.floor(v)):
+        return nan
+    if v == inf:
+        return inf
+    if v < 0:  # the reflection, pi v reduced exactly
+        return _psi(1 - v) - math.pi / math.tan(math.pi * (v - round(v)))
+    steps = []
+    while v < 20:
+        steps.append(-1 / v)
+        v += 1
+    u = 1 / (v * v)
+    return math.fsum([math.log(v), -0.5 / v, *(-t * u ** (k + 1) for k, t in enumerate(DIGAMMA_TERMS)), *steps])
+
+
+def digamma_ref(x: np.ndarray) -> np.ndarray:
+    """psi in float64, element by element: the recurrence psi(v) = psi(v + 1) - 1/v up to 20, then the
+    asymptotic series, summed by fsum; below 0 psi(1 - v) - pi cot(pi v). NaN at the poles and -inf."""
+    return np.vectorize(_psi, otypes=[np.float64])(np.asarray(x, np.float64))
+
+
+def _polygamma(m: int, v: float) -> float:
+    if math.isnan(v) or v == -inf:
+        return nan
+    if v == inf:
+        return 0.0
+    if v <= 0 and v == math.floor(v):
+        return inf if m % 2 else nan
+    s, terms = m + 1, []
+    while v < 30:  # below 0 too, with no reflection: the series holds for every v off the poles
+        terms.append(v**-s)
+        v += 1
+    terms += [v ** (1 - s) / (s - 1), v**-s / 2]
+    terms += [c * math.prod(range(s, s + 2 * j + 1)) * v ** (-s - 2 * j - 1) for j, c in enumerate(ZETA_TERMS)]
+    return (-1) ** (m + 1) * math.factorial(m) * math.fsum(terms)
+
+
+def polygamma_ref(m: int):
+    """psi^(m) in float64, element by element: (-1)^(m+1) m! zeta(m + 1, x), whose terms (x + k)^-(m+1)
+    are summed up to x + k >= 30 (so for |x| of a few tens at most), then its Euler-Maclaurin tail."""
+    return lambda x: np.vectorize(lambda v: _polygamma(m, v), otypes=[np.float64])(np.asarray(x, np.float64))
+
+
+def trigamma(x):
+    """psi'(x), digamma's derivative: polygamma has no public function."""
+    return fg.grad(lambda v: fg.sum(fg.lax.digamma(v)))(x)
+
+
+def tetragamma(x):
+    """psi''(x), trigamma's derivative."""
+    return fg.grad(lambda v: fg.sum(trigamma(v)))(x)
+
+
+def around(v: float, n: int) -> np.ndarray:
+    """The 2n + 1 f32 values nearest the positive v, consecutive."""
+    return (np.float32(v).view(np.int32) + np.arange(-n, n + 1, dtype=np.int32)).view(np.float32)
+
+
 def exact(fn):
     """The reference `fn` of the constants `values`, in float64, rounded once to f32 (past f32's
     range: inf, as an f32 function gives)."""
@@ -127,6 +197,21 @@ SINE_GRID = np.concatenate([np.linspace(-10, 10, 401), TINY, -TINY, np.linspace(
                             NEAR_ZEROS]).astype(np.float32)
 LOG2_GRID = np.concatenate([np.geomspace(1e-30, 1e30, 121), np.linspace(0.5, 2, 151), 1 + TINY[:-3],
                             1 - TINY[:-3]]).astype(np.float32)
+
+# lgamma, digamma and polygamma: grids on both sides of 0, between the poles and up to the overflow of
+# lgamma past 4.1e36; the f32 values about the roots of lgamma at 1 and 2 and of digamma at 1.4616...;
+# poles, infinities, NaN, tiny and huge values.
+GAMMA_GRID = np.concatenate([np.linspace(0.01, 12, 240), np.geomspace(12, 3e36, 40), TINY[:-1],
+                             -np.linspace(0.01, 11.99, 240), -np.geomspace(12, 8e6, 20)]).astype(np.float32)
+GAMMA_SPECIAL = f32(nan, inf, -inf, 0.0, -0.0, -1.0, -2.0, -7.0, -1e30, 1e30, 3e38, 4e36, 5e36, 0.5, -0.25, -1.5,
+                    1e-30, -1e-30, 3.0, 100.0, -100.5, -8388607.5, -4.5e6)
+NEAR_ONE_AND_TWO = np.concatenate([around(1.0, 20), around(2.0, 20), 1 + np.linspace(-0.01, 0.01, 41),
+                                   2 + np.linspace(-0.01, 0.01, 41)]).astype(np.float32)
+NEAR_DIGAMMA_ROOT = np.concatenate([around(1.4616321, 40), 1.4616321 + np.linspace(-0.01, 0.01, 41), f32(1.0, 2.0)])
+NEAR_DIGAMMA_ROOT = NEAR_DIGAMMA_ROOT.astype(np.float32)
+POLYGAMMA_GRID = np.concatenate([np.linspace(0.05, 25, 100), -np.linspace(0.03, 9.97, 100), TINY[20:]])
+POLYGAMMA_GRID = POLYGAMMA_GRID.astype(np.float32)
+POLYGAMMA_SPECIAL = f32(nan, inf, -inf, 0.0, -0.0, -1.0, -3.0, 1e4, 1e-15, -1e-15, 0.5, -0.25)
 
 # Integer division at XLA's edges: zero divisors, INT_MIN / -1; and their jax.numpy results.
 INT_A = np.array([7, -7, 7, -7, 5, -5, 0, -2**31, -2**31, 2**31 - 1, -2**31, 6], np.int32)
@@ -270,6 +355,26 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     # div on integers: truncated, XLA's x / 0 = -1 (jax.numpy's floor_divide builds on it)
     Case("div", "floor_divide-i32", fg.floor_divide, (I(2, 4, lo=-20, hi=20), DIVISORS[:4]), np.floor_divide),
     Case("div", "floor_divide-i32-edges", fg.floor_divide, (INT_A, INT_B), lambda a, b: JAX_FLOOR_DIVIDE_INT),
+    # lgamma, digamma and polygamma (the derivatives of digamma): smooth rows on both sides of 0
+    Case("lgamma", "f32", fg.lax.lgamma, (f32(-2.7, -1.3, -0.6, 0.3, 0.9, 1.7, 3.2, 9.5),), lgamma_ref),
+    # atol for XLA's lgamma (the JAX export), 2.6e-6 off near the roots (1, 2, -2.46, ...); the WGSL is within 2.4
+    # ulp above 0, 1.6e-7 below (API rows: near-roots, negative). XLA's lgamma(3) is 3.4e-7 off.
+    Case("lgamma", "grid", *on_exact(fg.lax.lgamma, lgamma_ref, GAMMA_GRID), rtol=4e-7, atol=3e-6),
+    Case("lgamma", "special", *on_exact(fg.lax.lgamma, lgamma_ref, GAMMA_SPECIAL), rtol=4e-7, atol=0.0),
+    Case("digamma", "f32", fg.lax.digamma, (f32(-2.7, -1.3, -0.6, 0.3, 0.9, 1.7, 3.2, 9.5),), digamma_ref),
+    # atol for XLA's digamma, 8.4e-7 off on [1, 2] and near its roots below 0; the WGSL is within 2.8 ulp above 0
+    # and 3.2e-7 below, where psi(x) = psi(1 - x) - pi cot(pi x) cancels (API rows: near-root, negative)
+    Case("digamma", "grid", *on_exact(fg.lax.digamma, digamma_ref, GAMMA_GRID), rtol=4e-7, atol=1e-6),
+    Case("digamma", "special", *on_exact(fg.lax.digamma, digamma_ref, GAMMA_SPECIAL), rtol=3e-7, atol=0.0),
+    Case("polygamma", "trigamma", trigamma, (f32(-2.7, -1.3, -0.6, 0.3, 0.9, 1.7, 3.2, 9.5),), polygamma_ref(1)),
+    # the WGSL within 3.6e-7 on both grids; the JAX export (lax.polygamma above 0) within 4.4e-7 and 6e-7
+    Case("polygamma", "trigamma-grid", *on_exact(trigamma, polygamma_ref(1), POLYGAMMA_GRID), rtol=5e-7, atol=0.0),
+    Case("polygamma", "trigamma-special", *on_exact(trigamma, polygamma_ref(1), POLYGAMMA_SPECIAL), rtol=2e-7,
+         atol=0.0),
+    Case("polygamma", "tetragamma-grid", *on_exact(tetragamma, polygamma_ref(2), POLYGAMMA_GRID), rtol=7e-7,
+         atol=0.0),
+    Case("polygamma", "tetragamma-special", *on_exact(tetragamma, polygamma_ref(2), POLYGAMMA_SPECIAL), rtol=4e-7,
+         atol=0.0),
 )
 
 API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public functions
@@ -378,6 +483,16 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
          (F(2, 3), F(3), P(3)), lambda x, m, v: (x - m) / np.sqrt(v + 0.1)),
     Case("erfc", "gelu-exact-tail", lambda x: fg.nn.gelu(x, approximate=False), (F(3, 4, lo=-12, hi=-4),),
          lambda x: x * erfc_ref(-x / np.sqrt(2)) / 2, rtol=3e-5, atol=0.0),
+    # lax.lgamma and lax.digamma to the WGSL's accuracy, which the op rows' tolerances (XLA's, for the export)
+    # hide: relatively near the roots of lgamma at 1 and 2 (within 1.3 ulp; XLA's lgamma(1) is 4.8e-7) and of
+    # digamma at 1.4616... (1.7 ulp), absolutely below 0, where the reflection cancels near the roots
+    # (1.6e-7 and 3.2e-7, within 1.5 ulp of lgamma(1 - x) and psi(1 - x))
+    Case("lgamma", "near-roots", *on_exact(fg.lax.lgamma, lgamma_ref, NEAR_ONE_AND_TWO), rtol=2e-7, atol=0.0),
+    Case("lgamma", "negative", *on_exact(fg.lax.lgamma, lgamma_ref, GAMMA_GRID[GAMMA_GRID < 0]), rtol=3e-7,
+         atol=2e-7),
+    Case("digamma", "near-root", *on_exact(fg.lax.digamma, digamma_ref, NEAR_DIGAMMA_ROOT), rtol=2e-7, atol=0.0),
+    Case("digamma", "negative", *on_exact(fg.lax.digamma, digamma_ref, GAMMA_GRID[GAMMA_GRID < 0]), rtol=3e-7,
+         atol=4e-7),
 )
 
 F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
@@ -409,6 +524,9 @@ F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
     Case("tan", "f16", fg.tan, (H(2, 3, lo=-1.4, hi=1.4),), rounded(np.tan), **F16),
     Case("log2", "f16", fg.log2, (PH(2, 3),), rounded(np.log2), **F16),
     Case("atan2", "f16-arcsin", fg.arcsin, (H(2, 3, lo=-0.9, hi=0.9),), rounded(np.arcsin), rtol=6e-3, atol=1e-3),
+    Case("lgamma", "f16", fg.lax.lgamma, (H(2, 3, lo=-3, hi=5),), rounded(lgamma_ref), **F16),
+    Case("digamma", "f16", fg.lax.digamma, (H(2, 3, lo=-3, hi=5),), rounded(digamma_ref), **F16),
+    Case("polygamma", "f16", trigamma, (H(2, 3, lo=0.5, hi=5),), rounded(polygamma_ref(1)), **F16),
 )
 
 U32_ROWS: tuple[Case, ...] = (  # u32 rows of integer primitives
