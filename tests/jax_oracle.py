@@ -1,6 +1,6 @@
 """Comparison with JAX as the oracle, shared by the tests of fgrad's jax.numpy, jax.lax and jax.nn
-names: seeded inputs, a check of results (count, tuple fields, shapes, dtypes, values), and calls
-into JAX."""
+names: seeded inputs, table rows as pytest params, a check of results (count, tuple fields, shapes,
+dtypes, values), and calls into JAX."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 
 class Draws:
@@ -26,6 +27,13 @@ class Draws:
     def i32(self, *shape: int, lo: int | None = None, hi: int | None = None) -> np.ndarray:
         lo, hi = -self.ints if lo is None else lo, self.ints if hi is None else hi
         return self.rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
+
+
+def table_params(table: list) -> list:
+    """One pytest param (ours, theirs, args, name) per argument set of each (name, ours, theirs,
+    argument sets) row, with the id name-k."""
+    return [pytest.param(ours, theirs, args, name, id=f"{name}-{k}")
+            for name, ours, theirs, arg_sets in table for k, args in enumerate(arg_sets)]
 
 
 def leaves(out: Any) -> list:

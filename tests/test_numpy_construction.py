@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, same
+from jax_oracle import Draws, jax_call, same, table_params
 
 draws = Draws(11)
 rng, f32, i32 = draws.rng, draws.f32, draws.i32
@@ -104,13 +104,7 @@ TABLE = [
 ]
 
 
-def _cases():
-    for name, ours, theirs, arg_sets in TABLE:
-        for k, args in enumerate(arg_sets):
-            yield pytest.param(ours, theirs, args, name, id=f"{name}-{k}")
-
-
-@pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
+@pytest.mark.parametrize("ours, theirs, args, name", table_params(TABLE))
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax_call(theirs, *args, jit=True)
     same(ours(*args), want, f"{name} eager")

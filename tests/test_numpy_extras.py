@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, leaves, same
+from jax_oracle import Draws, jax_call, leaves, same, table_params
 
 L = fg.numpy.linalg
 nan, inf = np.nan, np.inf
@@ -371,13 +371,7 @@ TABLE = [row for row in TABLE if not (row[0].startswith("linalg.norm-matrix-") a
 EAGER_ONLY = {"ravel_multi_index-raise", "index-sets", "compress", "extract"}
 
 
-def _cases():
-    for name, ours, theirs, arg_sets in TABLE:
-        for k, args in enumerate(arg_sets):
-            yield pytest.param(ours, theirs, args, name, id=f"{name}-{k}")
-
-
-@pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
+@pytest.mark.parametrize("ours, theirs, args, name", table_params(TABLE))
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax_call(theirs, *args)
     with warnings.catch_warnings():

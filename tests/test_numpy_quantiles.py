@@ -15,7 +15,7 @@ import pytest
 
 import fgrad as fg
 from fgrad.runtime import default_device
-from jax_oracle import Draws, leaves, same
+from jax_oracle import Draws, leaves, same, table_params
 
 nan = np.nan
 draws = Draws(11, ints=4)
@@ -103,13 +103,7 @@ TABLE = [
 RTOL = {"quantile-f16": 2.0**-10}
 
 
-def _cases():
-    for name, ours, theirs, arg_sets in TABLE:
-        for k, args in enumerate(arg_sets):
-            yield pytest.param(ours, theirs, args, name, id=f"{name}-{k}")
-
-
-@pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
+@pytest.mark.parametrize("ours, theirs, args, name", table_params(TABLE))
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax.jit(theirs)(*args)  # one compilation for the row's calls
     rtol = RTOL.get(name, 2e-5)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, leaves, same
+from jax_oracle import Draws, jax_call, leaves, same, table_params
 
 nan = np.nan
 draws = Draws(11)
@@ -141,13 +141,7 @@ LENGTH_FROM_VALUES = ("intersect1d", "union1d", "setdiff1d", "setxor1d", "unique
 EAGER_ONLY = {name for name, *_ in TABLE if "size" not in name and name.split("-")[0] in LENGTH_FROM_VALUES}
 
 
-def _cases():
-    for name, ours, theirs, arg_sets in TABLE:
-        for k, args in enumerate(arg_sets):
-            yield pytest.param(ours, theirs, args, name, id=f"{name}-{k}")
-
-
-@pytest.mark.parametrize("ours, theirs, args, name", list(_cases()))
+@pytest.mark.parametrize("ours, theirs, args, name", table_params(TABLE))
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax_call(theirs, *args)
     with warnings.catch_warnings():

@@ -16,10 +16,11 @@ from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
     abs_p, acosh_p, add_p, asinh_p, atan2_p, atanh_p, bitcast_convert_type_p, bitwise_and_p, bitwise_or_p, cbrt_p,
-    ceil_p, clz_p, copysign_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p, floor_p, ge_p, gelu_p,
-    gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p, logical_and_p, logical_not_p,
-    logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p, rem_p, round_p, rsqrt_p, sigmoid_p,
-    sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p, tan_p, tanh_p, where_p,
+    ceil_p, clz_p, copysign_p, cos_p, cosh_p, div_p, eq_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p, expm1_p,
+    floor_p, ge_p, gelu_p, gt_p, integer_pow_p, isinf_p, isnan_p, le_p, log1p_p, log2_p, log_p, logaddexp_p,
+    logical_and_p, logical_not_p, logical_or_p, lt_p, maximum_p, minimum_p, mul_p, ne_p, neg_p, pow_p, relu_p,
+    rem_p, round_p, rsqrt_p, sigmoid_p, sign_p, signbit_p, silu_p, sin_p, sinh_p, sqrt_p, stop_gradient_p, sub_p,
+    tan_p, tanh_p, where_p,
 )
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (

@@ -1086,22 +1086,20 @@ batch_rules.register(where_p, elementwise_batching(where_p))
 
 
 def _where_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
+    c, x, y = (w.operand(i, k, coords) for k in range(3))
     node = w.nodes[i]
-    branches = [uniform_constant(w.nodes, k) for k in node.inputs[1:]]
-    if not (node.spec.dtype.is_float and any(v == 0 and math.copysign(1.0, v) < 0 for v in branches if v is not None)):
-        c, x, y = (w.operand(i, k, coords) for k in range(3))
+    constants = [uniform_constant(w.nodes, k) for k in node.inputs[1:]]
+    negative_zero = any(v == 0 and math.copysign(1.0, v) < 0 for v in constants if v is not None)
+    if not (node.spec.dtype.is_float and negative_zero):
         return f"select({y}, {x}, {c})"
-    # NOTE: where a branch is the constant -0, arithmetic on the bits, constants written as u32s:
-    # NVIDIA's compiler takes the float constants -0 and +0 of a module as one, and Mesa's makes
-    # select(-0.0, 1.0, c), even on the bits, a bool-to-float conversion (+0).
-    def bits(k: int) -> str:
-        if branches[k - 1] is not None:
-            return f"{int(np.float32(branches[k - 1]).view(np.uint32)):#010x}u"
-        return f"bitcast<u32>({w.let(cast(w, w.operand(i, k, coords), node.spec.dtype, DType.f32))})"
+    # NOTE: where a branch is the constant -0, a blend of the bits: Mesa's compiler (llvmpipe) makes
+    # select(-0.0, 1.0, c), even a select of the bits, a bool-to-float conversion (+0). NVIDIA's takes
+    # a module's float constants -0 and +0 as one whatever the form (tests/test_special_values.py).
+    def blend(u: str, v: str) -> str:
+        a, b = f"bitcast<u32>({u})", f"bitcast<u32>({v})"
+        return f"bitcast<f32>({a} ^ (({a} ^ {b}) & (0u - u32({c}))))"
 
-    x, y = bits(1), w.let(bits(2))
-    blend = f"bitcast<f32>({y} ^ (({y} ^ {x}) & (0u - u32({w.operand(i, 0, coords)}))))"
-    return cast(w, blend, DType.f32, node.spec.dtype)
+    return widened(w, node.spec.dtype, blend, y, x)
 
 
 register_lowering(where_p, ELEMENTWISE, _where_wgsl)
