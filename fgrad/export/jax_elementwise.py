@@ -97,7 +97,7 @@ def _polygamma(x: jax.Array, *, m: int) -> jax.Array:
 # for JAX's derivative of lax.digamma, lax.polygamma(1, x), is far off below 0.
 @jax.custom_jvp
 def _digamma(x: jax.Array) -> jax.Array:
-    return lax.digamma(x)
+    return jnp.where(x == 0, -np.inf, lax.digamma(x))  # jax 0.10 gives NaN at +-0, 0.11 -inf (fgrad's)
 
 
 @jax.custom_jvp

@@ -439,15 +439,17 @@ DIGAMMA_1P_F32 = f"""fn digamma_1p_f32(y: f32) -> f32 {{
 # digamma(x) = Gamma'(x) / Gamma(x): psi(1 + (x - 1)) from 1 up, psi(1 + x) - 1 / x on (0, 1), and
 # below 0 the reflection psi(1 + -x) - pi cot(pi x), cot(pi x) = sin(pi (1/2 - |r|)) / sin(pi r) for
 # r = x - round(x) (exact; 1/2 - |r| too from |r| = 1/4 up, below rounded by 2^-26 at most, where cos
-# is flat). NaN at 0, at the negative integers and at -inf, as lax.digamma; +inf at +inf.
+# is flat). -inf at +-0 (lax.digamma's from jax 0.11 on; NaN before), NaN at the negative integers and
+# at -inf; +inf at +inf.
 DIGAMMA_F32 = f"""fn digamma_f32(x: f32) -> f32 {{
     let r = x - round(x);
     let negative = x < 0.0f;
     let d = digamma_1p_f32(select(select(x, x - 1.0f, x >= 1.0f), -x, negative));
     let shift = select(select(0.0f, -1.0f / x, x < 1.0f), -3.1415927f * sinpi_f32(0.5f - abs(r)) / sinpi_f32(r),
         negative);
-    let undefined = ((x <= 0.0f) & (r == 0.0f)) | (is_inf(x) & negative) | is_nan(x);
-    return select(select(d + shift, x, is_inf(x)), {NAN}, undefined);
+    let undefined = (negative & ((r == 0.0f) | is_inf(x))) | is_nan(x);
+    let v = select(select(d + shift, x, is_inf(x)), {literal(-math.inf, DType.f32)}, x == 0.0f);
+    return select(v, {NAN}, undefined);
 }}"""
 
 # The functions above by name, with the ones each calls.
@@ -552,6 +554,6 @@ def polygamma(w: Any, m: int) -> str:
     let v = select({literal((-1) ** (m + 1) * math.factorial(m), f32)} * zeta,
         {literal(-math.factorial(m), f32)} * zeta - {literal(math.pi ** (m + 1), f32)} * {reflection}, negative);
     let far = select({NAN}, 0.0f, x > 0.0f);
-    let special = select(select(v, far, is_inf(x)), {INF if odd else NAN}, (x <= 0.0f) & (r == 0.0f));
-    return select(special, x, is_nan(x));
+    let pole = select(v, {INF if odd else NAN}, (x <= 0.0f) & (r == 0.0f));
+    return select(select(pole, far, is_inf(x)), x, is_nan(x));  // infinities last: -inf - round(-inf) is NaN
 }}""")

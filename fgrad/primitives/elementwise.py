@@ -1165,8 +1165,8 @@ batch_rules.register(lgamma_p, elementwise_batching(lgamma_p))
 register_lowering(lgamma_p, ELEMENTWISE, _wide("lgamma_f32({0})", "lgamma_f32"))
 
 
-# digamma: psi(x) = Gamma'(x) / Gamma(x) (lax.digamma): NaN at 0, at the negative integers and at
-# -inf, +inf at +inf; d digamma(x) = polygamma(1, x) dx. WGSL: fgrad/lower/library.py. The reference,
+# digamma: psi(x) = Gamma'(x) / Gamma(x) (lax.digamma): -inf at +-0 (jax 0.11's; jax 0.10 gave NaN),
+# NaN at the negative integers and at -inf, +inf at +inf; d digamma(x) = polygamma(1, x) dx. WGSL: fgrad/lower/library.py. The reference,
 # in float64: below 0 the reflection psi(1 - x) - pi cot(pi x), pi x reduced exactly (x - round(x));
 # the recurrence psi(y) = psi(y + 1) - 1 / y up to 10, then the asymptotic series (to B_14).
 def _digamma_impl(x: np.ndarray) -> np.ndarray:
@@ -1182,7 +1182,7 @@ def _digamma_impl(x: np.ndarray) -> np.ndarray:
         series = np.polyval([b / (2 * k) for k, b in reversed(list(enumerate(BERNOULLI[:7], 1)))], u)
         psi = np.log(y) - 0.5 / y - u * series + shift
         psi = np.where(x < 0, psi - np.pi * np.cos(np.pi * r) / np.sin(np.pi * r), psi)
-        return np.where(((x <= 0) & (r == 0)) | np.isneginf(x), np.nan, psi)
+        return np.where(((x < 0) & (r == 0)) | np.isneginf(x), np.nan, np.where(x == 0, -np.inf, psi))
 
 
 def _digamma_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:

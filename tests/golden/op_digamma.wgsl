@@ -49,8 +49,9 @@ fn digamma_f32(x: f32) -> f32 {
     let d = digamma_1p_f32(select(select(x, x - 1.0f, x >= 1.0f), -x, negative));
     let shift = select(select(0.0f, -1.0f / x, x < 1.0f), -3.1415927f * sinpi_f32(0.5f - abs(r)) / sinpi_f32(r),
         negative);
-    let undefined = ((x <= 0.0f) & (r == 0.0f)) | (is_inf(x) & negative) | is_nan(x);
-    return select(select(d + shift, x, is_inf(x)), bitcast<f32>(0x7fc00000u), undefined);
+    let undefined = (negative & ((r == 0.0f) | is_inf(x))) | is_nan(x);
+    let v = select(select(d + shift, x, is_inf(x)), bitcast<f32>(0xff800000u), x == 0.0f);
+    return select(v, bitcast<f32>(0x7fc00000u), undefined);
 }
 
 @compute @workgroup_size(256)

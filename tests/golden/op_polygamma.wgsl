@@ -31,8 +31,8 @@ fn polygamma1_f32(x: f32) -> f32 {
     let v = select(1.0f * zeta,
         -1.0f * zeta - 9.869604110717773f * (-1.0f * cc + -1.0f), negative);
     let far = select(bitcast<f32>(0x7fc00000u), 0.0f, x > 0.0f);
-    let special = select(select(v, far, is_inf(x)), bitcast<f32>(0x7f800000u), (x <= 0.0f) & (r == 0.0f));
-    return select(special, x, is_nan(x));
+    let pole = select(v, bitcast<f32>(0x7f800000u), (x <= 0.0f) & (r == 0.0f));
+    return select(select(pole, far, is_inf(x)), x, is_nan(x));  // infinities last: -inf - round(-inf) is NaN
 }
 
 @compute @workgroup_size(256)

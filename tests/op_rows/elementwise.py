@@ -73,7 +73,9 @@ ZETA_TERMS = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 13
 
 
 def _psi(v: float) -> float:
-    if math.isnan(v) or v == -inf or (v <= 0 and v == math.floor(v)):
+    if v == 0:
+        return -inf
+    if math.isnan(v) or v == -inf or (v < 0 and v == math.floor(v)):
         return nan
     if v == inf:
         return inf
@@ -89,7 +91,8 @@ def _psi(v: float) -> float:
 
 def digamma_ref(x: np.ndarray) -> np.ndarray:
     """psi in float64, element by element: the recurrence psi(v) = psi(v + 1) - 1/v up to 20, then the
-    asymptotic series, summed by fsum; below 0 psi(1 - v) - pi cot(pi v). NaN at the poles and -inf."""
+    asymptotic series, summed by fsum; below 0 psi(1 - v) - pi cot(pi v). -inf at +-0, NaN at the
+    negative integers and -inf."""
     return np.vectorize(_psi, otypes=[np.float64])(np.asarray(x, np.float64))
 
 
