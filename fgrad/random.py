@@ -13,8 +13,8 @@ The samplers then turn bits into values as jax.random's do: keys, bits, integers
 permutations and uniform floats in [0, 1) equal JAX's; what passes through log or erf_inv
 (normal, gumbel, ...) agrees to their rounding, and so do uniform floats between other bounds,
 where XLA fuses x * (maxval - minval) + minval into one rounding. The other distributions (cauchy
-to ball) are JAX's transforms of the same draws under the same splits of the key, gamma's rejection
-loop included, so they give JAX's values to the same rounding. Keys may be traced values: a
+to poisson) are JAX's transforms of the same draws under the same splits of the key, the rejection
+loops of gamma and poisson included, so they give JAX's values to the same rounding. Keys may be traced values: a
 jitted training step draws its dropout masks from a key argument.
 """
 
@@ -39,8 +39,8 @@ __all__ = [
     "PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice", "dirichlet",
     "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal", "geometric", "gumbel",
     "key", "key_data", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "normal", "pareto", "permutation",
-    "rademacher", "randint", "rayleigh", "split", "t", "threefry2x32", "triangular", "truncated_normal", "uniform",
-    "wald", "weibull_min", "wrap_key_data",
+    "poisson", "rademacher", "randint", "rayleigh", "split", "t", "threefry2x32", "triangular", "truncated_normal",
+    "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
 
 Value = Tensor | np.ndarray
@@ -723,6 +723,67 @@ def _gammas(k: Value, a: Value, shape: tuple[int | Dim, ...], dtype: DType, log_
         return fnp.add(fnp.add(fnp.log(d), fnp.log(v)), log_boost)
     boost = fnp.where(boosted, asarray(1.0, dtype), fnp.power(fnp.subtract(1.0, u), fnp.divide(1.0, alpha_orig)))
     return fnp.multiply(fnp.multiply(d, v), boost)
+
+
+# Poisson: as JAX's (and TensorFlow's and NumPy's), Knuth's product of uniforms for lam < 10 and
+# Hormann's transformed rejection ("The transformed rejection method for generating Poisson random
+# variables", 1993) from 10 up. Both loops draw a whole sample a round from one key, and run over
+# the whole sample; JAX also stops them at the dtype's largest integer of rounds, never reached.
+
+
+def _poisson_knuth(k: Value, lam: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    def round_(carry: tuple[Value, ...]) -> tuple[Value, ...]:
+        count, key, log_prod = carry
+        key, draw = _split2(key)
+        count = fnp.where(fnp.greater(log_prod, fnp.neg(lam)), fnp.add(count, asarray(1, dtype)), count)
+        return count, key, fnp.add(log_prod, fnp.log(_uniform(draw, shape, DType.f32, 0.0, 1.0)))
+
+    carry = (fnp.zeros(shape, dtype.np), k, fnp.zeros(shape, np.float32))
+    count = lax.while_loop(lambda c: fnp.any(fnp.greater(c[2], fnp.neg(lam))), round_, carry)[0]
+    return fnp.subtract(count, asarray(1, dtype))
+
+
+def _poisson_rejection(k: Value, lam: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    log_lam = fnp.log(lam)
+    b = fnp.add(0.931, fnp.multiply(2.53, fnp.sqrt(lam)))
+    a = fnp.add(-0.059, fnp.multiply(0.02483, b))
+    inv_alpha = fnp.add(1.1239, fnp.divide(1.1328, fnp.subtract(b, 3.4)))
+    v_r = fnp.subtract(0.9277, fnp.divide(3.6224, fnp.subtract(b, 2.0)))
+
+    def round_(carry: tuple[Value, ...]) -> tuple[Value, ...]:
+        k_out, accepted, key = carry
+        keys = split(key, 3)
+        u = fnp.subtract(_uniform(keys[1], shape, DType.f32, 0.0, 1.0), 0.5)
+        v = _uniform(keys[2], shape, DType.f32, 0.0, 1.0)
+        u_shifted = fnp.subtract(0.5, fnp.abs(u))
+        drawn = fnp.floor(fnp.add(fnp.add(fnp.multiply(fnp.add(fnp.divide(fnp.multiply(2.0, a), u_shifted), b), u),
+                                          lam), 0.43))
+        s = fnp.log(fnp.divide(fnp.multiply(v, inv_alpha),
+                               fnp.add(fnp.divide(a, fnp.multiply(u_shifted, u_shifted)), b)))
+        t = fnp.subtract(fnp.add(fnp.neg(lam), fnp.multiply(drawn, log_lam)), lax.lgamma(fnp.add(drawn, 1.0)))
+        accept1 = fnp.logical_and(fnp.greater_equal(u_shifted, 0.07), fnp.less_equal(v, v_r))
+        reject = fnp.logical_or(fnp.less(drawn, 0.0),
+                                fnp.logical_and(fnp.less(u_shifted, 0.013), fnp.greater(v, u_shifted)))
+        accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), fnp.less_equal(s, t)))
+        return fnp.where(accept, drawn, k_out), fnp.logical_or(accepted, accept), keys[0]
+
+    carry = (fnp.full(shape, -1.0, np.float32), fnp.zeros(shape, bool), k)
+    k_out = lax.while_loop(lambda c: fnp.any(fnp.logical_not(c[1])), round_, carry)[0]
+    return fnp.astype(k_out, dtype)
+
+
+def poisson(key: ArrayLike, lam: ArrayLike, shape: int | Sequence[int] | None = None, dtype: Any = None) -> Value:
+    """Poisson(lam) integers of `shape` (lam's where None), i32 unless `dtype`: Knuth's method below
+    lam = 10 and Hormann's transformed rejection from 10 up, as JAX's; 0 for lam = 0, -1 for a
+    negative or NaN lam."""
+    k = _key("poisson", key)
+    dtype = _dtype_arg("poisson", dtype, DType.i32, INTEGERS)
+    shape = _param_shape("poisson", shape, lam)
+    lam = fnp.broadcast_to(_real("poisson", "lam", lam, DType.f32), shape)
+    knuth = fnp.logical_or(fnp.isnan(lam), fnp.less(lam, 10.0))
+    small = _poisson_knuth(k, fnp.where(knuth, lam, 0.0), shape, dtype)
+    large = _poisson_rejection(k, fnp.where(knuth, 1e5, lam), shape, dtype)
+    return fnp.where(fnp.equal(lam, 0.0), asarray(0, dtype), fnp.where(knuth, small, large))
 
 
 def _gamma_args(name: str, key: ArrayLike, a: ArrayLike, shape: Any, dtype: Any,

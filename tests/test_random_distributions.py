@@ -43,6 +43,10 @@ ROWS: dict[str, Row] = {
     # x = mu + mu^2 y / 2 - mu / 2 sqrt(...) cancels: its rounding is amplified
     "wald": (lambda m, k: m.wald(k, np.float32([0.5, 1.5]), (10, 2)), False, 2e-5, 1e-6),
     "geometric": (lambda m, k: m.geometric(k, np.float32([0.05, 0.3, 0.9]), (8, 3)), True, 0, 0),
+    # lam below 10 (Knuth's), from 10 up (Hormann's), 0, and negative or NaN (-1)
+    "poisson": (lambda m, k: m.poisson(k, np.float32([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 300.0, 1e4, -1.0, np.nan]),
+                                       (7, 10)), True, 0, 0),
+    "poisson-scalar": (lambda m, k: m.poisson(k, 40.0, (30,)), True, 0, 0),
     "rademacher": (lambda m, k: m.rademacher(k, (30,)), True, 0, 0),
     "rademacher-f32": (lambda m, k: m.rademacher(k, (3, 4), "float32"), True, 0, 0),
     "gamma": (lambda m, k: m.gamma(k, ALPHAS, (5, 4)), False, 4e-6, 0),
@@ -60,8 +64,8 @@ ROWS: dict[str, Row] = {
 # the rows compiled to WGSL: every distribution once (each rejection loop compiles for seconds
 # on llvmpipe), one row with its parameters traced
 COMPILED = ["cauchy", "logistic", "lognormal", "pareto", "weibull_min-broadcast", "rayleigh", "maxwell",
-            "double_sided_maxwell-both", "triangular", "wald", "geometric", "rademacher", "gamma", "loggamma",
-            "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball"]
+            "double_sided_maxwell-both", "triangular", "wald", "geometric", "poisson", "rademacher", "gamma",
+            "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball"]
 # the samplers test_random.py covers; every other name of fg.random.__all__ needs a row here
 ELSEWHERE = {"PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in", "gumbel", "key",
              "key_data", "laplace", "normal", "permutation", "randint", "split", "threefry2x32",
@@ -95,8 +99,8 @@ def test_compiled_gives_the_eager_samples(name):
         key = fr.PRNGKey(seed)
         eager, on_device = sample(fr, key), np.asarray(draw(key))
         assert (on_device.dtype, on_device.shape) == (eager.dtype, eager.shape)
-        if name in ("rademacher", "geometric"):  # integers: a floor may flip where log rounds otherwise
-            assert np.abs(on_device.astype(np.int64) - eager).max(initial=0) <= (name == "geometric")
+        if name in ("rademacher", "geometric", "poisson"):  # integers: a floor may flip where log rounds otherwise
+            assert np.abs(on_device.astype(np.int64) - eager).max(initial=0) <= (name != "rademacher")
         else:
             np.testing.assert_allclose(on_device, eager, rtol=max(rtol, 4e-6), atol=max(atol, 1e-6))
 
@@ -171,6 +175,8 @@ def test_closed_form_moments():
     _check_mean_var(fr.maxwell(KEY, (N,)), 2 * math.sqrt(2 / math.pi), 3 - 8 / math.pi)
     _check_mean_var(fr.wald(KEY, 1.5, (N,)), 1.5, 1.5**3)
     _check_mean_var(fr.geometric(KEY, 0.3, (N,)), 1 / 0.3, 0.7 / 0.09)
+    for lam in (3.0, 30.0):  # Knuth's and Hormann's
+        _check_mean_var(fr.poisson(KEY, lam, (N,)), lam, lam)
     _check_mean_var(fr.triangular(KEY, 0.0, 1.0, 4.0, (N,)), 5 / 3, (16 + 1 - 4) / 18)
     _check_mean_var(fr.logistic(KEY, (N,)), 0.0, math.pi**2 / 3)
     assert set(np.unique(fr.rademacher(KEY, (N,))).tolist()) == {-1, 1}
@@ -187,6 +193,8 @@ def test_closed_form_moments():
     (lambda: fr.dirichlet(KEY, 1.0), fg.ShapeError, ["dirichlet", "alpha"]),
     (lambda: fr.dirichlet(KEY, np.ones((2, 3), np.float32), (4,)), fg.ShapeError, ["dirichlet", "(2,)"]),
     (lambda: fr.geometric(KEY, 0.5, dtype="f32"), fg.DTypeError, ["geometric", "i32", "f32"]),
+    (lambda: fr.poisson(KEY, 2.0, dtype="f32"), fg.DTypeError, ["poisson", "i32", "f32"]),
+    (lambda: fr.poisson(KEY, np.ones(3, np.float32), (2,)), fg.ShapeError, ["poisson", "(3,)", "(2,)"]),
     (lambda: fr.cauchy(np.zeros(2, np.int32)), fg.DTypeError, ["cauchy", "key"]),
     (lambda: fr.t(KEY, np.ones(2, bool)), fg.DTypeError, ["t:", "df", "bool"]),
     (lambda: fr.generalized_normal(KEY, -1.0), fg.TraceError, ["generalized_normal", "-1.0"]),
