@@ -19,6 +19,7 @@ from fgrad.trace import dim, spec
 from fgrad.typecheck import typecheck
 from fgrad import numpy
 from fgrad import random
+from fgrad import scipy
 from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the top level: fg.exp)
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
@@ -39,7 +40,7 @@ __all__ = [
     "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "nn", "numpy", "optim",
-    "profile", "random",
+    "profile", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,

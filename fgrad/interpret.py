@@ -49,13 +49,14 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
         if env[i] is None:
             attrs = call_params(node) if not values else {k: resolve(v, values) for k, v in call_params(node).items()}
             primitive = PRIMITIVES[node.op]
-            if primitive.multiple_results:
-                key = call_of(node)
-                if key not in calls:
-                    calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
-                out = calls[key][node.attrs[RESULT]]
-            else:
-                out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+            with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
+                if primitive.multiple_results:
+                    key = call_of(node)
+                    if key not in calls:
+                        calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+                    out = calls[key][node.attrs[RESULT]]
+                else:
+                    out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
             env[i] = as_computed(out, node.spec.dtype)
             shape = resolve(node.spec.shape, values)
             assert env[i].shape == shape, f"{node.op}: impl gave {env[i].shape}, rule {shape}"

@@ -416,10 +416,11 @@ class Primitive:
 
     def node_value(self, *arrays: np.ndarray, **params: Any) -> np.ndarray:
         """The value of a node of this primitive, as `node_spec` its spec."""
-        if not self.multiple_results:
-            return self.impl(*arrays, **params)
-        k = params.pop(RESULT)
-        return self.impl(*arrays, **params)[k]
+        with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
+            if not self.multiple_results:
+                return self.impl(*arrays, **params)
+            k = params.pop(RESULT)
+            return self.impl(*arrays, **params)[k]
 
 
 PRIMITIVES: dict[str, Primitive] = {}  # every declared primitive, by the name nodes carry

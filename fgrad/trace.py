@@ -258,9 +258,10 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
         if trace is None:
             arrays = [np.asarray(a) for a in args]
             spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
-            if op.multiple_results:
-                return tuple(np.asarray(v, dtype=s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
-            return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
+            with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
+                if op.multiple_results:
+                    return tuple(np.asarray(v, dtype=s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
+                return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
         spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:
         # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.

@@ -539,16 +539,36 @@ def _not_nan(a: ArrayLike, where_: ArrayLike | None) -> Tensor | np.ndarray | No
 # -- along one axis --------------------------------------------------------------
 
 
-def softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
-    """exp(x) / sum(exp(x)) along `axis`, computed stably (the sum in x's `wide` dtype)."""
-    x = asarray(x, _float_dtype(_dtype(x)))
-    return bind(softmax_p, x, axis=_one_axis("softmax", x, axis))
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Tensor | np.ndarray:
+    """exp(x) / sum(exp(x)) over `axis` (an int, a tuple, or None for all of x), computed stably
+    (the sum in x's `wide` dtype)."""
+    return _along_axes("softmax", softmax_p, x, axis)
 
 
-def log_softmax(x: ArrayLike, axis: int = -1) -> Tensor | np.ndarray:
-    """x - logsumexp(x) along `axis`, computed stably (the sum in x's `wide` dtype)."""
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Tensor | np.ndarray:
+    """x - logsumexp(x) over `axis` (an int, a tuple, or None for all of x), computed stably (the
+    sum in x's `wide` dtype)."""
+    return _along_axes("log_softmax", log_softmax_p, x, axis)
+
+
+def _along_axes(name: str, op: Primitive, x: ArrayLike, axis: int | Sequence[int] | None) -> Tensor | np.ndarray:
+    """A normalization primitive over `axis`: one axis as it is; several moved last and merged
+    into one (their sizes fixed), normalized along it, and put back."""
     x = asarray(x, _float_dtype(_dtype(x)))
-    return bind(log_softmax_p, x, axis=_one_axis("log_softmax", x, axis))
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        return bind(op, x, axis=_one_axis(name, x, axis))
+    shape = _shape(x)
+    axes = _axes(name, shape, axis)
+    if len(axes) == 1:
+        return bind(op, x, axis=axes[0])
+    if builtins.any(isinstance(shape[a], Dim) for a in axes):
+        raise ShapeError(f"{name}: axes {axes} of {shape} take a symbol's size; normalize over one such axis at a "
+                         "time", user_site())
+    rest = [k for k in range(len(shape)) if k not in axes]
+    moved = transpose(x, (*rest, *axes))
+    merged = reshape(moved, (*(shape[k] for k in rest), math.prod(shape[a] for a in axes)))
+    out = reshape(bind(op, merged, axis=len(rest)), tuple(moved.shape))
+    return transpose(out, tuple(int(k) for k in np.argsort((*rest, *axes))))
 
 
 def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepdims: bool = False,

@@ -1,0 +1,171 @@
+"""fg.scipy.special against jax.scipy.special: values at seeded points and at the edges (poles,
+zeros, infinities, NaN), eagerly and compiled to WGSL, derivatives against finite differences and
+against JAX's own rules where JAX defines one, and the refusals."""
+
+from __future__ import annotations
+
+import jax
+import jax.scipy.special as jss
+import numpy as np
+import pytest
+
+import fgrad as fg
+from jax_oracle import Draws, jax_call, same, table_params
+
+pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+
+S = fg.scipy.special
+inf, nan = np.inf, np.nan
+d = Draws(31)
+
+
+def f32(*values: float) -> np.ndarray:
+    return np.array(values, np.float32)
+
+
+POSITIVE = d.f32(24, lo=0.05, hi=30.0)
+REAL = d.f32(24, lo=-6.0, hi=6.0)
+UNIT = d.f32(24, lo=0.001, hi=0.999)
+GAMMA_EDGES = f32(-inf, -3.0, -2.5, -1.0, -0.5, -0.0, 0.0, 1e-30, 0.5, 1.0, 2.0, 30.5, 1e30, inf, nan)
+
+# (name, ours, JAX's, argument sets, rtol, atol): values where the two agree to rtol / atol
+ROWS = [
+    ("gammaln", S.gammaln, jss.gammaln, [(POSITIVE,), (REAL,), (GAMMA_EDGES,)], 2e-6, 2e-6),
+    ("digamma", S.digamma, jss.digamma, [(POSITIVE,), (f32(-2.5, -0.5, 0.25, 1.0, 2.0, 1e20, inf, nan),)], 2e-6, 2e-6),
+    ("gammasgn", S.gammasgn, jss.gammasgn, [(REAL,), (GAMMA_EDGES,)], 0, 0),
+    ("gamma", S.gamma, jss.gamma, [(REAL,), (GAMMA_EDGES,)], 2e-5, 0),
+    ("loggamma", S.loggamma, jss.loggamma, [(REAL,), (GAMMA_EDGES,)], 2e-6, 2e-6),
+    ("betaln", S.betaln, jss.betaln, [(POSITIVE, POSITIVE[::-1]), (f32(0.5, 3.0, 9.0, 100.0, 1e4, 1e6),
+                                                                    f32(1e6, 20.0, 8.0, 0.25, 1e4, 2.0))], 2e-5, 1e-5),
+    ("beta", S.beta, jss.beta, [(d.f32(12, lo=0.1, hi=6.0), d.f32(12, lo=-3.7, hi=6.0))], 5e-5, 0),
+    ("factorial", S.factorial, jss.factorial, [(f32(-2.0, -0.5, 0.0, 1.0, 4.0, 10.0, 2.5, 34.0),)], 2e-5, 0),
+    ("comb", S.comb, jss.comb, [(f32(10, 10, 10, 5, -1, 3, 4.5, 30), f32(3, 0, 11, 5, 1, -1, 2, 15))], 5e-5, 0),
+    ("comb repetition", lambda n, k: S.comb(n, k, repetition=True), lambda n, k: jss.comb(n, k, repetition=True),
+     [(f32(10, 10, 0, 5, -1), f32(3, 0, 0, 5, 1))], 5e-5, 0),
+    ("poch", S.poch, jss.poch, [(d.f32(12, lo=0.2, hi=5.0), d.f32(12, lo=-0.5, hi=4.0)), (f32(2.0, 3.0), f32(0.0, 0.0))],
+     5e-5, 0),
+    ("multigammaln", lambda a: S.multigammaln(a, 3), lambda a: jss.multigammaln(a, 3), [(d.f32(2, 5, lo=1.5, hi=20),)],
+     2e-6, 2e-5),
+    ("polygamma", lambda x: S.polygamma(np.int32([0, 1, 2, 3, -1]), x), lambda x: jss.polygamma(np.int32([0, 1, 2, 3, -1]), x),
+     [(f32(0.5, 2.0, 3.5, 10.0, 1.0),)], 3e-6, 0),
+    ("polygamma 2", lambda x: S.polygamma(2, x), lambda x: jss.polygamma(2, x), [(POSITIVE,), (f32(-2.5, -0.5),)], 3e-6, 0),
+    ("zeta", S.zeta, jss.zeta, [(d.f32(16, lo=1.1, hi=9.0), d.f32(16, lo=0.05, hi=20.0)),
+                                (f32(2, 2, 3, 1, 0.5, 2, 2, 2.5, 3, 2, 3, 2, 1, 1), f32(1, 0.5, 2, 1, 1, -1.5, 0, -1, -2, -2, 0, -0.0, -1, nan))],
+     1e-5, 0),
+    ("ndtr", S.ndtr, jss.ndtr, [(REAL,), (f32(-inf, -30.0, -9.0, -0.0, 0.5, 0.71, 12.0, inf, nan),)], 2e-6, 0),
+    ("ndtri", S.ndtri, jss.ndtri, [(UNIT,), (f32(-0.1, 0.0, 1e-30, 1e-10, 0.02, 0.5, 0.9, 0.999999, 1.0, 1.1, nan),)],
+     2e-6, 0),
+    ("log_ndtr", S.log_ndtr, jss.log_ndtr, [(REAL,), (f32(-inf, -40.0, -10.5, -10.0, -3.0, 0.0, 4.9, 5.1, 6.0, inf,
+                                                           nan),)], 5e-6, 0),
+    ("log_ndtr order 1", lambda x: S.log_ndtr(x, 1), lambda x: jss.log_ndtr(x, 1), [(f32(-40.0, -12.0, -2.0),)], 5e-6, 0),
+    ("i0", S.i0, jss.i0, [(REAL,), (f32(-inf, -50.0, -0.0, 0.0, 4.0, 20.0, 88.0, inf, nan),)], 3e-6, 0),
+    ("i0e", S.i0e, jss.i0e, [(REAL,), (f32(-inf, -1e4, -50.0, -0.0, 4.0, 4.1, 1e30, inf, nan),)], 3e-6, 0),
+    ("i1", S.i1, jss.i1, [(REAL,), (f32(-inf, -50.0, -0.0, 0.0, 1e-20, 4.0, 20.0, 88.0, inf, nan),)], 3e-6, 0),
+    ("i1e", S.i1e, jss.i1e, [(REAL,), (f32(-inf, -1e4, -50.0, -0.0, 0.0, 4.0, 4.1, 1e30, inf, nan),)], 3e-6, 0),
+    ("expit", S.expit, jss.expit, [(REAL,), (f32(-inf, -80.0, 0.0, 100.0, inf, nan),)], 2e-6, 0),
+    ("logit", S.logit, jss.logit, [(UNIT,), (f32(-0.5, 0.0, 0.5, 1.0, 2.0, nan),)], 2e-6, 1e-6),
+    ("xlogy", S.xlogy, jss.xlogy, [(REAL, POSITIVE), (f32(0, 0, 0, 0, 1, -1, 2, nan), f32(0, -1, inf, nan, 0, 0, -1, 1))],
+     2e-6, 0),
+    ("xlog1py", S.xlog1py, jss.xlog1py, [(REAL, UNIT), (f32(0, 0, 0, 1, 2), f32(-1, -2, nan, -1, 1e-8))], 2e-6, 0),
+    ("entr", S.entr, jss.entr, [(POSITIVE,), (f32(-1.0, -0.0, 0.0, 1.0, inf, nan),)], 2e-6, 0),
+    ("rel_entr", S.rel_entr, jss.rel_entr, [(POSITIVE, POSITIVE[::-1]), (f32(0, 0, 1, 1, -1, 2), f32(0, 1, 0, -1, 1, 2))],
+     2e-6, 1e-6),
+    ("kl_div", S.kl_div, jss.kl_div, [(POSITIVE, POSITIVE[::-1]), (f32(0, 0, 1, 1, -1), f32(0, 1, 0, -1, 1))], 2e-6, 1e-5),
+    ("boxcox", S.boxcox, jss.boxcox, [(POSITIVE, d.f32(24, lo=-2.0, hi=2.0)), (f32(2.0, 3.0), f32(0.0, 0.0))], 1e-5, 1e-6),
+    ("boxcox1p", S.boxcox1p, jss.boxcox1p, [(UNIT, d.f32(24, lo=-2.0, hi=2.0)), (f32(1e-7, 3.0), f32(0.0, 0.5))], 1e-5, 0),
+    ("erfcx", S.erfcx, jss.erfcx, [(REAL,), (f32(-30.0, -5.0, 0.0, 9.0, 9.5, 1e5, inf, -inf, nan),)], 1e-5, 0),
+    ("softmax", S.softmax, jss.softmax, [(d.f32(3, 4),)], 2e-6, 1e-7),
+    ("softmax axis", lambda x: S.softmax(x, axis=1), lambda x: jss.softmax(x, axis=1), [(d.f32(3, 4),)], 2e-6, 1e-7),
+    ("log_softmax", S.log_softmax, jss.log_softmax, [(d.f32(3, 4),)], 2e-6, 2e-6),
+    ("logsumexp", S.logsumexp, jss.logsumexp, [(d.f32(3, 4),)], 2e-6, 2e-6),
+    ("integers", S.gammaln, jss.gammaln, [(np.int32([1, 2, 3, 10]),)], 2e-6, 1e-6),  # XLA is 5e-7 off at 1
+]
+
+
+@pytest.mark.parametrize("ours, theirs, args, name", table_params([r[:4] for r in ROWS]))
+def test_values_match_jax_scipy_special(ours, theirs, args, name):
+    rtol, atol = next(r[4:] for r in ROWS if r[0] == name)
+    same(ours(*args), jax_call(theirs, *args), name, rtol, atol, oracle="jax.scipy.special")
+
+
+@pytest.mark.parametrize("ours, theirs, args, name", [p for p in table_params([r[:4] for r in ROWS])
+                                                      if p.id.endswith("-0")])
+def test_compiled_values_match_the_eager_ones(ours, theirs, args, name):
+    """Each function through WGSL, on its first argument set: the eager values (fgrad's own
+    algorithm; a device's exp and log differ from NumPy's by an ulp or two) and JAX's."""
+    rtol, atol = next(r[4:] for r in ROWS if r[0] == name)
+    got = fg.jit(ours)(*args)
+    same(got, ours(*args), f"{name} compiled vs eager", 1e-5, max(atol, 1e-6))
+    same(got, jax_call(theirs, *args), f"{name} compiled", max(rtol, 1e-5), atol, oracle="jax.scipy.special")
+
+
+def test_edges_keep_jax_s_signs():
+    """Signed zeros where JAX gives them: gamma at +-0 is +-inf, i1 and i1e are odd at 0 and at +-inf."""
+    x = f32(-inf, -0.0, 0.0, inf)
+    for ours, theirs in [(S.gamma, jss.gamma), (S.i1, jss.i1), (S.i1e, jss.i1e), (S.gammasgn, jss.gammasgn)]:
+        same(ours(x), jax_call(theirs, x), ours.__name__, 0, 0, oracle="jax.scipy.special", signed_zeros=True)
+
+
+# (name, function of one float, points): derivatives against finite differences in float64
+SMOOTH = [
+    ("gammaln", S.gammaln, [0.7, 3.2, 12.0]), ("digamma", S.digamma, [0.7, 3.2]),
+    ("betaln", lambda a: S.betaln(a, 2.5), [0.7, 3.2, 9.0]), ("beta", lambda b: S.beta(1.5, b), [0.7, 3.2]),
+    ("poch z", lambda z: S.poch(z, 1.5), [0.7, 2.2]), ("poch m", lambda m: S.poch(2.0, m), [0.5, 1.7]),
+    ("zeta q", lambda q: S.zeta(3.0, q), [0.5, 2.0]), ("polygamma", lambda x: S.polygamma(1, x), [0.6, 3.0]),
+    ("ndtr", S.ndtr, [-1.5, 0.3]), ("ndtri", S.ndtri, [0.05, 0.6]), ("log_ndtr", S.log_ndtr, [-12.0, -2.0, 0.5, 6.0]),
+    ("i0e", S.i0e, [-2.0, 0.7, 6.0]), ("i1", S.i1, [-2.0, 0.7, 6.0]), ("i1e", S.i1e, [-5.0, 0.7, 6.0]),
+    ("logit", S.logit, [0.2, 0.7]), ("xlogy x", lambda x: S.xlogy(x, 2.5), [0.5, -1.0]),
+    ("xlogy y", lambda y: S.xlogy(1.5, y), [0.5, 3.0]), ("xlog1py y", lambda y: S.xlog1py(1.5, y), [0.5, -0.3]),
+    ("entr", S.entr, [0.3, 2.0]), ("rel_entr", lambda p: S.rel_entr(p, 0.7), [0.3, 2.0]),
+    ("boxcox lmbda", lambda lm: S.boxcox(2.5, lm), [-0.5, 1.5]), ("erfcx", S.erfcx, [-1.0, 0.5, 3.0, 12.0]),
+    ("multigammaln", lambda a: S.multigammaln(a, 2), [2.0, 5.0]),
+]
+
+
+@pytest.mark.parametrize("name, fn, points", SMOOTH, ids=[r[0] for r in SMOOTH])
+def test_derivatives_match_finite_differences(name, fn, points):
+    for x in points:
+        fg.check_grads(fn, (np.float32(x),), order=1)
+
+
+@pytest.mark.parametrize("name, ours, theirs, x", [
+    ("xlogy at x = 0", lambda x: S.xlogy(x, 2.0), lambda x: jss.xlogy(x, 2.0), 0.0),
+    ("i0e at 0", S.i0e, jss.i0e, 0.0), ("i1e at 0", S.i1e, jss.i1e, 0.0), ("i1 at 0", S.i1, jss.i1, 0.0),
+    ("log_ndtr far below", S.log_ndtr, jss.log_ndtr, -30.0), ("log_ndtr far above", S.log_ndtr, jss.log_ndtr, 9.0),
+    ("erfcx large", S.erfcx, jss.erfcx, 20.0), ("logit at 1/2", S.logit, jss.logit, 0.5),
+    ("entr at 1", S.entr, jss.entr, 1.0),
+])
+def test_derivatives_where_jax_defines_its_own_rule(name, ours, theirs, x):
+    got = fg.grad(ours)(np.float32(x))
+    want = jax_call(jax.grad(theirs), np.float32(x))
+    same(np.float32(got), want, name, 1e-5, 1e-7, oracle="jax.grad")
+
+
+def test_polygamma_of_a_traced_order_goes_through_zeta():
+    """A traced n (an argument of a jitted function) gives JAX's values, as a static one does."""
+    n, x = np.int32([0, 1, 2, 3, -1]), f32(0.75, 2.0, 3.5, 10.0, 1.0)
+    want = jax_call(jss.polygamma, n, x)
+    same(fg.jit(S.polygamma)(n, x), want, "polygamma, traced n", 2e-5, 1e-6, oracle="jax.scipy.special")
+    same(S.polygamma(n, x), want, "polygamma, static n", 3e-6, 0, oracle="jax.scipy.special")
+
+
+def test_batched_over_vmap():
+    a = d.f32(3, 4, lo=0.2, hi=5.0)
+    got = fg.vmap(lambda r: S.betaln(r, 2.0))(a)
+    same(got, jax_call(lambda r: jss.betaln(r, 2.0), a), "vmap betaln", 2e-5, 1e-6, oracle="jax.scipy.special")
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: S.polygamma(1.0, 2.0), fg.DTypeError, "integer dtype"),
+    (lambda: S.zeta(2.0), fg.InputError, "Riemann"),
+    (lambda: S.factorial(3.0, exact=True), fg.InputError, "exact"),
+    (lambda: S.multigammaln(2.0, 1.5), fg.DTypeError, "integer"),
+    (lambda: fg.jit(lambda d: S.multigammaln(2.0, d))(np.int32(2)), fg.TraceError, "static"),
+    (lambda: S.log_ndtr(1.0, series_order=31), fg.InputError, "series_order"),
+    (lambda: S.log_ndtr(1.0, series_order=2.0), fg.DTypeError, "series_order"),
+    (lambda: S.gammaln("a"), fg.DTypeError, "gammaln"),
+])
+def test_refusals_name_the_function_and_the_user_s_line(call, error, words):
+    with pytest.raises(error, match=words) as info:
+        call()
+    assert "test_scipy_special.py" in str(info.value)
