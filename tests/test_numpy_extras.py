@@ -363,12 +363,45 @@ TABLE = [
      [(X34.astype(np.float16),), (np.uint32([[1, 2], [0, 5]]),)]),
     ("logical-numbers", lambda x, y: [fg.logical_and(x, y), fg.logical_or(x, 0.0), fg.logical_not(x)],
      lambda x, y: [jnp.logical_and(x, y), jnp.logical_or(x, 0.0), jnp.logical_not(x)], [(WITH_NAN, i32(3, 4, lo=-1, hi=1))]),
+    # NumPy's in-place updates as jax.numpy's functional ones (inplace=False), histograms of points, angle
+    ("put", lambda x, i, v: [fg.put(x, i, v, inplace=False), fg.put(x, i, v, mode="clip", inplace=False),
+                             fg.put(x, i, v, mode="wrap", inplace=False)],
+     lambda x, i, v: [jnp.put(x, i, v, inplace=False), jnp.put(x, i, v, mode="clip", inplace=False),
+                      jnp.put(x, i, v, mode="wrap", inplace=False)],
+     [(X34, np.int32([0, 13, -1, -13, 5]), np.float32([7, 8])), (INTS, np.int32([[2], [3]]), np.int32(9)),
+      (X34, np.int32([], ), np.float32([1]))]),
+    ("place", lambda x, m, v: fg.place(x, m, v, inplace=False), lambda x, m, v: jnp.place(x, m, v, inplace=False),
+     [(X34, X34 > 0, np.float32([1, 2, 3])), (INTS, INTS > 1, np.int32([[5]]))]),
+    ("fill_diagonal", lambda x, v: fg.fill_diagonal(x, v, inplace=False),
+     lambda x, v: jnp.fill_diagonal(x, v, inplace=False),
+     [(X34, np.float32(5)), (X34, np.float32([1, 2])), (X34.T, np.float32([[1, 2, 3, 4]])),
+      (np.zeros((3, 3, 3), np.float32), np.float32([4, 5, 6]))]),
+    ("histogramdd", lambda s, w: [fg.histogramdd(s, 3), fg.histogramdd(s, [2, np.float32([-2, 0, 1, 2])], weights=w),
+                                  fg.histogramdd(s, 2, range=[(-1, 1), None], density=True)],
+     lambda s, w: [jnp.histogramdd(s, 3), jnp.histogramdd(s, [2, np.float32([-2, 0, 1, 2])], weights=w),
+                   jnp.histogramdd(s, 2, range=[(-1, 1), None], density=True)], [(f32(20, 2), f32(20))]),
+    ("histogram2d", lambda x, y: [fg.histogram2d(x, y), fg.histogram2d(x, y, [3, 2], density=True),
+                                  fg.histogram2d(x, y, np.float32([-2, 0, 0.5, 2]))],
+     lambda x, y: [jnp.histogram2d(x, y), jnp.histogram2d(x, y, [3, 2], density=True),
+                   jnp.histogram2d(x, y, np.float32([-2, 0, 0.5, 2]))], [(f32(30), f32(30))]),
+    ("angle", lambda x: [fg.angle(x), fg.angle(x, deg=True)], lambda x: [jnp.angle(x), jnp.angle(x, deg=True)],
+     [(WITH_NAN,), (np.float32([-1.0, -0.0, 0.0, 2.0, -inf]),), (INTS,), (np.float32(-3.0),)]),
+    ("trim_zeros", lambda x: [fg.trim_zeros(x), fg.trim_zeros(x, "f"), fg.trim_zeros(x, "B", axis=0)],
+     lambda x: [jnp.trim_zeros(x), jnp.trim_zeros(x, "f"), jnp.trim_zeros(x, "B", axis=0)],
+     [(np.float32([0, 0, 1, 0, 2, 0]),), (np.float32([[0, 0, 0], [0, 1, 0], [0, 0, 0]]),), (np.float32([0, 0]),)]),
+    ("softmax-axes", lambda x: [fg.softmax(x, axis=(0, 2)), fg.log_softmax(x, axis=None), fg.softmax(x, axis=(-1,))],
+     lambda x: [jax.nn.softmax(x, axis=(0, 2)), jax.nn.log_softmax(x, axis=None), jax.nn.softmax(x, axis=(-1,))],
+     [(X234,)]),
+    ("mask_indices", lambda n: [fg.mask_indices(n, fg.triu), fg.mask_indices(n, fg.tril, -1),
+                                fg.mask_indices(n, fg.triu, 1, size=8)],
+     lambda n: [jnp.mask_indices(n, jnp.triu), jnp.mask_indices(n, jnp.tril, -1), jnp.mask_indices(n, jnp.triu, 1, size=8)],
+     [(3,), (4,)]),
 ]
 
 # jnp.linalg.norm's ords 2, -2 of matrices need an SVD, which fgrad refuses: dropped from the table's grid
 TABLE = [row for row in TABLE if not (row[0].startswith("linalg.norm-matrix-") and row[0].split("-")[2] in ("2", "-2"))]
 # concrete checks, static index sets, and lengths set by a concrete condition (traced: the size= rows)
-EAGER_ONLY = {"ravel_multi_index-raise", "index-sets", "compress", "extract"}
+EAGER_ONLY = {"ravel_multi_index-raise", "index-sets", "compress", "extract", "trim_zeros", "mask_indices"}
 
 
 @pytest.mark.parametrize("ours, theirs, args, name", table_params(TABLE))
@@ -449,6 +482,10 @@ def test_gradients_are_jax_s():
     both(lambda a: fg.sum(fg.cross(a, a[::-1])), lambda a: jnp.sum(jnp.cross(a, a[::-1])), f32(3))
 
 
+def test_no_value_is_complex():
+    assert fg.iscomplexobj(X34) is False and fg.iscomplexobj(3) is False and jnp.iscomplexobj(X34) is False
+
+
 def test_where_with_one_argument_is_nonzero():
     c = np.array([[True, False], [False, True]])
     same(fg.where(c), jnp.where(c), "eager")
@@ -523,6 +560,18 @@ def test_where_with_one_argument_is_nonzero():
     (lambda: fg.dtype("complex64"), fg.DTypeError, r"dtype: unsupported dtype complex64"),
     (lambda: fg.array([1, 2], order="F"), fg.TraceError, r"array: only order='K'"),
     (lambda: fg.size(X34, 2), fg.TraceError, r"size: axis 2 is out of range"),
+    (lambda: fg.put(X34, np.int32([0]), 1.0), fg.InputError, r"put: fgrad arrays are immutable.*inplace=False"),
+    (lambda: fg.put(X34, np.int32([0]), 1.0, mode="raise", inplace=False), fg.ShapeError, r"put: mode must be"),
+    (lambda: fg.put(X34, np.float32([0]), 1.0, inplace=False), fg.DTypeError, r"put: ind must be integers"),
+    (lambda: fg.place(X34, X34 > 0, 1.0), fg.InputError, r"place: .*inplace=False"),
+    (lambda: fg.place(X34, V4 > 0, 1.0, inplace=False), fg.ShapeError, r"place: arr \(3, 4\) and mask \(4,\)"),
+    (lambda: fg.place(X34, X34 > 0, np.float32([]), inplace=False), fg.ShapeError, r"place: vals is empty"),
+    (lambda: fg.fill_diagonal(V4, 1.0, inplace=False), fg.ShapeError, r"fill_diagonal: needs a 2-D array"),
+    (lambda: fg.fill_diagonal(X34, 1.0, wrap=True, inplace=False), fg.InputError, r"fill_diagonal: wrap=True"),
+    (lambda: fg.histogramdd(V4), fg.ShapeError, r"histogramdd: sample must be 2-D"),
+    (lambda: fg.histogramdd(X34, [2, 3]), fg.ShapeError, r"histogramdd: bins must give one entry per axis \(4\)"),
+    (lambda: fg.trace(lambda x: fg.trim_zeros(x), V4), fg.TraceError, r"trim_zeros: the result's shape depends"),
+    (lambda: fg.mask_indices(3, 1), fg.TraceError, r"mask_indices: mask_func must be a function"),
 ])
 def test_refused_forms_name_the_function_and_the_line(call, error, match):
     with pytest.raises(error, match=match) as info:

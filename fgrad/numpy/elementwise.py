@@ -41,7 +41,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "sinh", "sqrt", "square", "stop_gradient", "subtract", "tan", "tanh", "true_divide", "trunc", "where",
     "conj", "conjugate", "float_power", "fmax", "fmin", "heaviside", "imag", "iscomplex", "isreal", "isrealobj",
     "ldexp", "real", "rint", "around", "polyval", "fabs", "modf", "frexp", "nextafter", "spacing", "i0", "kaiser",
-    "poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv",
+    "poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv", "angle", "iscomplexobj",
 ]
 
 
@@ -741,6 +741,22 @@ def isrealobj(x: Any) -> bool:
     """Whether x is of a real (not complex) dtype, as `jnp.isrealobj`: fgrad has no complex dtype."""
     _dtype(x)
     return True
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether x is of a complex dtype, as `jnp.iscomplexobj`: fgrad has none, so False."""
+    _dtype(x)
+    return False
+
+
+def angle(z: ArrayLike, deg: bool = False) -> Tensor | np.ndarray:
+    """The argument of each entry as a complex number, as `jnp.angle` of real values: atan2(0, z),
+    0 for z >= +0 and pi for z <= -0 (NaN for NaN), in degrees with `deg`; integers give f32."""
+    x = _as_float(z)
+    if not _shape(x):  # a 0-d float is computed in f32, as jax.numpy's
+        x = astype(x, DType.f32)
+    out = arctan2(broadcast_to(asarray(0.0, _dtype(x)), _shape(x)), x)
+    return rad2deg(out) if deg else out
 
 
 around = round

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: unravel_index and compress call other families at call time
-from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
+from fgrad.errors import TRACER_INDEX, DTypeError, InputError, ShapeError, TraceError
 from fgrad.ir import Const, Dim, DType
 from fgrad.primitives import (
     dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p, rev_p, scatter_add_p, scatter_p, slice_p, take_p,
@@ -34,7 +34,11 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "scatter_add", "take", "take_along_axis",
     "choose", "compress", "diag_indices", "diag_indices_from", "extract", "ravel_multi_index", "select",
     "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
+    "fill_diagonal", "mask_indices", "place", "put",
 ]
+
+IMMUTABLE = ("{name}: fgrad arrays are immutable, so it cannot update `{arg}` in place; pass inplace=False to get "
+             "the updated array, as jax.numpy asks")
 
 
 def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
@@ -1023,3 +1027,90 @@ def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fi
     """The entries of `arr` where `condition` holds, both flattened, as `jnp.extract`; `size`
     and `fill_value` as in `compress`."""
     return compress(fnp.ravel(condition), fnp.ravel(arr), size=size, fill_value=fill_value)
+
+
+# -- NumPy's in-place updates, as jax.numpy's functional ones (inplace=False) ------------------------
+
+
+def _not_in_place(name: str, inplace: Any, arg: str) -> None:
+    if inplace is not False:
+        raise InputError(IMMUTABLE.format(name=name, arg=arg), user_site())
+
+
+def _flat_set(name: str, x: Tensor | np.ndarray, index: ArrayLike, values: ArrayLike) -> Tensor | np.ndarray:
+    """x with its flat entries at `index` (i32, in range or dropped) set to `values`, each index
+    taking the next of `values` in turn (cycled, as NumPy's)."""
+    flat, count = fnp.ravel(x), _shape(index)[0]
+    values = fnp.resize(fnp.ravel(asarray(values, _dtype(x))), count)
+    return reshape(_update(name, flat, (index,), values, "set", "drop", True), _shape(x))
+
+
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, inplace: bool = True
+        ) -> Tensor | np.ndarray:
+    """`a` with its entries at the flat indices `ind` set to `v` (cycled over them), as
+    `jnp.put(..., inplace=False)`: by default a negative index counts from the end and indices
+    beyond either end take the first or last entry (JAX's unravel_index clamps); `mode="clip"`
+    clamps without counting from the end, `mode="wrap"` wraps around. Repeated indices: the last
+    wins."""
+    _not_in_place("put", inplace, "a")
+    x = asarray(a)
+    index = fnp.ravel(asarray(ind))
+    if _dtype(index).np.kind not in "iu":
+        raise DTypeError(f"put: ind must be integers, got {_dtype(index).name}", user_site())
+    index = astype(index, DType.i32)
+    size = math.prod(_shape(x))
+    if mode not in (None, "clip", "wrap"):
+        raise ShapeError(f"put: mode must be None, 'clip' or 'wrap' ('raise' needs values known before running), "
+                         f"got {_brief(mode)}", user_site())
+    if not size or not _shape(index)[0] or not math.prod(_shape(v)):
+        return x
+    if mode is None:
+        index = where(less(index, 0), add(index, size), index)
+    index = remainder(index, size) if mode == "wrap" else clip(index, 0, size - 1)
+    return _flat_set("put", x, index, v)
+
+
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Tensor | np.ndarray:
+    """`arr` with the entries where `mask` holds (in row-major order) set to `vals` in turn
+    (cycled), as `jnp.place(..., inplace=False)`; a traced mask works (its entries are counted
+    at run time)."""
+    _not_in_place("place", inplace, "arr")
+    x = asarray(arr)
+    size = math.prod(_shape(x))
+    if math.prod(_shape(mask)) != size:
+        raise ShapeError(f"place: arr {_shape(x)} and mask {_shape(mask)} must be of one size", user_site())
+    if not math.prod(_shape(vals)):
+        raise ShapeError("place: vals is empty; there are no values to place", user_site())
+    if not size:
+        return x
+    index = fnp.nonzero(fnp.ravel(asarray(mask, DType.bool)), size=size, fill_value=size)[0]  # past the end: dropped
+    return _flat_set("place", x, index, vals)
+
+
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True) -> Tensor | np.ndarray:
+    """`a` (2-D, or with all its axes of one size) with its main diagonal set to `val` (a scalar,
+    or values cycled along the diagonal), as `jnp.fill_diagonal(..., inplace=False)`."""
+    _not_in_place("fill_diagonal", inplace, "a")
+    if wrap is not False:
+        raise InputError(f"fill_diagonal: wrap={wrap!r} is not supported, as in jax.numpy; use wrap=False",
+                         user_site())
+    x = asarray(a)
+    shape = _shape(x)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
+        raise ShapeError(f"fill_diagonal: needs a 2-D array or one with all axes of one size, got {shape}",
+                         user_site())
+    n = builtins.min(shape)
+    flat = sum(i * math.prod(shape[k + 1:]) for k, i in enumerate(diag_indices(n, len(shape))))
+    return _flat_set("fill_diagonal", x, asarray(flat.astype(np.int32)), val)
+
+
+def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None
+                 ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
+    """The (row, column) indices where `mask_func(ones((n, n)), k)` (such as `fg.triu`) is
+    nonzero, as `jnp.mask_indices`; `size` as nonzero's."""
+    n = _static_int("mask_indices", "n", n, 0)
+    if not callable(mask_func):
+        raise TraceError(f"mask_indices: mask_func must be a function such as fg.triu, got {_brief(mask_func)}",
+                         user_site())
+    rows, cols = fnp.nonzero(mask_func(fnp.ones((n, n)), k), size=size)
+    return rows, cols

@@ -14,12 +14,14 @@ a scatter placing them (nonzero), a sort (unique).
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from fgrad import numpy as fnp  # NOTE: ravel_multi_index and ix_ are called at call time
 from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import Dim, DType
 from fgrad.trace import Tensor, user_site
@@ -36,7 +38,8 @@ from fgrad.numpy.reductions import (
 from fgrad.numpy.indexing import one_hot, scatter_add, take
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
-    "argpartition", "argwhere", "bincount", "digitize", "flatnonzero", "histogram", "histogram_bin_edges", "isin",
+    "argpartition", "argwhere", "bincount", "digitize", "flatnonzero", "histogram", "histogram2d", "histogram_bin_edges",
+    "histogramdd", "isin",
     "interp", "nonzero", "partition", "searchsorted", "unique",
     "intersect1d", "lexsort", "setdiff1d", "setxor1d", "union1d", "unique_all", "unique_counts", "unique_inverse",
     "unique_values",
@@ -613,6 +616,60 @@ def histogram(a: ArrayLike, bins: int | ArrayLike = 10, range: Sequence[ArrayLik
     if density:
         counts = divide(divide(counts, subtract(edges[1:], edges[:-1])), _sum(counts))
     return counts, edges
+
+
+def histogramdd(sample: ArrayLike, bins: Any = 10, range: Sequence[Any] | None = None, weights: ArrayLike | None = None,
+                density: bool | None = None) -> tuple[Tensor | np.ndarray, list[Tensor | np.ndarray]]:
+    """Counts of the N points of `sample` (N, D) in each cell of a D-dimensional grid of bins, and
+    each axis's edges, as `jnp.histogramdd`: `bins` an int for every axis or one entry (count or
+    edges) per axis, `range` one (low, high) or None per axis; cells as `histogram`'s bins. Counts
+    are i32 (`weights`, one per point, sum instead, in the sample's float dtype); `density`
+    divides by the total and the cells' volumes."""
+    x = asarray(sample, _float_dtype(result_dtype(sample) if weights is None else result_dtype(sample, weights)))
+    shape = _shape(x)
+    if len(shape) != 2:
+        raise ShapeError(f"histogramdd: sample must be 2-D (N points, D coordinates), got {shape}", user_site())
+    n, dims = shape
+    if weights is not None and _shape(weights) != (n,):
+        raise ShapeError(f"histogramdd: weights {_shape(weights)} must hold one weight per point, ({n},)",
+                         user_site())
+    if range is not None and (len(range) != dims or builtins.any(r is not None and np.shape(r)[:1] != (2,)
+                                                                 for r in range)):
+        raise ShapeError(f"histogramdd: range must hold {dims} pairs or Nones for sample {shape}, got {_brief(range)}",
+                         user_site())
+    per_axis = [bins] * dims if isinstance(bins, (int, np.integer)) else list(bins)
+    if len(per_axis) != dims:
+        raise ShapeError(f"histogramdd: bins must give one entry per axis ({dims}), got {len(per_axis)}", user_site())
+    edges, cells = [], []
+    for k in builtins.range(dims):
+        column = x[:, k]
+        e = histogram_bin_edges(column, per_axis[k], None if range is None else range[k])
+        at = searchsorted(e, column, side="right")
+        edges.append(e)
+        cells.append(where(equal(column, e[-1]), subtract(at, 1), at))  # the last edge is in the last bin
+    counts = tuple(_fixed_size("histogramdd", e) + 1 for e in edges)  # bins below and above the edges too
+    flat = fnp.ravel_multi_index(tuple(cells), counts, mode="clip")
+    hist = reshape(bincount(flat, weights, length=math.prod(counts)), counts)[(slice(1, -1),) * dims]
+    if density:
+        hist = divide(astype(hist, _dtype(x)), _sum(hist))
+        for width in fnp.ix_(*(subtract(e[1:], e[:-1]) for e in edges)):
+            hist = divide(hist, width)
+    return hist, edges
+
+
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Sequence[Any] | None = None,
+                weights: ArrayLike | None = None, density: bool | None = None
+                ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray, Tensor | np.ndarray]:
+    """`histogramdd` of the points (x, y): the counts and the two axes' edges, as `jnp.histogram2d`
+    (`bins` an int, a pair, or one array of edges for both)."""
+    try:
+        pair = len(bins) in (1, 2)
+    except TypeError:
+        pair = True
+    if not pair:
+        bins = [bins, bins]
+    hist, edges = histogramdd(stack([asarray(x), asarray(y)], axis=1), bins, range, weights, density)
+    return hist, edges[0], edges[1]
 
 
 # -- partition -------------------------------------------------------------------------------------

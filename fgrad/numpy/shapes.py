@@ -28,7 +28,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "trace", "tril", "triu", "vsplit", "vstack",
     "append", "block", "broadcast_arrays", "broadcast_shapes", "concat", "delete", "fliplr", "flipud", "insert",
     "matrix_transpose", "permute_dims", "resize",
-    "diagflat", "ix_", "rollaxis", "unstack",
+    "diagflat", "ix_", "rollaxis", "unstack", "trim_zeros",
 ]
 
 
@@ -1023,3 +1023,33 @@ def block(arrays: Any) -> Tensor | np.ndarray:
     """One array from nested lists of blocks, as `jnp.block`: the innermost lists are joined
     along the last axis, the next along the one before, ... (blocks padded to rank with leading 1s)."""
     return _block("block", arrays)[0]
+
+
+def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: int | Sequence[int] | None = None) -> Tensor | np.ndarray:
+    """`filt` without its leading ("f" in `trim`) and trailing ("b") zeros along each axis in
+    `axis` (all by default), a slice along an axis ending where an entry off it is nonzero, as
+    `jnp.trim_zeros`. `filt` must be concrete: its values decide the result's shape."""
+    if isinstance(filt, Tensor):
+        raise TraceError(f"trim_zeros: the result's shape depends on the values of the traced {filt.spec}; fgrad's "
+                         "shapes are static, so filt must be concrete (as in jax.numpy)", user_site())
+    if not isinstance(trim, str):
+        raise ShapeError(f"trim_zeros: trim must be a string of 'f' and 'b', got {_brief(trim)}", user_site())
+    x = asarray(filt)
+    values = np.asarray(x)
+    axes = set(_axes("trim_zeros", values.shape, axis)) if values.ndim else set()
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return x
+    cuts = []
+    for ax in range(values.ndim):
+        if ax not in axes:
+            cuts.append(slice(None))
+            continue
+        nonzero = values.any(axis=tuple(k for k in range(values.ndim) if k != ax))
+        if not nonzero.any():
+            cuts.append(slice(0, 0))
+            continue
+        start = int(nonzero.argmax()) if "f" in trim else None
+        stop = values.shape[ax] - int(nonzero[::-1].argmax()) if "b" in trim else None
+        cuts.append(slice(start, stop))
+    return x[tuple(cuts)]
