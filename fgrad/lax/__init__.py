@@ -3,7 +3,8 @@
 lax is stricter than jax.numpy: the operands of an op share one dtype (no promotion), dimension
 arguments are explicit tuples, and only scalars and size-1 axes broadcast. Each function
 validates its arguments, naming itself in its errors, then calls the fgrad.numpy functions or
-binds primitives, so everything traces, differentiates and compiles to WGSL.
+binds primitives, so everything traces, differentiates and compiles to WGSL. `fg.lax.linalg`
+(cholesky, lu, triangular_solve) is a submodule, as `jax.lax.linalg` is.
 """
 
 from fgrad.errors import name_errors_after
@@ -12,6 +13,7 @@ from fgrad.lax.elementwise import *  # noqa: F403
 from fgrad.lax.shapes import *  # noqa: F403
 from fgrad.lax.reductions import *  # noqa: F403
 from fgrad.lax.control import *  # noqa: F403
+from fgrad.lax import linalg  # noqa: F401  (jax.lax.linalg: fg.lax.linalg, not star-exported)
 from fgrad.numpy import dynamic_slice, dynamic_update_slice
 from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
 from fgrad.numpy.shapes import lax_pad as pad

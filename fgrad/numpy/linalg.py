@@ -1,9 +1,12 @@
 """`jax.numpy.linalg` as `fg.numpy.linalg`: norms and the products and views the array API puts
 here (matmul, outer, tensordot, vecdot, matrix_transpose, trace, diagonal, cross, matrix_power,
-multi_dot), all composites of fgrad's functions.
+multi_dot), and the factorizations and solvers built on `fg.lax.linalg` (cholesky, solve, inv,
+det, slogdet), all composites of fgrad's functions.
 
-Decompositions (det, inv, solve, svd, eigh, cholesky, qr, ...) are not here: fgrad has no kernels
-for them. The norms that need singular values (ord 2, -2, 'nuc' of a matrix) are refused saying so.
+The factorizations are loops (`scan`) over the rows or columns of f32 matrices, with JAX's
+derivative rules attached (fgrad/lax/linalg.py). The decompositions that need iterative
+eigenvalue or orthogonal methods (svd, eigh, eig, qr, pinv, lstsq, matrix_rank) are not here, nor
+the norms that need singular values (ord 2, -2, 'nuc' of a matrix), which are refused saying so.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,13 +23,13 @@ from fgrad.trace import Tensor, user_site
 from fgrad.numpy import products, shapes
 from fgrad.numpy.promotion import ArrayLike, _as_dtype, _brief, _dtype, _float_dtype, _shape, asarray
 from fgrad.numpy.shapes import broadcast_to, matrix_transpose
-from fgrad.numpy.creation import eye
-from fgrad.numpy.elementwise import abs, multiply, not_equal, power, sqrt
+from fgrad.numpy.creation import eye, ones as fnp_ones
+from fgrad.numpy.elementwise import abs, log as fnp_log, multiply, not_equal, power, sign as fnp_sign, sqrt
 from fgrad.numpy.reductions import max as _max, min as _min, sum as _sum
 
 __all__ = [  # the names of jax.numpy.linalg that fgrad has (fg.numpy.linalg.*; not re-exported by fgrad)
-    "cross", "diagonal", "matmul", "matrix_norm", "matrix_power", "matrix_transpose", "multi_dot", "norm", "outer",
-    "tensordot", "trace", "vecdot", "vector_norm",
+    "SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "matrix_power",
+    "matrix_transpose", "multi_dot", "norm", "outer", "slogdet", "solve", "tensordot", "trace", "vecdot", "vector_norm",
 ]
 
 NEEDS_SVD = ("norm: ord={ord!r} of a matrix is a function of its singular values, and fgrad has no SVD; "
@@ -167,8 +170,8 @@ def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor | np.nda
 
 
 def matrix_power(a: ArrayLike, n: int) -> Tensor | np.ndarray:
-    """The square matrices of the last two axes to the integer power n >= 0, by repeated
-    squaring, as `jnp.linalg.matrix_power` (a negative n needs an inverse, which fgrad lacks)."""
+    """The square matrices of the last two axes to the integer power n, by repeated squaring, as
+    `jnp.linalg.matrix_power`: a negative n raises `inv(a)` to -n."""
     x = asarray(a)
     shape = _shape(x)
     if len(shape) < 2 or shape[-1] != shape[-2]:
@@ -178,7 +181,7 @@ def matrix_power(a: ArrayLike, n: int) -> Tensor | np.ndarray:
     except TypeError:
         raise TraceError(f"matrix_power: the exponent must be a static integer, got {_brief(n)}", user_site()) from None
     if n < 0:
-        raise ShapeError(f"matrix_power: n={n} needs the inverse matrix, and fgrad has no inv", user_site())
+        x, n = inv(x), -n
     if n == 0:
         return broadcast_to(eye(shape[-1], dtype=_dtype(x)), shape)
     result, power_of_x = None, x
@@ -208,3 +211,129 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Tensor |
     terms[-1] = terms[-1] if ranks[-1] == 2 else terms[-1][0]
     out = (letters[0] if ranks[0] == 2 else "") + (letters[len(arrays)] if ranks[-1] == 2 else "")
     return products.einsum(",".join(terms) + "->" + out, *arrays)
+
+
+# ---------------------------------------------------------------------------
+# Factorizations and solvers (fgrad.lax.linalg holds the loops and their derivative rules; it
+# imports fgrad.numpy, so it is read at call time)
+# ---------------------------------------------------------------------------
+
+
+class SlogdetResult(NamedTuple):
+    """slogdet's result, as `jnp.linalg.SlogdetResult`."""
+    sign: Any
+    logabsdet: Any
+
+
+def _lax_linalg() -> Any:
+    from fgrad.lax import linalg
+    return linalg
+
+
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Tensor | np.ndarray:
+    """The Cholesky factor of symmetric positive-definite matrices (..., n, n), as
+    `jnp.linalg.cholesky`: lower L with a = L @ L^T, or upper U = L^T with `upper`; NaN in the
+    factor's triangle where a matrix is not positive definite. Integers are converted to f32.
+
+    Args:
+        upper: return the upper factor U (a = U^T @ U).
+        symmetrize_input: factor (a + a^T) / 2 (both triangles read, the better gradient); else
+            only a's lower triangle is read.
+    """
+    lax_linalg = _lax_linalg()
+    lax_linalg._matrices("cholesky", a, "a")
+    if not isinstance(upper, (bool, np.bool_)):
+        raise TraceError(f"cholesky: upper must be True or False, got {_brief(upper)}", user_site())
+    a, = lax_linalg._float_operands("cholesky", a, promote=True)
+    factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+    return matrix_transpose(factor) if upper else factor
+
+
+def solve(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
+    """x with a @ x = b, as `jnp.linalg.solve`, by LU with partial pivoting; infinities or NaNs
+    where a is singular. Integers are converted to f32.
+
+    Args:
+        a: square matrices (..., m, m).
+        b: one vector (m,), solved against every matrix of a (result (..., m)); or matrices
+            (..., m, n), whose leading axes broadcast with a's (result (..., m, n)).
+    """
+    lax_linalg = _lax_linalg()
+    a_shape, b_shape = _shape(a), _shape(b)
+    if len(a_shape) < 2:
+        raise ShapeError(f"solve: a must be at least 2-D, (..., m, m), got {a_shape}", user_site())
+    lax_linalg._matrices("solve", a, "a")
+    if not b_shape:
+        raise ShapeError(f"solve: b must be a vector (m,) or matrices (..., m, n), got a scalar, with a {a_shape}",
+                         user_site())
+    m = a_shape[-1]
+    if (len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1 and b_shape[-1] == m and b_shape[-2] != m):
+        raise ShapeError(f"solve: invalid shapes {a_shape} and {b_shape}: b is a stack of matrices (..., m, n), "
+                         "not of vectors (as since JAX 0.5); for a batch of vectors use "
+                         "solve(a, b[..., None])[..., 0]", user_site())
+    if b_shape[-1 if len(b_shape) == 1 else -2] != m:
+        want = "(m,)" if len(b_shape) == 1 else "(..., m, n)"
+        raise ShapeError(f"solve: b {b_shape} must be {want} with m = {m}, the size of a {a_shape}", user_site())
+    a, b = lax_linalg._float_operands("solve", a, b, promote=True)
+    vector = len(b_shape) == 1
+    if vector:
+        b = b[:, None]
+    try:
+        batch = shapes.broadcast_shapes(a_shape[:-2], _shape(b)[:-2])
+    except ShapeError:
+        raise ShapeError(f"solve: the leading axes of a {a_shape} and b {b_shape} do not broadcast",
+                         user_site()) from None
+    a = broadcast_to(a, (*batch, m, m))
+    b = broadcast_to(b, (*batch, *_shape(b)[-2:]))
+    x = lax_linalg._solve(a, b)
+    return x[..., 0] if vector else x
+
+
+def inv(a: ArrayLike) -> Tensor | np.ndarray:
+    """The inverses of square matrices (..., n, n), as `jnp.linalg.inv`: solve(a, I); infinities
+    or NaNs where a matrix is singular. Integers are converted to f32."""
+    shape = _lax_linalg()._matrices("inv", a, "a")
+    return solve(a, broadcast_to(eye(shape[-1], dtype=_dtype(a)), shape))
+
+
+def _checked_square(name: str, a: ArrayLike) -> tuple[Tensor | np.ndarray, int]:
+    lax_linalg = _lax_linalg()
+    shape = lax_linalg._matrices(name, a, "a")
+    return lax_linalg._float_operands(name, a, promote=True)[0], shape[-1]
+
+
+def det(a: ArrayLike) -> Tensor | np.ndarray:
+    """The determinants of square matrices (..., n, n), as `jnp.linalg.det`: written out for n <= 3,
+    else sign * exp(logabsdet) of `slogdet`, with gradient det * inv(a)^T. Integers are converted
+    to f32."""
+    a, n = _checked_square("det", a)
+    if n == 0:
+        return fnp_ones(_shape(a)[:-2])
+    e = [[a[..., i, j] for j in range(n)] for i in range(n)] if n <= 3 else None
+    if n == 1:
+        return e[0][0]
+    if n == 2:
+        return e[0][0] * e[1][1] - e[0][1] * e[1][0]
+    if n == 3:  # JAX's order of terms
+        return (e[0][0] * e[1][1] * e[2][2] + e[0][1] * e[1][2] * e[2][0] + e[0][2] * e[1][0] * e[2][1]
+                - e[0][2] * e[1][1] * e[2][0] - e[0][0] * e[1][2] * e[2][1] - e[0][1] * e[1][0] * e[2][2])
+    return _lax_linalg()._det(a)
+
+
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
+    """The sign and the natural log of the absolute value of the determinants of square matrices
+    (..., n, n), as `jnp.linalg.slogdet`: `SlogdetResult(sign, logabsdet)`, each a.shape[:-2];
+    sign 0 and logabsdet -inf for a singular matrix. Written out for n <= 2, else from the LU
+    factorization (method None or 'lu'; fgrad has no QR for 'qr'). Integers are converted to f32."""
+    if method not in (None, "lu"):
+        raise ShapeError(f"slogdet: method {_brief(method)} is not supported: fgrad computes it from the LU "
+                         "factorization (method None or 'lu'); 'qr' needs a QR decomposition, which fgrad lacks",
+                         user_site())
+    a, n = _checked_square("slogdet", a)
+    if n == 0:
+        batch = _shape(a)[:-2]
+        return SlogdetResult(fnp_ones(batch), multiply(fnp_ones(batch), 0.0))
+    if n <= 2:
+        d = a[..., 0, 0] if n == 1 else a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+        return SlogdetResult(fnp_sign(d), fnp_log(abs(d)))
+    return SlogdetResult(*_lax_linalg()._slogdet(a))
