@@ -1,7 +1,8 @@
 """`fg.random`: JAX's functional pseudo-random numbers (`jax.random`), with JAX's bits.
 
 A key is a raw u32[2] array, as `jax.random.PRNGKey` gives (fgrad has no typed key arrays:
-`key(seed)` gives the same array, and `key_data` / `wrap_key_data` return it as it is). Every
+`key(seed)` gives the same array, `key_data` / `wrap_key_data` / `clone` return it as it is, and
+`key_impl` names threefry2x32; JAX's `key_dtype`, a typed key's dtype, has no counterpart). Every
 function is written with fgrad's u32 operations: the Threefry-2x32 block cipher (Salmon et
 al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011; Random123's threefry2x32 with 20
 rounds) hashes one counter per element, so sampling is elementwise, fuses into the kernels
@@ -13,9 +14,10 @@ The samplers then turn bits into values as jax.random's do: keys, bits, integers
 permutations and uniform floats in [0, 1) equal JAX's; what passes through log or erf_inv
 (normal, gumbel, ...) agrees to their rounding, and so do uniform floats between other bounds,
 where XLA fuses x * (maxval - minval) + minval into one rounding. The other distributions (cauchy
-to poisson) are JAX's transforms of the same draws under the same splits of the key, the rejection
-loops of gamma and poisson included, so they give JAX's values to the same rounding. Keys may be traced values: a
-jitted training step draws its dropout masks from a key argument.
+to multinomial) are JAX's transforms of the same draws under the same splits of the key, the
+rejection loops of gamma, poisson and binomial included, so they give JAX's values to the same
+rounding. Keys may be traced values: a jitted training step draws its dropout masks from a key
+argument.
 """
 
 from __future__ import annotations
@@ -32,15 +34,16 @@ from fgrad.errors import DTypeError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import Dim, DType
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, spec_of, user_site
-from fgrad.numpy.promotion import ArrayLike, _as_dtype, _broadcast_shapes, _dtype, _one_axis, _shape, asarray
+from fgrad.numpy.promotion import (ArrayLike, _as_dtype, _broadcast_shapes, _dtype, _float_dtype, _one_axis,
+                                   _shape, asarray, result_dtype)
 from fgrad.numpy.shapes import _shape_arg
 
 __all__ = [
-    "PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice", "dirichlet",
-    "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal", "geometric", "gumbel",
-    "key", "key_data", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "normal", "pareto", "permutation",
-    "poisson", "rademacher", "randint", "rayleigh", "split", "t", "threefry2x32", "triangular", "truncated_normal",
-    "uniform", "wald", "weibull_min", "wrap_key_data",
+    "PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+    "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
+    "geometric", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
+    "multinomial", "normal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t",
+    "threefry2x32", "triangular", "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
 
 Value = Tensor | np.ndarray
@@ -166,10 +169,16 @@ INTEGERS = (DType.i32, DType.u32)
 # ---------------------------------------------------------------------------
 
 
-def PRNGKey(seed: ArrayLike) -> Value:
+def _impl(name: str, impl: Any) -> None:
+    if impl not in (None, "threefry2x32"):
+        raise TraceError(f"{name}: impl must be 'threefry2x32' (fgrad's only PRNG) or None, got {impl!r}", user_site())
+
+
+def PRNGKey(seed: ArrayLike, *, impl: str | None = None) -> Value:
     """A key, u32[2], from an integer seed: as jax.random.PRNGKey with 32-bit integers (x64 off),
     (0, seed mod 2^32). A Python int seed may be any 64-bit integer (its low 32 bits count, as
-    in JAX); a traced i32 or u32 scalar seed gives a traced key."""
+    in JAX); a traced i32 or u32 scalar seed gives a traced key. `impl` may name threefry2x32."""
+    _impl("PRNGKey", impl)
     if len(_shape(seed)) != 0:
         raise ShapeError(f"PRNGKey: takes a scalar seed, got {spec_of(asarray(seed))}", user_site())
     if not _dtype(seed).is_int:
@@ -181,9 +190,10 @@ def PRNGKey(seed: ArrayLike) -> Value:
     return asarray(np.array([0, int(np.asarray(seed)) % 2**32], np.uint32))
 
 
-def key(seed: ArrayLike) -> Value:
+def key(seed: ArrayLike, *, impl: str | None = None) -> Value:
     """A key from an integer seed (jax.random.key): fgrad's keys are the raw u32[2] arrays of
     `PRNGKey`, so this is `PRNGKey(seed)`."""
+    _impl("key", impl)
     return PRNGKey(seed)
 
 
@@ -200,9 +210,22 @@ def key_data(keys: ArrayLike) -> Value:
     return _keys("key_data", keys)
 
 
-def wrap_key_data(key_bits_array: ArrayLike) -> Value:
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> Value:
     """Keys from their u32[..., 2] data: fgrad's keys are their data, returned as they are."""
+    _impl("wrap_key_data", impl)
     return _keys("wrap_key_data", key_bits_array)
+
+
+def key_impl(keys: ArrayLike) -> str:
+    """The name of the PRNG that made `keys`: "threefry2x32", which jax.random.key_impl gives for
+    raw keys too."""
+    _keys("key_impl", keys)
+    return "threefry2x32"
+
+
+def clone(key: ArrayLike) -> Value:
+    """A key to use again (jax.random.clone): with no key-reuse checking to tell, the key itself."""
+    return _keys("clone", key)
 
 
 def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Value:
@@ -784,6 +807,161 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: int | Sequence[int] | None = 
     small = _poisson_knuth(k, fnp.where(knuth, lam, 0.0), shape, dtype)
     large = _poisson_rejection(k, fnp.where(knuth, 1e5, lam), shape, dtype)
     return fnp.where(fnp.equal(lam, 0.0), asarray(0, dtype), fnp.where(knuth, small, large))
+
+
+# Binomial: as JAX's (and TensorFlow's), with q = min(p, 1 - p): inversion (counting geometric
+# waiting times until they pass n) where n q <= 10, and Hormann's BTRS transformed rejection ("The
+# generation of binomial random variates", 1993) above; for p > 1/2 the sample is n minus one with
+# q. Both loops draw a whole sample a round from one key and run over the whole sample (an element
+# of the rejection loop takes each proposal it accepts while the loop runs, the last one staying, as
+# in JAX); JAX also stops them at the dtype's largest float of rounds, never reached.
+
+# log k! - ((k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2), Stirling's error, for k = 0..9
+STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: Value) -> Value:
+    """Stirling's error at k: the table up to 9, else its series 1/(12 (k+1)) - 1/(360 (k+1)^3)
+    + 1/(1260 (k+1)^5)."""
+    # NOTE: JAX evaluates the series at k clamped to [0, 9], so every k above 9 gets its value
+    # at 9; kept, for JAX's samples.
+    k9 = fnp.clip(k, 0.0, 9.0)
+    kp1sq = fnp.multiply(fnp.add(k9, 1.0), fnp.add(k9, 1.0))
+    series = fnp.divide(fnp.subtract(1.0 / 12, fnp.divide(fnp.subtract(1.0 / 360, fnp.divide(1.0 / 1260, kp1sq)),
+                                                           kp1sq)), fnp.add(k9, 1.0))
+    table = fnp.take(asarray(np.array(STIRLING_TAILS, _dtype(k).np)), fnp.astype(fnp.floor(k9), DType.i32))
+    return fnp.where(fnp.less_equal(k, 9.0), table, series)
+
+
+def _binomial_inversion(k: Value, count: Value, q: Value, shape: tuple[int | Dim, ...]) -> Value:
+    log1mq = fnp.log1p(fnp.neg(q))
+
+    def round_(carry: tuple[Value, ...]) -> tuple[Value, ...]:
+        num_geom, geom_sum, key = carry
+        draw, key = _split2(key)
+        num_geom = fnp.where(fnp.less_equal(geom_sum, count), fnp.add(num_geom, 1.0), num_geom)
+        geom = fnp.ceil(fnp.divide(fnp.log(_uniform(draw, shape, _dtype(q), 0.0, 1.0)), log1mq))
+        return num_geom, fnp.add(geom_sum, geom), key
+
+    zeros = fnp.zeros(shape, _dtype(q).np)
+    num_geom = lax.while_loop(lambda c: fnp.any(fnp.less_equal(c[1], count)), round_, (zeros, zeros, k))[0]
+    return fnp.subtract(num_geom, 1.0)
+
+
+def _binomial_rejection(k: Value, count: Value, q: Value, shape: tuple[int | Dim, ...]) -> Value:
+    dtype = _dtype(q)
+    stddev = fnp.sqrt(fnp.multiply(fnp.multiply(count, q), fnp.subtract(1.0, q)))
+    b = fnp.add(1.15, fnp.multiply(2.53, stddev))
+    a = fnp.add(fnp.add(-0.0873, fnp.multiply(0.0248, b)), fnp.multiply(0.01, q))
+    c = fnp.add(fnp.multiply(count, q), 0.5)
+    v_r = fnp.subtract(0.92, fnp.divide(4.2, b))
+    r = fnp.divide(q, fnp.subtract(1.0, q))
+    alpha = fnp.multiply(fnp.add(2.83, fnp.divide(5.1, b)), stddev)
+    m = fnp.floor(fnp.multiply(fnp.add(count, 1.0), q))
+    m_left = fnp.add(fnp.subtract(count, m), 1.0)
+    at_mode = fnp.multiply(fnp.add(m, 0.5), fnp.log(fnp.divide(fnp.add(m, 1.0), fnp.multiply(r, m_left))))
+    tail_m, tail_rest = _stirling_tail(m), _stirling_tail(fnp.subtract(count, m))
+
+    def round_(carry: tuple[Value, ...]) -> tuple[Value, ...]:
+        k_out, accepted, key = carry
+        keys = split(key, 3)
+        u = fnp.subtract(_uniform(keys[1], shape, dtype, 0.0, 1.0), 0.5)
+        v = _uniform(keys[2], shape, dtype, 0.0, 1.0)
+        us = fnp.subtract(0.5, fnp.abs(u))
+        accept1 = fnp.logical_and(fnp.greater_equal(us, 0.07), fnp.less_equal(v, v_r))
+        drawn = fnp.floor(fnp.add(fnp.multiply(fnp.add(fnp.divide(fnp.multiply(2.0, a), us), b), u), c))
+        reject = fnp.logical_or(fnp.less(drawn, 0.0), fnp.greater(drawn, count))
+        log_v = fnp.log(fnp.divide(fnp.multiply(v, alpha), fnp.add(fnp.divide(a, fnp.multiply(us, us)), b)))
+        k_left = fnp.add(fnp.subtract(count, drawn), 1.0)
+        bound = fnp.add(fnp.add(at_mode, fnp.multiply(fnp.add(count, 1.0), fnp.log(fnp.divide(m_left, k_left)))),
+                        fnp.multiply(fnp.add(drawn, 0.5), fnp.log(fnp.divide(fnp.multiply(r, k_left),
+                                                                             fnp.add(drawn, 1.0)))))
+        bound = fnp.add(fnp.add(bound, tail_m), tail_rest)
+        bound = fnp.subtract(fnp.subtract(bound, _stirling_tail(drawn)), _stirling_tail(fnp.subtract(count, drawn)))
+        accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), fnp.less_equal(log_v, bound)))
+        return fnp.where(accept, drawn, k_out), fnp.logical_or(accepted, accept), keys[0]
+
+    carry = (fnp.full(shape, -1.0, dtype.np), fnp.zeros(shape, bool), k)
+    return lax.while_loop(lambda c: fnp.any(fnp.logical_not(c[1])), round_, carry)[0]
+
+
+def _binomials(k: Value, n: Value, p: Value, shape: tuple[int | Dim, ...], dtype: DType) -> Value:
+    """Binomial(n, p) samples of `shape` as floats of `dtype`, computed in p's float dtype; n and
+    p broadcast to `shape`."""
+    count = fnp.broadcast_to(asarray(n, _dtype(p)), shape)
+    p = fnp.broadcast_to(p, shape)
+    below_half = fnp.less(p, 0.5)
+    q = fnp.where(below_half, p, fnp.subtract(1.0, p))
+    count_nan_or_neg = fnp.logical_or(fnp.isnan(count), fnp.less(count, 0.0))
+    count_inf, q_nan, q_negative = fnp.isinf(count), fnp.isnan(q), fnp.less(q, 0.0)
+    invalid = fnp.logical_or(fnp.logical_or(q_negative, q_nan), count_nan_or_neg)
+    q = fnp.where(fnp.logical_or(q_nan, q_negative), 0.01, q)
+    inversion = fnp.logical_or(count_nan_or_neg, fnp.less_equal(fnp.multiply(count, q), 10.0))
+    count = fnp.floor(count)  # a fractional n counts whole trials, as NumPy's
+    # NOTE: JAX's rejection loop never ends for an infinite n with q = 0 (its bounds are NaN). An
+    # infinite n's sample is inf whatever the loop gives, so it runs the loop on the stand-in
+    # parameters that the inversion's elements get, and accepts.
+    stand_in = fnp.logical_or(inversion, count_inf)
+    small = _binomial_inversion(k, fnp.where(inversion, count, 0.0), q, shape)
+    large = _binomial_rejection(k, fnp.where(stand_in, 1e4, count), fnp.where(stand_in, 0.5, q), shape)
+    samples = fnp.astype(fnp.where(inversion, small, large), dtype)
+    samples = fnp.where(invalid, asarray(np.nan, dtype), samples)
+    samples = fnp.where(fnp.logical_and(count_inf, fnp.logical_not(invalid)), asarray(np.inf, dtype), samples)
+    keep = fnp.logical_or(fnp.logical_or(below_half, count_nan_or_neg), fnp.logical_or(q_nan, count_inf))
+    return fnp.where(keep, samples, fnp.subtract(fnp.astype(count, dtype), samples))
+
+
+def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: int | Sequence[int] | None = None,
+             dtype: Any = None) -> Value:
+    """Binomial(n, p) counts as floats (f32 unless `dtype`) of `shape` (n's and p's broadcast shape
+    where None), as JAX's: inversion where n min(p, 1 - p) <= 10, Hormann's BTRS rejection
+    above. A fractional n counts its whole part; the count is 0 for n = 0 or p = 0, n for p = 1,
+    NaN for a negative or NaN n and for p NaN or outside [0, 1], else inf for n = inf (also at p
+    = 0 or 1, where JAX's loop never ends)."""
+    k = _key("binomial", key)
+    dtype = _dtype_arg("binomial", dtype, DType.f32, FLOATS)
+    shape = _param_shape("binomial", shape, n, p)
+    p = _real("binomial", "p", p, _float_dtype(_dtype(p)))
+    return _binomials(k, _real("binomial", "n", n, _dtype(p)), p, shape, dtype)
+
+
+def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[int] | None = None,
+                dtype: Any = None, unroll: int | bool = 1) -> Value:
+    """Counts of `n` trials among the categories of p's last axis, as JAX's: along that axis, the
+    binomial count of category i among the trials left, at p_i over the probability left, each on
+    key i of split(key, categories). The result, floats of `dtype` (f32 unless given), has `shape`
+    (p's where None), which p must broadcast to and n to without its last axis: the whole shape,
+    as JAX's code reads it (its docstring calls it the batch shape). `unroll` is taken for JAX's
+    signature only: the loop over the categories is unrolled as it is traced."""
+    k = _key("multinomial", key)
+    dtype = _dtype_arg("multinomial", dtype, DType.f32, FLOATS + INTEGERS)
+    if not (isinstance(unroll, (bool, int, np.integer)) and (isinstance(unroll, bool) or unroll >= 1)):
+        raise TraceError(f"multinomial: unroll must be a bool or a positive int, got {unroll!r}", user_site())
+    work = _float_dtype(result_dtype(n, p))
+    full = _shape(p) if shape is None else _broadcasts_to("multinomial", _shape_arg("multinomial", shape))
+    if len(full) < 1 or isinstance(full[-1], Dim):
+        raise ShapeError(f"multinomial: p needs an axis of categories of known size, got p {spec_of(asarray(p))} "
+                         f"and shape {full}", user_site())
+    batch = full[:-1]
+    for what, x, to in (("p", p, full), ("n", n, batch)):
+        if _broadcast_shapes(to, _shape(x)) != to:
+            raise ShapeError(f"multinomial: {what} {_shape(x)} must broadcast to {to} (the shape {full}, without "
+                             f"its last axis for n)", user_site())
+    p = fnp.broadcast_to(_real("multinomial", "p", p, work), full)
+    remainder = fnp.broadcast_to(_real("multinomial", "n", n, work), batch)
+    if full[-1] == 0:
+        return fnp.zeros(full, dtype.np)
+    left = [p[..., -1]]  # the probability of category i and those after it, summed from the last
+    for i in range(full[-1] - 2, -1, -1):
+        left.insert(0, fnp.add(left[0], p[..., i]))
+    keys, counts = split(k, full[-1]), []
+    for i, remaining in enumerate(left):
+        ratio = fnp.divide(p[..., i], fnp.where(fnp.equal(remaining, 0.0), asarray(1.0, work), remaining))
+        counts.append(_binomials(keys[i], remainder, fnp.clip(ratio, 0.0, 1.0), batch, work))
+        remainder = fnp.subtract(remainder, counts[-1])
+    return fnp.astype(fnp.stack(counts, axis=-1), dtype)
 
 
 def _gamma_args(name: str, key: ArrayLike, a: ArrayLike, shape: Any, dtype: Any,

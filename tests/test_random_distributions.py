@@ -16,6 +16,8 @@ import fgrad as fg
 fr = fg.random
 SEEDS = (0, 2**32 + 7)
 ALPHAS = np.float32([0.3, 1.0, 2.5, 7.0])
+BIN_N = np.float32([[0.0], [4.0], [7.5], [60.0], [2500.0], [-1.0], [np.nan]])
+BIN_P = np.float32([0.0, 0.05, 0.3, 0.5, 0.8, 1.0, np.nan, -0.2, 1.5])
 
 # name: (draw from a key, given the module, fg.random or jax.random, whose names and signatures
 # are the same; whether JAX's values are matched bit for bit, else to f32 rounding (tolerance
@@ -47,6 +49,22 @@ ROWS: dict[str, Row] = {
     "poisson": (lambda m, k: m.poisson(k, np.float32([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 300.0, 1e4, -1.0, np.nan]),
                                        (7, 10)), True, 0, 0),
     "poisson-scalar": (lambda m, k: m.poisson(k, 40.0, (30,)), True, 0, 0),
+    # n q <= 10 (inversion) and above (BTRS rejection) for q = min(p, 1 - p), on both sides of 1/2,
+    # and the edges: n = 0, p = 0 or 1, a fractional n (its floor), NaN for a negative or NaN n and
+    # for p NaN or outside [0, 1]
+    "binomial": (lambda m, k: m.binomial(k, BIN_N, BIN_P), True, 0, 0),
+    "binomial-rejection": (lambda m, k: m.binomial(k, np.float32([25, 400, 1e4]), np.float32([[0.45], [0.93]]),
+                                                   (5, 2, 3)), True, 0, 0),
+    # enough BTRS draws that a wrong constant in its bounds changes some accepted proposals
+    "binomial-many": (lambda m, k: m.binomial(k, np.float32([60, 300, 5000]),
+                                              np.float32([[0.35], [0.5], [0.8], [0.93]]), (200, 4, 3)), True, 0, 0),
+    "binomial-f16": (lambda m, k: m.binomial(k, 50, np.float16([0.1, 0.6]), (4, 2), "float16"), True, 0, 0),
+    "multinomial": (lambda m, k: m.multinomial(k, np.float32([6, 500]), np.float32([[0.2, 0.0, 0.5, 0.3],
+                                                                                   [0.1, 0.2, 0.3, 0.4]])),
+                    True, 0, 0),
+    # JAX reads `shape` as the whole shape, categories last; p need not sum to 1
+    "multinomial-shape": (lambda m, k: m.multinomial(k, np.float32([[30], [900]]), np.float32([2.0, 1.0, 1.0]),
+                                                     shape=(2, 4, 3), dtype="int32"), True, 0, 0),
     "rademacher": (lambda m, k: m.rademacher(k, (30,)), True, 0, 0),
     "rademacher-f32": (lambda m, k: m.rademacher(k, (3, 4), "float32"), True, 0, 0),
     "gamma": (lambda m, k: m.gamma(k, ALPHAS, (5, 4)), False, 4e-6, 0),
@@ -65,16 +83,18 @@ ROWS: dict[str, Row] = {
 # on llvmpipe), one row with its parameters traced
 COMPILED = ["cauchy", "logistic", "lognormal", "pareto", "weibull_min-broadcast", "rayleigh", "maxwell",
             "double_sided_maxwell-both", "triangular", "wald", "geometric", "poisson", "rademacher", "gamma",
-            "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball"]
+            "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal", "ball", "binomial",
+            "multinomial"]
 # the samplers test_random.py covers; every other name of fg.random.__all__ needs a row here
 ELSEWHERE = {"PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in", "gumbel", "key",
              "key_data", "laplace", "normal", "permutation", "randint", "split", "threefry2x32",
              "truncated_normal", "uniform", "wrap_key_data"}
+KEY_FUNCTIONS = {"clone", "key_impl"}  # test_key_functions_as_jax's
 
 
 def test_every_distribution_has_rows():
     named = {row.split("-")[0] for row in ROWS}
-    assert set(fr.__all__) - ELSEWHERE == named
+    assert set(fr.__all__) - ELSEWHERE - KEY_FUNCTIONS == named
     assert {row.split("-")[0] for row in COMPILED} == named
 
 
@@ -101,6 +121,8 @@ def test_compiled_gives_the_eager_samples(name):
         assert (on_device.dtype, on_device.shape) == (eager.dtype, eager.shape)
         if name in ("rademacher", "geometric", "poisson"):  # integers: a floor may flip where log rounds otherwise
             assert np.abs(on_device.astype(np.int64) - eager).max(initial=0) <= (name != "rademacher")
+        elif name in ("binomial", "multinomial"):  # counts, as floats with NaN and inf: likewise
+            np.testing.assert_allclose(on_device, eager, rtol=0, atol=1)
         else:
             np.testing.assert_allclose(on_device, eager, rtol=max(rtol, 4e-6), atol=max(atol, 1e-6))
 
@@ -207,3 +229,127 @@ def test_errors_name_the_function_and_the_values(call, error, words):
         call()
     assert str(e.value).startswith(words[0]) and all(w in str(e.value) for w in words), str(e.value)
     assert "test_random_distributions.py:" in str(e.value)
+
+
+# ---------------------------------------------------------------------------
+# Binomial and multinomial
+# ---------------------------------------------------------------------------
+
+def _same_counts(got: Any, want: Any, what: str, atol: float = 0) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape), what
+    np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=what)  # NaN where want has NaN
+
+
+@pytest.mark.parametrize("n, p", [
+    (np.float32([1, 9, 30]), np.float32([[0.01], [0.3], [0.97]])),  # inversion where n q <= 10
+    (np.float32([60, 300, 5000]), np.float32([[0.35], [0.5], [0.8]])),  # BTRS rejection above
+], ids=["inversion", "rejection"])
+def test_binomial_equals_jax_eager_interpreted_and_compiled(n, p):
+    jax = pytest.importorskip("jax")
+    inversion = np.minimum(p, 1 - p) * n <= 10
+    assert inversion.all() or not inversion.any()
+
+    def sample(k):
+        return fr.binomial(k, n, p)
+
+    graph, compiled = fg.trace(sample, fr.PRNGKey(0)), fg.jit(sample)
+    for seed in (3, 2**32 + 7):
+        key = fr.PRNGKey(seed)
+        theirs = np.asarray(jax.random.binomial(jax.random.PRNGKey(seed), n, p))
+        _same_counts(sample(key), theirs, f"eager, seed {seed}")
+        _same_counts(fg.interpret(graph, key), theirs, f"interpret, seed {seed}")
+        # where WGSL's log rounds otherwise than XLA's, a floor or ceil may move by one
+        _same_counts(compiled(key), theirs, f"compiled, seed {seed}", atol=1)
+
+
+def test_binomial_edges():
+    n = np.float32([0, 5, 5, 5, 5, 5, 5, -1, np.nan, np.inf, np.inf, np.inf, 7.9, 7.9])
+    p = np.float32([0.3, 0.0, 1.0, np.nan, -0.1, 1.1, -np.inf, 0.5, 0.5, 0.3, 0.0, 1.0, 1.0, 0.0])
+    want = np.float32([0, 0, 5, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, np.inf, np.inf, 7, 0])
+    for seed in SEEDS:  # JAX's loop never ends for n = inf with p = 0 or 1; its selects give inf, as here
+        _same_counts(fr.binomial(fr.PRNGKey(seed), n, p), want, f"seed {seed}")
+    _same_counts(fg.jit(lambda k: fr.binomial(k, n, p))(KEY), want, "compiled")
+    # integer n and p broadcast to the shape; dtype f16; shape () from scalars
+    x = fr.binomial(KEY, np.int32([3, 50]), np.float32([[0.2], [0.9]]), (4, 2, 2), dtype="float16")
+    assert x.dtype == np.float16 and x.shape == (4, 2, 2)
+    assert ((x >= 0) & (x <= np.float16([3, 50]))).all() and (x == np.floor(x)).all()
+    assert fr.binomial(KEY, 10, 0.5).shape == ()
+    # every count is 0 or n at p = 0 or 1, however many trials
+    assert (fr.binomial(KEY, 1e6, np.float32([[0.0], [1.0]]), (2, 5)) == np.float32([[0.0], [1e6]])).all()
+
+
+def test_multinomial_counts_and_keys():
+    jax = pytest.importorskip("jax")
+    p = np.float32([0.5, 0.0, 0.2, 0.3])
+    x = fr.multinomial(KEY, np.float32([0, 7, 800]), p, shape=(3, 4))
+    np.testing.assert_array_equal(x.sum(-1), [0, 7, 800])
+    assert (x[:, 1] == 0).all()
+    # category i is binomial(split(key, 4)[i], trials left, p_i / (p_i + ... + p_last)), as JAX's
+    keys, left = fr.split(KEY, 4), np.float32([0, 7, 800])
+    for i in range(4):
+        ratio = p[i] / p[i:].sum(dtype=np.float32)
+        np.testing.assert_array_equal(x[:, i], fr.binomial(keys[i], left, np.clip(ratio, 0, 1)))
+        left = left - x[:, i]
+    empty = fr.multinomial(KEY, 5, np.zeros((2, 0), np.float32))
+    assert empty.shape == np.asarray(jax.random.multinomial(jax.random.PRNGKey(0), 5, np.zeros((2, 0)))).shape
+    # unroll is JAX's scan's: any positive int or bool, the same samples
+    np.testing.assert_array_equal(fr.multinomial(KEY, 9.0, p, unroll=True), fr.multinomial(KEY, 9.0, p))
+
+
+def test_binomial_and_multinomial_traced_parameters():
+    n, p = np.float32([3, 40, 700]), np.float32([0.25, 0.6, 0.5])
+    draw = fg.jit(lambda k, n, p: (fr.binomial(k, n, p), fr.multinomial(k, n, fg.numpy.stack([p, 1 - p], -1))))
+    for ours, eager in zip(draw(KEY, n, p), (fr.binomial(KEY, n, p), fr.multinomial(KEY, n, np.stack([p, 1 - p], -1)))):
+        _same_counts(ours, eager, "traced n and p", atol=1)
+
+
+def test_binomial_and_multinomial_moments():
+    n, p = np.float32([6, 12, 200, 300, 1e4]), np.float32([0.3, 0.8, 0.4, 0.9, 0.002])  # inversion, BTRS, both sides
+    _check_mean_var(fr.binomial(KEY, n, p, (N, 5)), n * p, n * p * (1 - p))
+    _check_mean_var(fr.binomial(KEY, 9.7, 0.5, (N,)), 4.5, 2.25)  # nine whole trials
+    probs = np.float32([0.1, 0.25, 0.05, 0.6])
+    x = fr.multinomial(KEY, 150, probs, shape=(N, 4))
+    np.testing.assert_array_equal(x.sum(-1), 150)
+    _check_mean_var(x, 150 * probs, 150 * probs * (1 - probs))
+    # counts covary as -n p_i p_j; a sample covariance's standard error is about sqrt((var_i var_j + cov^2) / N)
+    cov, var = -150 * probs[0] * probs[3], 150 * probs * (1 - probs)
+    assert abs(np.cov(x[:, 0], x[:, 3])[0, 1] - cov) < 5 * math.sqrt((var[0] * var[3] + cov**2) / N)
+
+
+def test_key_functions_as_jax():
+    jax = pytest.importorskip("jax")
+    keys = fr.split(KEY, (2, 3))
+    np.testing.assert_array_equal(fr.clone(keys), keys)
+    np.testing.assert_array_equal(fr.uniform(fr.clone(KEY), (5,)), fr.uniform(KEY, (5,)))
+    np.testing.assert_array_equal(np.asarray(fg.jit(fr.clone)(KEY)), KEY)
+    assert fr.key_impl(keys) == fr.key_impl(KEY) == jax.random.key_impl(jax.random.PRNGKey(7)) == "threefry2x32"
+    np.testing.assert_array_equal(fr.key(7, impl="threefry2x32"), fr.PRNGKey(7))
+    np.testing.assert_array_equal(fr.wrap_key_data(keys, impl="threefry2x32"), keys)
+    np.testing.assert_array_equal(fr.PRNGKey(7, impl="threefry2x32"), jax.random.PRNGKey(7))
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: fr.binomial(KEY, 5, 0.5, dtype="i32"), fg.DTypeError, ["binomial", "dtype", "i32"]),
+    (lambda: fr.binomial(KEY, np.ones(3, np.float32), 0.5, (2,)), fg.ShapeError, ["binomial", "(3,)", "(2,)"]),
+    (lambda: fr.binomial(KEY, np.ones(2, np.float32), np.ones(3, np.float32)), fg.ShapeError,
+     ["binomial", "broadcast"]),
+    (lambda: fr.binomial(KEY, 5, np.ones(2, bool)), fg.DTypeError, ["binomial", "p", "bool"]),
+    (lambda: fr.binomial(KEY, np.ones(2, bool), 0.5), fg.DTypeError, ["binomial", "n", "bool"]),
+    (lambda: fr.binomial(np.zeros(2, np.int32), 5, 0.5), fg.DTypeError, ["binomial", "key"]),
+    (lambda: fr.multinomial(KEY, 5, 0.5), fg.ShapeError, ["multinomial", "categories"]),
+    (lambda: fr.multinomial(KEY, np.ones(3, np.float32), np.ones(2, np.float32)), fg.ShapeError,
+     ["multinomial", "n (3,)", "()"]),
+    (lambda: fr.multinomial(KEY, 5, np.ones(3, np.float32), shape=(2,)), fg.ShapeError,
+     ["multinomial", "p (3,)", "(2,)"]),
+    (lambda: fr.multinomial(KEY, 5, np.ones(3, np.float32), shape=(-1, 3)), fg.ShapeError,
+     ["multinomial", "negative"]),
+    (lambda: fr.multinomial(KEY, 5, np.ones(3, np.float32), unroll=0), fg.TraceError, ["multinomial", "unroll", "0"]),
+    (lambda: fr.multinomial(KEY, 5, np.ones(3, np.float32), dtype=bool), fg.DTypeError, ["multinomial", "dtype"]),
+    (lambda: fr.clone(np.zeros(3, np.uint32)), fg.DTypeError, ["clone", "u32[..., 2]"]),
+    (lambda: fr.key_impl(np.zeros(2, np.float32)), fg.DTypeError, ["key_impl", "f32"]),
+    (lambda: fr.wrap_key_data(KEY, impl="rbg"), fg.TraceError, ["wrap_key_data", "'rbg'"]),
+    (lambda: fr.key(0, impl="unsafe_rbg"), fg.TraceError, ["key", "'unsafe_rbg'"]),
+])
+def test_binomial_multinomial_and_key_errors(call, error, words):
+    test_errors_name_the_function_and_the_values(call, error, words)
