@@ -106,27 +106,32 @@ IMMUTABLE = (
 )
 
 
-def name_errors_after(namespace: dict[str, Any], names: Iterable[str]) -> None:
+def name_errors_after(namespace: dict[str, Any], names: Iterable[str], qualifier: str = "") -> None:
     """Make each function `namespace[name]` name its errors as the user called it: an fgrad error
     raised inside it by another function it uses (`std` calling `var`) is prefixed with the name
     the user called ("std: var: ddof must be an integer ..."). Calls between fgrad's own modules
-    use the functions themselves, so only the user's call is labelled."""
+    use the functions themselves, so only the user's call is labelled. A `qualifier` ("norm.")
+    goes before each name, in the function's own errors too ("norm.logpdf: ...")."""
     for name in names:
         fn = namespace[name]
         if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
-            namespace[name] = _named(fn, name)
+            namespace[name] = _named(fn, qualifier + name, requalify=bool(qualifier))
 
 
-def _named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    prefixes = (f"{name}:", f"{name} ", f"{fn.__name__}:", f"{fn.__name__} ")
+def _named(fn: Callable[..., Any], name: str, requalify: bool = False) -> Callable[..., Any]:
+    own = (f"{fn.__name__}:", f"{fn.__name__} ")
 
     @functools.wraps(fn)
     def _public(*args: Any, **kwargs: Any) -> Any:  # private: `user_call` names the function it wraps
         try:
             return fn(*args, **kwargs)
         except FgradError as e:
-            if e.message.startswith(prefixes):
+            if e.message.startswith((f"{name}:", f"{name} ")):
                 raise
+            if e.message.startswith(own):
+                if not requalify:
+                    raise
+                raise type(e)(name + e.message[len(fn.__name__):], e.site) from None
             raise type(e)(f"{name}: {e.message}", e.site) from None
 
     return _public

@@ -26,6 +26,13 @@ def f32(*values: float) -> np.ndarray:
 POSITIVE = d.f32(24, lo=0.05, hi=30.0)
 REAL = d.f32(24, lo=-6.0, hi=6.0)
 UNIT = d.f32(24, lo=0.001, hi=0.999)
+# The incomplete functions' edges: a and x each over 0, tiny, ordinary, huge, inf and NaN (and below 0).
+INCOMPLETE_EDGES = f32(-1.0, 0.0, 1e-20, 0.5, 1.0, 3.0, 1e10, inf, nan)
+INCOMPLETE_A, INCOMPLETE_X = (e.ravel() for e in np.meshgrid(INCOMPLETE_EDGES, INCOMPLETE_EDGES, indexing="ij"))
+LARGE_A = f32(50.0, 300.0, 1000.0, 2000.0)
+LARGE_X = LARGE_A * f32(0.9, 1.0, 1.1, 2.0)[:, None]
+BETA_AB = f32(-1.0, 0.0, 0.5, 3.0, 1e4, inf, nan)
+BETA_X = f32(-0.5, 0.0, 0.3, 0.5, 0.9, 1.0, 1.5, nan)
 GAMMA_EDGES = f32(-inf, -3.0, -2.5, -1.0, -0.5, -0.0, 0.0, 1e-30, 0.5, 1.0, 2.0, 30.5, 1e30, inf, nan)
 
 # (name, ours, JAX's, argument sets, rtol, atol): values where the two agree to rtol / atol
@@ -79,6 +86,20 @@ ROWS = [
     ("log_softmax", S.log_softmax, jss.log_softmax, [(d.f32(3, 4),)], 2e-6, 2e-6),
     ("logsumexp", S.logsumexp, jss.logsumexp, [(d.f32(3, 4),)], 2e-6, 2e-6),
     ("integers", S.gammaln, jss.gammaln, [(np.int32([1, 2, 3, 10]),)], 2e-6, 1e-6),  # XLA is 5e-7 off at 1
+    # The incomplete functions: as far apart as the two lgammas in their prefactor allow (a few ulps
+    # of lgamma(a), relative to the result).
+    ("gammainc", S.gammainc, jss.gammainc, [(d.f32(24, lo=0.05, hi=12.0), d.f32(24, lo=0.0, hi=20.0)),
+                                            (INCOMPLETE_A, INCOMPLETE_X)], 5e-5, 2e-7),
+    ("gammaincc", S.gammaincc, jss.gammaincc, [(d.f32(24, lo=0.05, hi=12.0), d.f32(24, lo=0.0, hi=20.0)),
+                                              (INCOMPLETE_A, INCOMPLETE_X)], 5e-5, 2e-7),
+    ("betainc", S.betainc, jss.betainc, [(d.f32(24, lo=0.1, hi=10.0), d.f32(24, lo=0.1, hi=10.0), UNIT),
+                                         (*np.meshgrid(BETA_AB, BETA_AB, BETA_X, indexing="ij")[:2], BETA_X)],
+     1e-4, 1e-6),
+    # Large parameters, the loops' longest runs: both 6e-4 from SciPy's float64 values at a = 2000.
+    ("gammainc large a", S.gammainc, jss.gammainc, [(LARGE_A, LARGE_X)], 1e-3, 1e-7),
+    ("gammaincc large a", S.gammaincc, jss.gammaincc, [(LARGE_A, LARGE_X)], 1e-3, 1e-7),
+    ("betainc large a, b", S.betainc, jss.betainc, [(f32(0.5, 40.0, 200.0), f32(300.0, 45.0, 150.0),
+                                                   f32(0.001, 0.47, 0.58))], 2e-4, 1e-7),
 ]
 
 
@@ -88,8 +109,13 @@ def test_values_match_jax_scipy_special(ours, theirs, args, name):
     same(ours(*args), jax_call(theirs, *args), name, rtol, atol, oracle="jax.scipy.special")
 
 
-@pytest.mark.parametrize("ours, theirs, args, name", [p for p in table_params([r[:4] for r in ROWS])
-                                                      if p.id.endswith("-0")])
+# The large-parameter rows compile the loops of the rows above them; compiled, their results move with
+# the device's lgamma by more than the 1e-5 below.
+LOOSE = {"gammainc large a", "gammaincc large a", "betainc large a, b"}
+
+
+@pytest.mark.parametrize("ours, theirs, args, name", [
+    p for p in table_params([r[:4] for r in ROWS if r[0] not in LOOSE]) if p.id.endswith("-0")])
 def test_compiled_values_match_the_eager_ones(ours, theirs, args, name):
     """Each function through WGSL, on its first argument set: the eager values (fgrad's own
     algorithm; a device's exp and log differ from NumPy's by an ulp or two) and JAX's."""
@@ -119,6 +145,8 @@ SMOOTH = [
     ("entr", S.entr, [0.3, 2.0]), ("rel_entr", lambda p: S.rel_entr(p, 0.7), [0.3, 2.0]),
     ("boxcox lmbda", lambda lm: S.boxcox(2.5, lm), [-0.5, 1.5]), ("erfcx", S.erfcx, [-1.0, 0.5, 3.0, 12.0]),
     ("multigammaln", lambda a: S.multigammaln(a, 2), [2.0, 5.0]),
+    ("gammainc x", lambda x: S.gammainc(2.5, x), [0.5, 4.0]),
+    ("betainc x", lambda x: S.betainc(2.5, 1.5, x), [0.3, 0.8]),
 ]
 
 
@@ -134,6 +162,15 @@ def test_derivatives_match_finite_differences(name, fn, points):
     ("log_ndtr far below", S.log_ndtr, jss.log_ndtr, -30.0), ("log_ndtr far above", S.log_ndtr, jss.log_ndtr, 9.0),
     ("erfcx large", S.erfcx, jss.erfcx, 20.0), ("logit at 1/2", S.logit, jss.logit, 0.5),
     ("entr at 1", S.entr, jss.entr, 1.0),
+    ("gammainc x, series", lambda x: S.gammainc(2.5, x), lambda x: jss.gammainc(2.5, x), 1.5),
+    ("gammainc x, fraction", lambda x: S.gammainc(2.5, x), lambda x: jss.gammainc(2.5, x), 6.0),
+    ("gammainc a, series", lambda a: S.gammainc(a, 1.5), lambda a: jss.gammainc(a, 1.5), 2.5),
+    ("gammainc a, fraction", lambda a: S.gammainc(a, 6.0), lambda a: jss.gammainc(a, 6.0), 2.5),
+    ("gammainc a, large", lambda a: S.gammainc(a, 95.0), lambda a: jss.gammainc(a, 95.0), 100.0),
+    ("gammaincc x", lambda x: S.gammaincc(0.7, x), lambda x: jss.gammaincc(0.7, x), 3.0),
+    ("gammaincc a", lambda a: S.gammaincc(a, 0.4), lambda a: jss.gammaincc(a, 0.4), 0.7),
+    ("betainc x", lambda x: S.betainc(2.5, 1.5, x), lambda x: jss.betainc(2.5, 1.5, x), 0.4),
+    ("betainc x, mirrored", lambda x: S.betainc(0.5, 3.0, x), lambda x: jss.betainc(0.5, 3.0, x), 0.8),
 ])
 def test_derivatives_where_jax_defines_its_own_rule(name, ours, theirs, x):
     got = fg.grad(ours)(np.float32(x))
@@ -169,3 +206,16 @@ def test_refusals_name_the_function_and_the_user_s_line(call, error, words):
     with pytest.raises(error, match=words) as info:
         call()
     assert "test_scipy_special.py" in str(info.value)
+
+
+@pytest.mark.parametrize("a, b, x", [(0.7, 2.0, 0.3), (3.0, 1.5, 0.8), (20.0, 30.0, 0.4), (0.2, 0.3, 0.9)])
+def test_betainc_derivatives_in_a_and_b_match_scipy_s_slopes(a, b, x):
+    """JAX has no rule for these; fgrad's, forward mode through the whole continued fraction, give
+    the slopes of SciPy's float64 betainc (central differences) to f32 precision."""
+    scipy_special = pytest.importorskip("scipy.special")
+    h = 1e-6
+    want_a = (scipy_special.betainc(a + h, b, x) - scipy_special.betainc(a - h, b, x)) / (2 * h)
+    want_b = (scipy_special.betainc(a, b + h, x) - scipy_special.betainc(a, b - h, x)) / (2 * h)
+    got_a = float(fg.grad(lambda v: S.betainc(v, b, x))(np.float32(a)))
+    got_b = float(fg.grad(lambda v: S.betainc(a, v, x))(np.float32(b)))
+    np.testing.assert_allclose([got_a, got_b], [want_a, want_b], rtol=2e-5, atol=1e-7)

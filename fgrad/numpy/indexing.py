@@ -37,7 +37,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "fill_diagonal", "mask_indices", "place", "put",
 ]
 
-IMMUTABLE = ("{name}: fgrad arrays are immutable, so it cannot update `{arg}` in place; pass inplace=False to get "
+NOT_IN_PLACE = ("{name}: fgrad arrays are immutable, so it cannot update `{arg}` in place; pass inplace=False to get "
              "the updated array, as jax.numpy asks")
 
 
@@ -1034,7 +1034,7 @@ def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fi
 
 def _not_in_place(name: str, inplace: Any, arg: str) -> None:
     if inplace is not False:
-        raise InputError(IMMUTABLE.format(name=name, arg=arg), user_site())
+        raise InputError(NOT_IN_PLACE.format(name=name, arg=arg), user_site())
 
 
 def _flat_set(name: str, x: Tensor | np.ndarray, index: ArrayLike, values: ArrayLike) -> Tensor | np.ndarray:
