@@ -42,8 +42,9 @@ __all__ = [
     "PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
     "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
     "geometric", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
-    "multinomial", "normal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t",
-    "threefry2x32", "triangular", "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
+    "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+    "randint", "rayleigh", "split", "t", "threefry2x32", "triangular", "truncated_normal", "uniform", "wald",
+    "weibull_min", "wrap_key_data",
 ]
 
 Value = Tensor | np.ndarray
@@ -1069,6 +1070,54 @@ def ball(key: ArrayLike, d: int, p: float = 2, shape: int | Sequence[int] = (), 
     e = _exponentials(k2, shape, dtype)
     norm = fnp.power(fnp.add(fnp.sum(fnp.power(fnp.abs(g), p), axis=-1), e), 1 / p)
     return fnp.divide(g, fnp.expand_dims(norm, -1))
+
+
+def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike, shape: Sequence[int] | None = None,
+                        dtype: Any = None, method: str = "cholesky") -> Value:
+    """Normal vectors of mean `mean` (..., n) and covariance `cov` (..., n, n), of `shape` + (n,)
+    (mean's and cov's batch shapes broadcast where None), as JAX's: mean + F z for standard
+    normal z and a factor F F^T = cov, `method` "cholesky" (the lower Cholesky factor), "eigh"
+    (V sqrt(w)) or "svd" (U sqrt(s))."""
+    name = "multivariate_normal"
+    k = _key(name, key)
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ShapeError(f"{name}: method must be one of 'svd', 'eigh', 'cholesky', got {method!r}", user_site())
+    work = _float_dtype(result_dtype(mean, cov))
+    mean, cov = asarray(mean, work), asarray(cov, work)
+    dtype = _dtype_arg(name, dtype, work, FLOATS)
+    mean_shape, cov_shape = _shape(mean), _shape(cov)
+    if len(mean_shape) < 1 or len(cov_shape) < 2 or cov_shape[-2:] != (mean_shape[-1], mean_shape[-1]):
+        raise ShapeError(f"{name}: needs mean (..., n) and cov (..., n, n), got mean {mean_shape} and cov "
+                         f"{cov_shape}", user_site())
+    shape = _param_shape(name, shape, fnp.zeros(mean_shape[:-1]), fnp.zeros(cov_shape[:-2]))
+    if method == "cholesky":
+        factor = fnp.linalg.cholesky(cov)
+    elif method == "eigh":
+        w, v = fnp.linalg.eigh(cov)
+        factor = fnp.multiply(v, fnp.sqrt(w)[..., None, :])
+    else:
+        u, s, _ = fnp.linalg.svd(cov)
+        factor = fnp.multiply(u, fnp.sqrt(s)[..., None, :])
+    z = normal(k, (*shape, mean_shape[-1]), dtype)
+    return fnp.add(mean, fnp.einsum("...ij,...j->...i", factor, z))
+
+
+def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None) -> Value:
+    """Matrices (n, m) (m = n unless given) with orthonormal columns (or rows, for n < m), Haar
+    distributed, of `shape` + (n, m), as JAX's: Q of the QR factorization of a normal matrix, its
+    columns signed by R's diagonal."""
+    name = "orthogonal"
+    k, dtype = _float_args(name, key, dtype)
+    sizes = []
+    for what, value in (("n", n), ("m", n if m is None else m)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+            raise TraceError(f"{name}: {what} must be a non-negative Python integer, got {value!r}", user_site())
+        sizes.append(int(value))
+    rows, cols = sizes
+    z = normal(k, (*_sample_shape(name, shape), max(rows, cols), min(rows, cols)), dtype)
+    q, r = fnp.linalg.qr(z)
+    x = fnp.multiply(q, fnp.expand_dims(fnp.sign(fnp.diagonal(r, 0, -2, -1)), -2))
+    return fnp.swapaxes(x, -1, -2) if rows < cols else x
 
 
 name_errors_after(globals(), __all__)

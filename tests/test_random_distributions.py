@@ -353,3 +353,61 @@ def test_key_functions_as_jax():
 ])
 def test_binomial_multinomial_and_key_errors(call, error, words):
     test_errors_name_the_function_and_the_values(call, error, words)
+
+
+MVN_MEAN = np.float32([1.0, -2.0, 0.5])
+MVN_COV = np.float32([[2.0, 0.6, -0.3], [0.6, 1.0, 0.2], [-0.3, 0.2, 0.5]])
+
+
+@pytest.mark.parametrize("mean, cov, shape", [
+    (MVN_MEAN, MVN_COV, None), (MVN_MEAN, MVN_COV, (4, 2)), (MVN_MEAN, np.stack([MVN_COV, 3 * MVN_COV]), None),
+    (np.stack([MVN_MEAN, -MVN_MEAN]), MVN_COV, (5, 2)),
+])
+def test_multivariate_normal_by_cholesky_is_jax_s(mean, cov, shape):
+    """The default method gives JAX's samples: the same normal draws through the same factor."""
+    jax = pytest.importorskip("jax")
+    for seed in SEEDS:
+        got = fr.multivariate_normal(fr.PRNGKey(seed), mean, cov, shape)
+        want = jax.random.multivariate_normal(jax.random.PRNGKey(seed), mean, cov, shape)
+        np.testing.assert_allclose(got, np.asarray(want), rtol=2e-6, atol=2e-6)
+    compiled = fg.jit(lambda k: fr.multivariate_normal(k, mean, cov, shape))(fr.PRNGKey(1))
+    np.testing.assert_allclose(compiled, fr.multivariate_normal(fr.PRNGKey(1), mean, cov, shape), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal_has_the_asked_moments(method):
+    """Each method's factor F F^T = cov: 20,000 samples have the mean and covariance asked (to
+    five standard errors)."""
+    x = np.asarray(fr.multivariate_normal(fr.PRNGKey(5), MVN_MEAN, MVN_COV, (20000,), method=method), np.float64)
+    se = np.sqrt(np.diag(MVN_COV) / len(x))
+    assert np.all(np.abs(x.mean(0) - MVN_MEAN) < 5 * se), (method, x.mean(0))
+    cov = np.cov(x.T)
+    assert np.abs(cov - MVN_COV).max() < 5 * np.sqrt(2 * np.diag(MVN_COV).max() ** 2 / len(x)), (method, cov)
+
+
+@pytest.mark.parametrize("n, m, shape", [(4, None, ()), (5, 3, (2,)), (2, 6, ()), (1, 1, (3,))])
+def test_orthogonal_is_jax_s_and_orthonormal(n, m, shape):
+    """Q of a normal matrix signed by R's diagonal: unique for a full-rank matrix, so JAX's
+    values whatever signs the factorization picks, with orthonormal columns (rows where n < m)."""
+    jax = pytest.importorskip("jax")
+    got = np.asarray(fr.orthogonal(fr.PRNGKey(3), n, shape, m=m), np.float64)
+    want = jax.random.orthogonal(jax.random.PRNGKey(3), n, shape, m=m)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5, atol=1e-5)
+    k = min(n, n if m is None else m)
+    gram = got.swapaxes(-1, -2) @ got if n >= (n if m is None else m) else got @ got.swapaxes(-1, -2)
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(k), gram.shape), atol=1e-5)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: fr.multivariate_normal(KEY, MVN_MEAN, MVN_COV, method="qr"), fg.ShapeError,
+     ["multivariate_normal", "method", "'qr'"]),
+    (lambda: fr.multivariate_normal(KEY, MVN_MEAN, MVN_COV[:2, :2]), fg.ShapeError,
+     ["multivariate_normal", "(3,)", "(2, 2)"]),
+    (lambda: fr.multivariate_normal(KEY, MVN_MEAN, np.stack([MVN_COV] * 3), (2,)), fg.ShapeError,
+     ["multivariate_normal", "(3,)", "(2,)"]),
+    (lambda: fr.multivariate_normal(KEY, MVN_MEAN, MVN_COV, dtype="i32"), fg.DTypeError, ["multivariate_normal", "i32"]),
+    (lambda: fr.orthogonal(KEY, 2.5), fg.TraceError, ["orthogonal", "n", "2.5"]),
+    (lambda: fr.orthogonal(KEY, 3, m=-1), fg.TraceError, ["orthogonal", "m", "-1"]),
+])
+def test_multivariate_normal_and_orthogonal_errors(call, error, words):
+    test_errors_name_the_function_and_the_values(call, error, words)

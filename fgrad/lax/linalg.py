@@ -1,17 +1,19 @@
-"""`jax.lax.linalg` as `fg.lax.linalg`: cholesky, lu (partial pivoting) and triangular_solve, with
-JAX's names, arguments and results, and the helpers `fg.numpy.linalg` builds solve, inv, det and
-slogdet on.
+"""`jax.lax.linalg` as `fg.lax.linalg`: cholesky, lu (partial pivoting), triangular_solve, qr
+(Householder, optionally column-pivoted; householder_product for its packed form), eigh
+and svd (Jacobi rotations), with JAX's names, arguments and results, and the helpers
+`fg.numpy.linalg` builds solve, inv, det, slogdet, pinv, lstsq and the spectral norms on.
 
-Each factorization is a `scan` with a static trip count over the rows or columns of the matrices
-(all leading axes batched in every step), written with masks (`where` against an iota), sums and
-matmuls, so it runs eagerly, traces, vmaps, exports to JAX and compiles to WGSL like any other
-fgrad function, with no primitive of its own.
+Each factorization is a `scan` with a static trip count over the rows or columns of the matrices,
+or over the rounds of a fixed number of Jacobi sweeps (all leading axes batched in every step),
+written with masks (`where` against an iota), sums and matmuls, so it runs eagerly, traces,
+vmaps, exports to JAX and compiles to WGSL like any other fgrad function, with no primitive of
+its own. QR gives LAPACK's signs; eigenvectors and singular vectors have arbitrary signs.
 
-Derivatives are JAX's rules, not the loops': `cholesky`, `lu` and the triangular solve carry a
-`custom_jvp` (forward mode runs the rule; reverse mode transposes it), and the tangent maps in
-those rules solve through `_solve_lower_linear`, a `custom_vjp` whose backward pass is the
-transposed triangular solve, so grad costs a few more solves rather than a reverse scan that
-stacks every step's matrix.
+Derivatives are JAX's rules, not the loops': `cholesky`, `lu`, `qr`, `eigh`, `svd` and the
+triangular solve carry a `custom_jvp` (forward mode runs the rule; reverse mode transposes it),
+and the tangent maps in those rules solve through `_solve_lower_linear`, a `custom_vjp` whose
+backward pass is the transposed triangular solve, so grad costs a few more solves rather than a
+reverse scan that stacks every step's matrix.
 
 Like JAX (on its CPU backend, LAPACK), a Cholesky factor of a matrix that is not positive definite
 is NaN throughout its lower triangle; an LU factorization of a singular matrix leaves a zero
@@ -21,6 +23,8 @@ factored: JAX's LAPACK kernels have no f16 either.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -33,7 +37,8 @@ from fgrad.trace import Tensor, user_site
 from fgrad.transforms.control_flow import scan
 from fgrad.transforms.custom import custom_jvp, custom_vjp
 
-__all__ = ["cholesky", "lu", "lu_pivots_to_permutation", "triangular_solve"]
+__all__ = ["cholesky", "eigh", "householder_product", "lu", "lu_pivots_to_permutation", "qr", "svd",
+           "triangular_solve"]
 
 Value = Tensor | np.ndarray
 
@@ -409,6 +414,458 @@ def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Value:
     pivots = asarray(pivots)
     start = fnp.broadcast_to(index, (*shape[:-1], m))
     return scan(step, start, (fnp.arange(shape[-1]), fnp.moveaxis(pivots, -1, 0)))[0]
+
+
+# ---------------------------------------------------------------------------
+# QR by Householder reflections
+# ---------------------------------------------------------------------------
+
+
+def _geqrf_loop(a: Value, pivoting: bool) -> tuple[Value, Value, Value]:
+    """(packed, taus, jpvt) of a (..., m, n) as LAPACK's geqrf (geqp3 with `pivoting`): step j
+    reflects column j's entries at and below the diagonal onto beta e_j with H = I - tau v v^T,
+    v_j = 1, beta = -sign(a_jj) |x| (dlarfg's choice; no reflection, tau = 0, where the entries
+    below the diagonal are already zero). `packed` holds R on and above the diagonal and the v's
+    below it. With `pivoting`, step j first swaps column j with the column at or after it whose
+    entries at and below row j have the largest norm (the first of equals); jpvt (..., n) i32 are
+    the original columns in their new order."""
+    shape = _shape(a)
+    m, n = shape[-2:]
+    rows, cols, index = fnp.arange(m)[:, None], fnp.arange(n), fnp.arange(m)
+
+    def step(carry: tuple[Value, Value], j: Value) -> tuple[tuple[Value, Value], Value]:
+        a, jpvt = carry
+        if pivoting:
+            norms = fnp.sum(fnp.where(rows >= j, a * a, 0.0), axis=-2)
+            p = fnp.argmax(fnp.where(cols >= j, norms, -1.0), axis=-1)[..., None]
+            col_j = fnp.sum(fnp.where(cols == j, a, 0.0), axis=-1)[..., :, None]
+            col_p = fnp.sum(fnp.where(cols == p[..., None], a, 0.0), axis=-1)[..., :, None]
+            a = fnp.where(cols == j, col_p, fnp.where(cols == p[..., None], col_j, a))
+            at_j = fnp.sum(fnp.where(cols == j, jpvt, 0), axis=-1)[..., None]
+            at_p = fnp.sum(fnp.where(cols == p, jpvt, 0), axis=-1)[..., None]
+            jpvt = fnp.where(cols == j, at_p, fnp.where(cols == p, at_j, jpvt))
+        col = fnp.sum(fnp.where(cols == j, a, 0.0), axis=-1)
+        alpha = fnp.sum(fnp.where(index == j, col, 0.0), axis=-1)
+        below = fnp.where(index > j, col, 0.0)
+        xnorm = fnp.sqrt(fnp.sum(below * below, axis=-1))
+        reflect = xnorm != 0
+        beta = -fnp.copysign(fnp.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+        safe_beta = fnp.where(reflect, beta, 1.0)
+        tau = fnp.where(reflect, (beta - alpha) / safe_beta, 0.0)
+        v = fnp.where(index == j, 1.0, below / fnp.where(reflect, alpha - beta, 1.0)[..., None])
+        w = fnp.matmul(v[..., None, :], a)[..., 0, :]  # v^T a
+        a = a - tau[..., None, None] * v[..., :, None] * fnp.where(cols > j, w, 0.0)[..., None, :]
+        diagonal = fnp.where(reflect, beta, alpha)[..., None, None]
+        a = fnp.where(cols == j, fnp.where(rows == j, diagonal, fnp.where(rows > j, v[..., :, None], a)), a)
+        return (a, jpvt), tau
+
+    jpvt = fnp.broadcast_to(fnp.arange(n), (*shape[:-2], n))
+    if min(m, n) == 0:
+        return a, fnp.zeros((*shape[:-2], 0), _dtype(a)), jpvt
+    (packed, jpvt), taus = scan(step, (a, jpvt), fnp.arange(min(m, n)))
+    return packed, fnp.moveaxis(taus, 0, -1), jpvt
+
+
+def _householder_product(packed: Value, taus: Value, width: int) -> Value:
+    """The first `width` columns of H_0 H_1 ... H_(k-1), the reflectors whose v's lie below the
+    diagonal of `packed` (..., m, >= k) and whose taus are (..., k): LAPACK's orgqr, applying them
+    to the identity's columns from the last to the first."""
+    m = _shape(packed)[-2]
+    k = _shape(taus)[-1]
+    cols, index = fnp.arange(_shape(packed)[-1]), fnp.arange(m)
+    q = fnp.broadcast_to(fnp.eye(m, width, dtype=_dtype(packed)), (*_shape(packed)[:-2], m, width))
+
+    def step(q: Value, reflector: tuple[Value, Value]) -> tuple[Value, None]:
+        i, tau = reflector
+        col = fnp.sum(fnp.where(cols == i, packed, 0.0), axis=-1)
+        v = fnp.where(index == i, 1.0, fnp.where(index > i, col, 0.0))
+        w = fnp.matmul(v[..., None, :], q)  # v^T q, (..., 1, width)
+        return q - tau[..., None, None] * v[..., :, None] * w, None
+
+    if k == 0:
+        return q
+    return scan(step, q, (fnp.arange(k)[::-1], fnp.moveaxis(taus, -1, 0)[::-1]))[0]
+
+
+def _geqrf(a: ArrayLike) -> tuple[Value, Value]:
+    """The Householder QR factorization of f32 matrices (..., m, n) in LAPACK's packed form, as
+    JAX's internal geqrf (jnp.linalg.qr's mode 'raw'): `(a, taus)`, R on and above the diagonal
+    of `a` and the reflectors' vectors (their leading 1 not stored) below it; taus
+    (..., min(m, n))."""
+    _matrices("qr", a, "a", square=False)
+    a, = _float_operands("qr", a, promote=False)
+    packed, taus, _ = _geqrf_loop(a, False)
+    return packed, taus
+
+
+def householder_product(a: ArrayLike, taus: ArrayLike) -> Value:
+    """The product of the Householder reflectors packed below the diagonal of a (..., m, n),
+    m >= n (jnp.linalg.qr's mode 'raw', transposed), with taus (..., k), k <= n, as
+    `jax.lax.linalg.householder_product` (LAPACK's orgqr): the first n columns of Q, (..., m, n)."""
+    name = "householder_product"
+    shape, t_shape = _matrices(name, a, "a", square=False), _shape(taus)
+    if shape[-2] < shape[-1] or len(t_shape) != len(shape) - 1 or t_shape[:-1] != shape[:-2] \
+            or t_shape[-1] > shape[-1]:
+        raise ShapeError(f"{name}: a must be (..., m, n) with m >= n and taus (..., k) with k <= n and a's leading "
+                         f"axes, got {shape} and {t_shape}", user_site())
+    a, taus = _float_operands(name, a, taus, promote=False)
+    return _householder_product(a, taus, shape[-1])
+
+
+def _qr_loop(x: Value, pivoting: bool, full_matrices: bool) -> tuple[Value, ...]:
+    """(q, r, jpvt) of x (..., m, n): geqrf, then q from its reflectors (orgqr) and r the upper
+    triangle, as JAX lowers its qr."""
+    m, n = _shape(x)[-2:]
+    k = m if full_matrices else min(m, n)
+    packed, taus, jpvt = _geqrf_loop(x, pivoting)
+    q = _householder_product(packed, taus, k)
+    return q, fnp.triu(packed[..., :k, :]), jpvt
+
+
+def _thin_qr_jvp(q: Value, r: Value, dx: Value) -> tuple[Value, Value]:
+    """dq, dr of x = q r, x (..., m, n) with m >= n, q (..., m, n), r (..., n, n) (JAX's rule, after
+    j-towns.github.io/papers/qr-derivative.pdf)."""
+    dx_rinv = _t(_solve_lower_linear(_t(r), _t(dx)))  # dx r^-1
+    qt_dx_rinv = fnp.matmul(_t(q), dx_rinv)
+    lower = fnp.tril(qt_dx_rinv, -1)
+    do = lower - _t(lower)  # skew-symmetric
+    return fnp.matmul(q, do - qt_dx_rinv) + dx_rinv, fnp.matmul(qt_dx_rinv - do, r)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1, 2))
+def _qr(x: Value, pivoting: bool, full_matrices: bool) -> tuple[Value, ...]:
+    return _qr_loop(x, pivoting, full_matrices)
+
+
+@_qr.defjvp
+def _qr_jvp(pivoting: bool, full_matrices: bool, primals: tuple[Value], tangents: tuple[Value]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    q, r, jpvt = _qr(x, pivoting, full_matrices)
+    m, n = _shape(x)[-2:]
+    if pivoting:
+        dx = fnp.take_along_axis(dx, fnp.broadcast_to(jpvt[..., None, :], _shape(dx)), axis=-1)
+    if m < n:  # x = q [r1 r2]: r1 is the square case's, r2 = q^T x2
+        dq, dr1 = _thin_qr_jvp(q, r[..., :, :m], dx[..., :, :m])
+        dr = fnp.concatenate([dr1, fnp.matmul(_t(dq), x[..., :, m:]) + fnp.matmul(_t(q), dx[..., :, m:])], axis=-1)
+    elif not full_matrices or m == n:
+        dq, dr = _thin_qr_jvp(q, r, dx)
+    else:  # q's last m - n columns (arXiv:2409.13374, eqs. 32-33)
+        q_mn, q_mp = q[..., :, :n], q[..., :, n:]
+        dq_mn, dr_nn = _thin_qr_jvp(q_mn, r[..., :n, :], dx)
+        q_nn, q_pn = q_mn[..., :n, :], q_mn[..., n:, :]
+        z_pn_t = _solve(_t(q_nn - fnp.eye(n, dtype=_dtype(x))), _t(q_pn))  # z = q_pn (q_nn - I)^-1
+        z_pn = _t(z_pn_t)
+        dq_pn, dq_nn = dq_mn[..., n:, :], dq_mn[..., :n, :]
+        dq_mp = (fnp.matmul(dq_mn, z_pn_t)
+                 - fnp.matmul(q_mn + fnp.matmul(q_mp, z_pn), _t(dq_pn - fnp.matmul(z_pn, dq_nn))))
+        dq = fnp.concatenate([dq_mn, dq_mp], axis=-1)
+        dr = fnp.concatenate([dr_nn, fnp.zeros((*_shape(dr_nn)[:-2], m - n, n), _dtype(x))], axis=-2)
+    return (q, r, jpvt), (dq, dr, fnp.zeros_like(jpvt))
+
+
+def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True,
+       use_magma: bool | None = None) -> tuple[Value, Value] | tuple[Value, Value, Value]:
+    """The QR decomposition x = q @ r by Householder reflections, as `jax.lax.linalg.qr`, with
+    LAPACK's signs (geqrf then orgqr): r's diagonal entry j is minus the sign of the entry the
+    reflection of step j started from.
+
+    Args:
+        x: f32 matrices (..., m, n).
+        pivoting: column pivoting (geqp3): x[..., :, p] = q @ r with |r|'s diagonal non-increasing.
+        full_matrices: q (..., m, m) and r (..., m, n); else q (..., m, k), r (..., k, n),
+            k = min(m, n).
+        use_magma: accepted, as JAX's (a GPU option); no effect.
+    Returns:
+        `(q, r)`, or `(q, r, p)` with `pivoting`, p (..., n) i32.
+    """
+    name = "qr"
+    pivoting, full_matrices = _flag(name, "pivoting", pivoting), _flag(name, "full_matrices", full_matrices)
+    _matrices(name, x, "x", square=False)
+    x, = _float_operands(name, x, promote=False)
+    q, r, p = _qr(x, pivoting, full_matrices)
+    return (q, r, p) if pivoting else (q, r)
+
+
+# ---------------------------------------------------------------------------
+# Jacobi rotations: eigh and svd
+# ---------------------------------------------------------------------------
+
+
+def _jacobi_sweeps(n: int) -> int:
+    """Cyclic Jacobi converges quadratically once the off-diagonal part is small: in f32 the
+    off-diagonal norm reaches rounding level (~1e-7 of the matrix's norm) within
+    ceil(log2 n) + 5 sweeps for random, clustered and graded (entries over 1e6) matrices up to
+    n = 100; one sweep more for margin."""
+    return math.ceil(math.log2(max(n, 2))) + 6
+
+
+def _jacobi_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (p, q) index pairs of every step of the Jacobi sweeps for n columns, as two i32 arrays
+    (steps, N/2), N = n rounded up to even: the round-robin ordering, in which each of the N - 1
+    rounds of a sweep pairs every index with another once and the N/2 rotations of a round touch
+    disjoint rows and columns, so they are applied together. With n odd, the index n pairs with
+    a different index each round and stands for none (its rotation is the identity)."""
+    size = n + n % 2
+    rounds = []
+    for r in range(size - 1):
+        pairs = [(size - 1, r)] + [((r + k) % (size - 1), (r - k) % (size - 1)) for k in range(1, size // 2)]
+        rounds.append(sorted((min(a, b), max(a, b)) for a, b in pairs))
+    table = np.array(rounds * _jacobi_sweeps(n), np.int32)
+    return table[..., 0], table[..., 1]
+
+
+def _one_hots(p: Value, q: Value, n: int) -> tuple[Value, Value]:
+    """The rows of the identity at p and at q, (n/2, n) each (a zero row for the index n)."""
+    index = fnp.arange(n)
+    return fnp.astype(p[:, None] == index, DType.f32), fnp.astype(q[:, None] == index, DType.f32)
+
+
+def _rotation(at_p: Value, at_q: Value, app: Value, aqq: Value, apq: Value) -> Value:
+    """The orthogonal J (..., n, n) of one round of rotations: for each pair (p_k, q_k), J holds
+    [[c, s], [-s, c]] in rows and columns (p_k, q_k), chosen so J^T [[app, apq], [apq, aqq]] J is
+    diagonal (Golub and Van Loan's symmetric Schur decomposition, with t the smaller root, so the
+    angle is at most pi/4); the identity where apq = 0."""
+    zero = apq == 0
+    tau = (aqq - app) / (2.0 * fnp.where(zero, 1.0, apq))
+    sign = fnp.where(tau >= 0, 1.0, -1.0)
+    large = fnp.abs(tau) > 1.0
+    small, inverse = fnp.clip(tau, -1.0, 1.0), 1.0 / fnp.maximum(fnp.abs(tau), 1.0)  # no overflow of tau^2
+    t = fnp.where(large, sign * inverse / (1.0 + fnp.sqrt(1.0 + inverse * inverse)),
+                  sign / (fnp.abs(small) + fnp.sqrt(1.0 + small * small)))
+    t = fnp.where(zero, 0.0, t)
+    c = 1.0 / fnp.sqrt(1.0 + t * t)
+    s = t * c
+
+    def place(values: Value, rows: Value, cols: Value) -> Value:  # rows^T diag(values) cols
+        return fnp.matmul(_t(rows), values[..., :, None] * cols)
+
+    return place(c, at_p, at_p) + place(c, at_q, at_q) + place(s, at_p, at_q) - place(s, at_q, at_p)
+
+
+def _reorthonormalized(v: Value) -> Value:
+    """v (3 I - v^T v) / 2: the Newton step towards the orthogonal polar factor of a nearly
+    orthogonal v, which squares its departure from orthogonality."""
+    n = _shape(v)[-1]
+    return fnp.matmul(v, 3.0 * fnp.eye(n, dtype=_dtype(v)) - fnp.matmul(_t(v), v)) / 2.0
+
+
+def _sorting(keys: Value, descending: bool) -> Value:
+    """The permutation matrix S (..., n, n) that sorts keys (..., n) stably (S @ keys sorted): S[r, i]
+    is 1 where r is the rank of keys[i], the number of keys before it (smaller, or larger with
+    `descending`, or equal and earlier). Sorting by a matmul with S keeps to masks and sums."""
+    n = _shape(keys)[-1]
+    mine, other = keys[..., :, None], keys[..., None, :]
+    earlier = fnp.arange(n)[None, :] < fnp.arange(n)[:, None]
+    before = fnp.logical_or(other > mine if descending else other < mine, fnp.logical_and(other == mine, earlier))
+    rank = fnp.count_nonzero(before, axis=-1)
+    return fnp.astype(rank[..., None, :] == fnp.arange(n)[:, None], _dtype(keys))
+
+
+def _sorted(values: Value, vectors: Value, order: Value) -> tuple[Value, Value]:
+    """values (..., n) and the columns of vectors (..., m, n) in the order of the permutation matrix."""
+    return fnp.matmul(order, values[..., :, None])[..., 0], fnp.matmul(vectors, _t(order))
+
+
+def _eigh_loop(a: Value) -> tuple[Value, Value]:
+    """(v, w) of symmetric a (..., n, n) by cyclic Jacobi: each round applies n/2 disjoint
+    rotations, a <- J^T a J and v <- v J, each zeroing one off-diagonal pair. The rounding of
+    the rotations drifts v from orthogonal by ~sqrt(rounds) ulps (1e-5 at n = 64): one Newton step
+    towards the polar factor takes it back to ~1 ulp, and w are then the Rayleigh quotients of
+    the input (1e-5 of |a| becomes 3e-7 at n = 64), sorted ascending with v's columns."""
+    n = _shape(a)[-1]
+    v = fnp.broadcast_to(fnp.eye(n, dtype=_dtype(a)), _shape(a))
+    if n >= 2:
+        def step(carry: tuple[Value, Value], pair: tuple[Value, Value]) -> tuple[tuple[Value, Value], None]:
+            a, v = carry
+            at_p, at_q = _one_hots(*pair, n)
+            ap, aq = fnp.matmul(a, _t(at_p)), fnp.matmul(a, _t(at_q))  # columns p and q, (..., n, n/2)
+            app, aqq, apq = (fnp.sum(_t(at_p) * ap, axis=-2), fnp.sum(_t(at_q) * aq, axis=-2),
+                             fnp.sum(_t(at_p) * aq, axis=-2))
+            j = _rotation(at_p, at_q, app, aqq, apq)
+            return (fnp.matmul(fnp.matmul(_t(j), a), j), fnp.matmul(v, j)), None
+
+        v = _reorthonormalized(scan(step, (a, v), _jacobi_pairs(n))[0][1])
+    w = fnp.sum(v * fnp.matmul(a, v), axis=-2)  # Rayleigh quotients v_i^T a v_i
+    w, v = _sorted(w, v, _sorting(w, descending=False))
+    return v, w
+
+
+# dw = diag(v^T da v), dv = v (F * (v^T da v)) with F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it
+# (JAX's rule: distinct eigenvalues; repeated ones give NaN, as in JAX).
+@custom_jvp
+def _eigh(a: Value) -> tuple[Value, Value]:
+    return _eigh_loop(a)
+
+
+@_eigh.defjvp
+def _eigh_jvp(primals: tuple[Value], tangents: tuple[Value]) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    v, w = _eigh(a)
+    eye = fnp.eye(_shape(a)[-1], dtype=_dtype(a))
+    f = 1.0 / (eye + w[..., None, :] - w[..., :, None]) - eye
+    vt_da_v = fnp.matmul(fnp.matmul(_t(v), da), v)
+    return (v, w), (fnp.matmul(v, f * vt_da_v), fnp.diagonal(vt_da_v, 0, -2, -1))
+
+
+def _symmetric(name: str, x: Value, lower: bool, symmetrize_input: bool) -> Value:
+    """x as the symmetric matrix it stands for: (x + x^T) / 2, or its `lower` (else upper) triangle
+    mirrored."""
+    if symmetrize_input:
+        return (x + _t(x)) / 2.0
+    if lower:
+        return fnp.tril(x) + _t(fnp.tril(x, -1))
+    return fnp.triu(x) + _t(fnp.triu(x, 1))
+
+
+def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None) -> tuple[Value, Value]:
+    """The eigendecomposition x = v diag(w) v^T of real symmetric matrices, as
+    `jax.lax.linalg.eigh`, by cyclic Jacobi rotations (`_jacobi_sweeps` sweeps: 12 for n = 64).
+
+    Args:
+        x: f32 matrices (..., n, n).
+        lower: with symmetrize_input=False, read only x's lower (else upper) triangle.
+        symmetrize_input: decompose (x + x^T) / 2.
+        sort_eigenvalues: accepted; the eigenvalues are always ascending (JAX's CPU kernel sorts
+            too).
+        subset_by_index: None or (0, n): all eigenvalues (as JAX on CPU).
+    Returns:
+        `(v, w)`: eigenvectors v (..., n, n), v[..., :, i] the unit vector of w[..., i]; eigenvalues
+        w (..., n), ascending. The vectors' signs are arbitrary (not LAPACK's).
+    """
+    name = "eigh"
+    lower, symmetrize_input = _flag(name, "lower", lower), _flag(name, "symmetrize_input", symmetrize_input)
+    _flag(name, "sort_eigenvalues", sort_eigenvalues)
+    shape = _matrices(name, x, "x")
+    if subset_by_index is not None and tuple(subset_by_index) != (0, shape[-1]):
+        raise ShapeError(f"{name}: subset_by_index={subset_by_index!r} is not supported (as on JAX's CPU and GPU "
+                         f"backends): pass None or (0, {shape[-1]})", user_site())
+    x, = _float_operands(name, x, promote=False)
+    return _eigh(_symmetric(name, x, lower, symmetrize_input))
+
+
+def _one_sided_jacobi(a: Value) -> tuple[Value, Value]:
+    """(b, v) with b = a v (..., m, n) of mutually orthogonal columns and v orthogonal, by
+    Hestenes' one-sided Jacobi: each rotation of a pair of columns is the two-sided one of their
+    Gram matrix, [[|a_p|^2, a_p . a_q], [a_p . a_q, |a_q|^2]], which never forms a^T a (so small
+    singular values keep their relative accuracy)."""
+    n = _shape(a)[-1]
+    v = fnp.broadcast_to(fnp.eye(n, dtype=_dtype(a)), (*_shape(a)[:-2], n, n))
+    if n < 2:
+        return a, v
+
+    def step(carry: tuple[Value, Value], pair: tuple[Value, Value]) -> tuple[tuple[Value, Value], None]:
+        b, v = carry
+        at_p, at_q = _one_hots(*pair, n)
+        bp, bq = fnp.matmul(b, _t(at_p)), fnp.matmul(b, _t(at_q))
+        j = _rotation(at_p, at_q, fnp.sum(bp * bp, axis=-2), fnp.sum(bq * bq, axis=-2), fnp.sum(bp * bq, axis=-2))
+        return (fnp.matmul(b, j), fnp.matmul(v, j)), None
+
+    return scan(step, (a, v), _jacobi_pairs(n))[0]
+
+
+def _svd_loop(a: Value, full_matrices: bool, compute_uv: bool) -> tuple[Value, ...]:
+    """(s,) or (s, u, vt) of a (..., m, n): one-sided Jacobi on the columns of a (of a^T if wide),
+    the column norms of b = a v sorted descending as s; u from the Householder QR of b (whose
+    columns are orthogonal, so r is diagonal), its columns' signs flipped where r's diagonal is
+    negative; the QR also completes u where columns of b are zero or with full_matrices."""
+    m, n = _shape(a)[-2:]
+    if m < n:
+        out = _svd_loop(_t(a), full_matrices, compute_uv)
+        return out if not compute_uv else (out[0], _t(out[2]), _t(out[1]))
+    batch, dtype = _shape(a)[:-2], _dtype(a)
+    if n == 0:
+        s = fnp.zeros((*batch, 0), dtype)
+        u = (fnp.broadcast_to(fnp.eye(m, dtype=dtype), (*batch, m, m)) if full_matrices
+             else fnp.zeros((*batch, m, 0), dtype))
+        return (s,) if not compute_uv else (s, u, fnp.zeros((*batch, 0, 0), dtype))
+    v = _reorthonormalized(_one_sided_jacobi(a)[1])  # as in _eigh_loop
+    b = fnp.matmul(a, v)
+    s = fnp.sqrt(fnp.sum(b * b, axis=-2))
+    order = _sorting(s, descending=True)
+    s, v = _sorted(s, v, order)
+    if not compute_uv:
+        return (s,)
+    b = fnp.matmul(b, _t(order))
+    packed, taus, _ = _geqrf_loop(b, False)
+    u = _householder_product(packed, taus, m if full_matrices else n)
+    signs = fnp.where(fnp.diagonal(packed, 0, -2, -1) < 0, -1.0, 1.0)
+    if full_matrices and m > n:
+        signs = fnp.concatenate([signs, fnp.ones((*batch, m - n), dtype)], axis=-1)
+    return s, u * signs[..., None, :], _t(v)
+
+
+# JAX's rule, from the thin decomposition a = u diag(s) v^T: dS = u^T da v, ds = diag(dS); du and dv
+# from F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, with the terms for the rest of the space when
+# a is not square. With full_matrices and a not square (JAX raises NotImplementedError), the
+# columns that complete u (rows that complete v^T) move as little as orthogonality allows:
+# du_perp = -u (du^T u_perp).
+@functools.partial(custom_jvp, nondiff_argnums=(1, 2))
+def _svd(a: Value, full_matrices: bool, compute_uv: bool) -> tuple[Value, ...]:
+    return _svd_loop(a, full_matrices, compute_uv)
+
+
+@_svd.defjvp
+def _svd_jvp(full_matrices: bool, compute_uv: bool, primals: tuple[Value], tangents: tuple[Value]
+             ) -> tuple[Any, Any]:
+    (a,), (da,) = primals, tangents
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    out = _svd(a, full_matrices, compute_uv)
+    s, u, vt = _svd(a, False, True) if not compute_uv else (out[0], out[1][..., :, :k], out[2][..., :k, :])
+    v = _t(vt)
+    ds_full = fnp.matmul(fnp.matmul(_t(u), da), v)
+    ds = fnp.diagonal(ds_full, 0, -2, -1)
+    if not compute_uv:
+        return out, (ds,)
+    row = s[..., None, :]
+    eye = fnp.eye(k, dtype=_dtype(a))
+    f = 1.0 / ((row + _t(row)) * (row - _t(row)) + eye) - eye
+    s_zero = fnp.astype(s == 0, _dtype(a))
+    s_inv = 1.0 / (s + s_zero) - s_zero
+    du_dv_diagonal = 0.5 * (ds_full - _t(ds_full)) * (eye * s_inv[..., None, :])
+    du = fnp.matmul(u, f * (row * ds_full + _t(row * ds_full)) + du_dv_diagonal)
+    dv = fnp.matmul(v, f * (_t(row) * ds_full + _t(_t(row) * ds_full)))
+    if m > n:
+        da_v = fnp.matmul(da, v)
+        du = du + (da_v - fnp.matmul(u, fnp.matmul(_t(u), da_v))) / row
+    if n > m:
+        dat_u = fnp.matmul(_t(da), u)
+        dv = dv + (dat_u - fnp.matmul(v, fnp.matmul(vt, dat_u))) / row
+    if full_matrices and m > n:
+        u_perp = out[1][..., :, k:]
+        du = fnp.concatenate([du, -fnp.matmul(u, fnp.matmul(_t(du), u_perp))], axis=-1)
+    if full_matrices and n > m:
+        v_perp = _t(out[2][..., k:, :])
+        dv = fnp.concatenate([dv, -fnp.matmul(v, fnp.matmul(_t(dv), v_perp))], axis=-1)
+    return out, (ds, du, _t(dv))
+
+
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None, algorithm: Any = None) -> Value | tuple[Value, Value, Value]:
+    """The singular value decomposition x = u diag(s) vh, as `jax.lax.linalg.svd`, by one-sided
+    Jacobi rotations (`_jacobi_sweeps(min(m, n))` sweeps) and a Householder QR for u.
+
+    Args:
+        x: f32 matrices (..., m, n).
+        full_matrices: u (..., m, m) and vh (..., n, n); else (..., m, k) and (..., k, n),
+            k = min(m, n).
+        compute_uv: return `(u, s, vh)`; else s alone.
+        subset_by_index: None or (0, k): all singular values.
+        algorithm: accepted, as JAX's; the algorithm is always Jacobi.
+    Returns:
+        s (..., k) descending, or `(u, s, vh)`. The vectors' signs are arbitrary (not LAPACK's).
+    """
+    name = "svd"
+    full_matrices, compute_uv = _flag(name, "full_matrices", full_matrices), _flag(name, "compute_uv", compute_uv)
+    shape = _matrices(name, x, "x", square=False)
+    k = min(shape[-2:])
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise ShapeError(f"{name}: subset_by_index={subset_by_index!r} is not supported: pass None or (0, {k})",
+                         user_site())
+    x, = _float_operands(name, x, promote=False)
+    out = _svd(x, full_matrices, compute_uv)
+    return (out[1], out[0], out[2]) if compute_uv else out[0]
 
 
 # ---------------------------------------------------------------------------

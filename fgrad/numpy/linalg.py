@@ -1,16 +1,17 @@
 """`jax.numpy.linalg` as `fg.numpy.linalg`: norms and the products and views the array API puts
 here (matmul, outer, tensordot, vecdot, matrix_transpose, trace, diagonal, cross, matrix_power,
 multi_dot), and the factorizations and solvers built on `fg.lax.linalg` (cholesky, solve, inv,
-det, slogdet), all composites of fgrad's functions.
+det, slogdet, qr, eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq, cond), all composites
+of fgrad's functions.
 
-The factorizations are loops (`scan`) over the rows or columns of f32 matrices, with JAX's
-derivative rules attached (fgrad/lax/linalg.py). The decompositions that need iterative
-eigenvalue or orthogonal methods (svd, eigh, eig, qr, pinv, lstsq, matrix_rank) are not here, nor
-the norms that need singular values (ord 2, -2, 'nuc' of a matrix), which are refused saying so.
+The factorizations are loops (`scan`) over the rows or columns of f32 matrices, or sweeps of
+Jacobi rotations, with JAX's derivative rules attached (fgrad/lax/linalg.py). The general
+eigendecomposition (eig, eigvals) is not here.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -19,21 +20,23 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fgrad.errors import ShapeError, TraceError
+from fgrad.ir import DType
 from fgrad.trace import Tensor, user_site
 from fgrad.numpy import products, shapes
 from fgrad.numpy.promotion import ArrayLike, _as_dtype, _brief, _dtype, _float_dtype, _shape, asarray
 from fgrad.numpy.shapes import broadcast_to, matrix_transpose
 from fgrad.numpy.creation import eye, ones as fnp_ones
-from fgrad.numpy.elementwise import abs, log as fnp_log, multiply, not_equal, power, sign as fnp_sign, sqrt
-from fgrad.numpy.reductions import max as _max, min as _min, sum as _sum
+from fgrad.numpy.elementwise import (abs, astype, divide, greater, greater_equal, isnan, less, log as fnp_log,
+                                     logical_and, logical_not, multiply, not_equal, power, sign as fnp_sign, sqrt,
+                                     where as _where)
+from fgrad.numpy.reductions import any as _any, max as _max, min as _min, sum as _sum
 
 __all__ = [  # the names of jax.numpy.linalg that fgrad has (fg.numpy.linalg.*; not re-exported by fgrad)
-    "SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "matrix_power",
-    "matrix_transpose", "multi_dot", "norm", "outer", "slogdet", "solve", "tensordot", "trace", "vecdot", "vector_norm",
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "cross", "det", "diagonal", "eigh",
+    "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+    "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+    "vector_norm",
 ]
-
-NEEDS_SVD = ("norm: ord={ord!r} of a matrix is a function of its singular values, and fgrad has no SVD; "
-             "ord 'fro', 1, -1, inf and -inf are sums and extremes of entries, which it has")
 
 
 def _axis_list(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
@@ -79,9 +82,9 @@ def norm(x: ArrayLike, ord: int | float | str | None = None, axis: int | tuple[i
          keepdims: bool = False) -> Tensor | np.ndarray:
     """A vector or matrix norm, as `jnp.linalg.norm` (integers converted to f32): over one axis a
     vector norm (`vector_norm`'s ords), over two a matrix norm: 'fro' (None) sqrt(sum(x^2)), 1 /
-    -1 the largest / smallest column sum of |x|, inf / -inf the largest / smallest row sum. With
-    axis=None: ord None is the 2-norm of all of x; otherwise x must be 1-D or 2-D. Matrix ords 2,
-    -2 and 'nuc' need singular values, and are refused."""
+    -1 the largest / smallest column sum of |x|, inf / -inf the largest / smallest row sum, 2 / -2
+    the largest / smallest singular value, 'nuc' their sum (`svdvals`). With axis=None: ord None
+    is the 2-norm of all of x; otherwise x must be 1-D or 2-D."""
     x = asarray(x)
     x = asarray(x, _float_dtype(_dtype(x)))
     ndim = len(_shape(x))
@@ -99,7 +102,9 @@ def norm(x: ArrayLike, ord: int | float | str | None = None, axis: int | tuple[i
     if ord is None or ord in ("fro", "f"):
         return sqrt(_sum(multiply(x, x), axis=axes, keepdims=keepdims))
     if ord in ("nuc", 2, -2):
-        raise ShapeError(NEEDS_SVD.format(ord=ord), user_site())
+        s = svdvals(shapes.moveaxis(x, axes, (-2, -1)))
+        y = _max(s, axis=-1, initial=0) if ord == 2 else _min(s, axis=-1) if ord == -2 else _sum(s, axis=-1)
+        return shapes.expand_dims(y, axes) if keepdims else y
     if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
         raise ShapeError(f"norm: invalid ord {_brief(ord)} for a matrix norm", user_site())
     summed, kept = (row, col) if ord in (1, -1) else (col, row)  # column sums for 1, row sums for inf
@@ -110,8 +115,8 @@ def norm(x: ArrayLike, ord: int | float | str | None = None, axis: int | tuple[i
 
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: str | int | float = "fro") -> Tensor | np.ndarray:
-    """The matrix `ord`-norm of the last two axes, as `jnp.linalg.matrix_norm` ('fro', 1, -1,
-    inf, -inf; `norm`'s rules)."""
+    """The matrix `ord`-norm of the last two axes, as `jnp.linalg.matrix_norm` ('fro', 'nuc', 1,
+    -1, 2, -2, inf, -inf; `norm`'s rules)."""
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
@@ -324,11 +329,10 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """The sign and the natural log of the absolute value of the determinants of square matrices
     (..., n, n), as `jnp.linalg.slogdet`: `SlogdetResult(sign, logabsdet)`, each a.shape[:-2];
     sign 0 and logabsdet -inf for a singular matrix. Written out for n <= 2, else from the LU
-    factorization (method None or 'lu'; fgrad has no QR for 'qr'). Integers are converted to f32."""
+    factorization (method None or 'lu'; not 'qr'). Integers are converted to f32."""
     if method not in (None, "lu"):
         raise ShapeError(f"slogdet: method {_brief(method)} is not supported: fgrad computes it from the LU "
-                         "factorization (method None or 'lu'); 'qr' needs a QR decomposition, which fgrad lacks",
-                         user_site())
+                         "factorization only (method None or 'lu')", user_site())
     a, n = _checked_square("slogdet", a)
     if n == 0:
         batch = _shape(a)[:-2]
@@ -337,3 +341,278 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
         d = a[..., 0, 0] if n == 1 else a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
         return SlogdetResult(fnp_sign(d), fnp_log(abs(d)))
     return SlogdetResult(*_lax_linalg()._slogdet(a))
+
+
+# ---------------------------------------------------------------------------
+# Orthogonal and spectral decompositions (fgrad.lax.linalg: Householder QR, Jacobi eigh and svd)
+# ---------------------------------------------------------------------------
+
+
+class QRResult(NamedTuple):
+    """qr's result, as `jnp.linalg.QRResult`."""
+    Q: Any
+    R: Any
+
+
+class EighResult(NamedTuple):
+    """eigh's result, as `jnp.linalg.EighResult`."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class SVDResult(NamedTuple):
+    """svd's result, as `jnp.linalg.SVDResult`."""
+    U: Any
+    S: Any
+    Vh: Any
+
+
+def _float_matrices(name: str, a: ArrayLike, square: bool = False) -> Tensor | np.ndarray:
+    """a checked to hold matrices in its last two axes, promoted to f32 as jax.numpy promotes."""
+    lax_linalg = _lax_linalg()
+    lax_linalg._matrices(name, a, "a", square=square)
+    return lax_linalg._float_operands(name, a, promote=True)[0]
+
+
+def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Tensor | np.ndarray:
+    """The QR decomposition a = Q @ R of matrices (..., m, n) by Householder reflections, as
+    `jnp.linalg.qr`, with LAPACK's signs (see `fg.lax.linalg.qr`). Integers are converted to f32.
+
+    Args:
+        mode: 'reduced' (Q (..., m, k), R (..., k, n), k = min(m, n)), 'complete' (Q (..., m, m),
+            R (..., m, n)), 'r' (R (..., k, n) alone) or 'raw' (LAPACK's packed reflectors,
+            transposed, (..., n, m), and their taus (..., k)).
+    """
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
+        raise ShapeError(f"qr: unsupported mode {_brief(mode)}: use 'reduced', 'complete', 'r' or 'raw'", user_site())
+    a = _float_matrices("qr", a)
+    lax_linalg = _lax_linalg()
+    if mode == "raw":
+        packed, taus = lax_linalg._geqrf(a)
+        return QRResult(matrix_transpose(packed), taus)
+    q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _uplo(name: str, UPLO: str | None) -> bool:
+    if UPLO not in (None, "L", "U"):
+        raise ShapeError(f"{name}: UPLO must be one of None, 'L', or 'U', got {_brief(UPLO)}", user_site())
+    return UPLO != "U"
+
+
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
+    """The eigenvalues and eigenvectors of real symmetric matrices (..., n, n), as
+    `jnp.linalg.eigh`, by cyclic Jacobi rotations: `EighResult(eigenvalues (..., n) ascending,
+    eigenvectors (..., n, n))`, column i the unit eigenvector of eigenvalue i (its sign
+    arbitrary). Integers are converted to f32.
+
+    Args:
+        UPLO: with symmetrize_input=False, the triangle read: 'L' (None) or 'U'.
+        symmetrize_input: decompose (a + a^T) / 2, reading both triangles (the better gradient).
+    """
+    lower = _uplo("eigh", UPLO)
+    a = _float_matrices("eigh", a, square=True)
+    v, w = _lax_linalg().eigh(a, lower=lower, symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Tensor | np.ndarray:
+    """The eigenvalues of real symmetric matrices (..., n, n), ascending, as `jnp.linalg.eigvalsh`
+    (`eigh`'s arguments)."""
+    lower = _uplo("eigvalsh", UPLO)
+    a = _float_matrices("eigvalsh", a, square=True)
+    return _lax_linalg().eigh(a, lower=lower, symmetrize_input=symmetrize_input)[1]
+
+
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: tuple[int, int] | None = None) -> SVDResult | Tensor | np.ndarray:
+    """The singular value decomposition a = U @ diag(S) @ Vh of matrices (..., m, n), as
+    `jnp.linalg.svd`, by one-sided Jacobi rotations: `SVDResult(U, S, Vh)`, S (..., k) descending,
+    k = min(m, n); or S alone without `compute_uv`. The vectors' signs are arbitrary. Integers are
+    converted to f32.
+
+    Args:
+        full_matrices: U (..., m, m) and Vh (..., n, n); else (..., m, k) and (..., k, n).
+        compute_uv: return the vectors too.
+        hermitian: a is symmetric: S = |eigenvalues| of `eigh` (of (a + a^T) / 2), sorted
+            descending, U its eigenvectors and Vh = (U * sign(eigenvalues))^T.
+        subset_by_index: None or (0, k).
+    """
+    name = "svd"
+    lax_linalg = _lax_linalg()
+    for flag, value in (("full_matrices", full_matrices), ("compute_uv", compute_uv), ("hermitian", hermitian)):
+        lax_linalg._flag(name, flag, value)
+    a = _float_matrices(name, a, square=bool(hermitian))
+    if not hermitian:
+        out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, subset_by_index=subset_by_index)
+        return SVDResult(*out) if compute_uv else out
+    vectors, values = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    s = abs(values)
+    order = lax_linalg._sorting(s, descending=True)
+    s, u = lax_linalg._sorted(s, vectors, order)
+    if not compute_uv:
+        return s
+    sign = products.matmul(order, fnp_sign(values)[..., None])[..., 0]
+    return SVDResult(u, s, matrix_transpose(multiply(u, sign[..., None, :])))
+
+
+def svdvals(x: ArrayLike, /) -> Tensor | np.ndarray:
+    """The singular values of matrices (..., m, n), descending, as `jnp.linalg.svdvals`."""
+    return svd(x, compute_uv=False)
+
+
+def _pinv_loop(a: Tensor | np.ndarray, rtol: Any, hermitian: bool) -> Tensor | np.ndarray:
+    m, n = _shape(a)[-2:]
+    if m == 0 or n == 0:
+        return multiply(fnp_ones((*_shape(a)[:-2], n, m)), 0.0)
+    if rtol is None:
+        rtol = 10.0 * max(m, n) * float(np.finfo(np.float32).eps)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    rtol = asarray(rtol, _dtype(a))
+    cutoff = multiply(shapes.expand_dims(rtol, -1), s[..., 0:1])
+    s = _where(greater(s, cutoff), s, np.inf)
+    return products.matmul(matrix_transpose(vh), divide(matrix_transpose(u), s[..., None]))
+
+
+def _pinv_rule() -> Any:
+    """`_pinv_loop` with JAX's derivative (Golub and Pereyra), made on first use: fgrad.transforms
+    imports fgrad.numpy."""
+    global _pinv
+    if _pinv is None:
+        from fgrad.transforms.custom import custom_jvp
+
+        @functools.partial(custom_jvp, nondiff_argnums=(1, 2))
+        def pinv_(a: Any, rtol: Any, hermitian: bool) -> Any:
+            return _pinv_loop(a, rtol, hermitian)
+
+        @pinv_.defjvp
+        def pinv_jvp(rtol: Any, hermitian: bool, primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+            (a,), (da,) = primals, tangents
+            p = pinv_(a, rtol, hermitian)
+            if hermitian:  # svd(..., hermitian=True) symmetrizes its input
+                a, da = divide(a + matrix_transpose(a), 2.0), divide(da + matrix_transpose(da), 2.0)
+            mm, t = products.matmul, matrix_transpose
+            if _shape(a)[-2] >= _shape(a)[-1]:
+                s = mm(mm(p, t(p)), t(da))
+                r = mm(mm(t(da), t(p)), p)
+                return p, -mm(mm(p, da), p) + s - mm(mm(s, a), p) + r - mm(mm(p, a), r)
+            s = mm(p, mm(t(p), t(da)))
+            r = mm(t(da), mm(t(p), p))
+            return p, -mm(p, mm(da, p)) + s - mm(s, mm(a, p)) + r - mm(p, mm(a, r))
+
+        _pinv = pinv_
+    return _pinv
+
+
+_pinv: Any = None
+
+
+def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
+         rcond: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The Moore-Penrose pseudo-inverses (..., n, m) of matrices (..., m, n), as `jnp.linalg.pinv`,
+    from the SVD: singular values at or below rtol times the largest count as zero.
+
+    Args:
+        rtol: the cutoff, a scalar or a.shape[:-2]; default 10 * max(m, n) * eps (JAX's, not
+            NumPy's 1e-15).
+        hermitian: a is symmetric (the SVD by `eigh`).
+        rcond: rtol's older name; give at most one.
+    """
+    if rcond is not None:
+        if rtol is not None:
+            raise ShapeError("pinv: only one of rtol and rcond may be specified", user_site())
+        rtol = rcond
+    a = _float_matrices("pinv", a, square=bool(hermitian))
+    return _pinv_rule()(a, rtol, bool(hermitian))
+
+
+def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool = False,
+                tol: ArrayLike | None = None) -> Tensor | np.ndarray:
+    """The ranks of matrices (..., m, n), i32 (...,), as `jnp.linalg.matrix_rank`: the number of
+    singular values above rtol, by default max(S) * max(m, n) * eps. As JAX does, a given rtol
+    (or its older name tol) is compared with the singular values as it is, not scaled by the
+    largest. A vector or scalar has rank 1 if any entry is nonzero."""
+    if tol is not None:
+        if rtol is not None:
+            raise ShapeError("matrix_rank: only one of tol or rtol may be specified", user_site())
+        rtol = tol
+    M = asarray(M)
+    if len(_shape(M)) < 2:
+        return astype(_any(not_equal(M, 0)), DType.i32)
+    s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        rtol = multiply(_max(s, axis=-1), float(max(_shape(M)[-2:])) * float(np.finfo(np.float32).eps))
+    return _sum(greater(s, shapes.expand_dims(asarray(rtol, _dtype(s)), -1)), axis=-1, dtype=DType.i32)
+
+
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
+          numpy_resid: bool = False) -> tuple[Any, Any, Any, Any]:
+    """The least-squares solution of a @ x = b, as `jnp.linalg.lstsq`, from the thin SVD of a:
+    `(x, resid, rank, s)`.
+
+    Args:
+        a: a matrix (m, n).
+        b: (m,) or (m, k).
+        rcond: singular values below rcond times the largest count as zero (default
+            eps * max(m, n); a negative rcond means eps).
+        numpy_resid: as NumPy, resid is empty when rank < n or m <= n (known only eagerly);
+            otherwise resid is |b - a x|^2 per column of b, (k,) (or (1,) for a vector b, as JAX's).
+    Returns:
+        x (n,) or (n, k); resid; rank, an i32 scalar; s, the singular values (min(m, n),).
+    """
+    name = "lstsq"
+    a_shape, b_shape = _shape(a), _shape(b)
+    if len(a_shape) != 2:
+        raise ShapeError(f"{name}: a must be a matrix (m, n), got shape {a_shape}", user_site())
+    if len(b_shape) not in (1, 2) or b_shape[0] != a_shape[0]:
+        raise ShapeError(f"{name}: b must be (m,) or (m, k) with m = {a_shape[0]}, the rows of a {a_shape}, got "
+                         f"{b_shape}", user_site())
+    lax_linalg = _lax_linalg()
+    lax_linalg._matrices(name, a, "a", square=False)
+    a, b = lax_linalg._float_operands(name, a, b, promote=True)
+    vector = len(b_shape) == 1
+    if vector:
+        b = b[:, None]
+    m, n = a_shape
+    eps = float(np.finfo(np.float32).eps)
+    if m == 0 or n == 0:
+        s = multiply(fnp_ones((0,)), 0.0)
+        rank = asarray(0, DType.i32)
+        x = multiply(fnp_ones((n, _shape(b)[1])), 0.0)
+    else:
+        rcond = eps * max(m, n) if rcond is None else _where(less(rcond, 0), eps, rcond)
+        u, s, vt = svd(a, full_matrices=False)
+        mask = logical_and(greater(s, 0), greater_equal(s, multiply(rcond, s[0])))
+        rank = _sum(mask, dtype=DType.i32)
+        s_inv = _where(mask, divide(1.0, _where(mask, s, 1.0)), 0.0)[:, None]
+        x = products.matmul(matrix_transpose(vt), multiply(s_inv, products.matmul(matrix_transpose(u), b)))
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = multiply(fnp_ones((0,)), 0.0)
+    else:
+        r = b - products.matmul(a, x)
+        resid = _sum(multiply(r, r), axis=0)
+    return (x[:, 0] if vector else x), resid, rank, s
+
+
+def cond(x: ArrayLike, p: Any = None) -> Tensor | np.ndarray:
+    """The condition numbers of matrices (..., m, n), as `jnp.linalg.cond`: norm(x, p) *
+    norm(inv(x), p); for p None or 2 (and -2) the ratio of the largest and smallest singular
+    values. For other p x must be square, and a NaN that x does not hold becomes inf."""
+    name = "cond"
+    shape = _shape(x)
+    if len(shape) < 2:
+        raise ShapeError(f"{name}: x must be at least 2-D, (..., m, n), got shape {shape}", user_site())
+    if shape[-1] == 0 or shape[-2] == 0:
+        raise ShapeError(f"{name}: x must not be empty, got shape {shape}", user_site())
+    if p is None or p == 2:
+        s = svdvals(x)
+        return divide(s[..., 0], s[..., -1])
+    if p == -2:
+        s = svdvals(x)
+        r = divide(s[..., -1], s[..., 0])
+    else:
+        if shape[-1] != shape[-2]:
+            raise ShapeError(f"{name}: for p={p!r}, x must be square, got shape {shape}", user_site())
+        r = multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
+    x_nan = _any(isnan(asarray(x)), axis=(-2, -1))
+    return _where(logical_and(isnan(r), logical_not(x_nan)), np.inf, r)
