@@ -369,7 +369,12 @@ def _igamma_of(a: Array, x: Array, derivative: bool = False) -> Array:
     series = _igamma_series(ax, x, a, logical_and(enabled, logical_not(use_fraction)), derivative)
     out = where(x_zero, 0.0, where(use_fraction, negative(fraction) if derivative else subtract(1.0, fraction),
                                    series))
-    return where(domain_error, math.nan, out if derivative else where(x_inf, 1.0, out))
+    if derivative:
+        return where(domain_error, math.nan, out)
+    # P(inf, x) = 0 for finite x; (inf, inf) has no limit (jax 0.11's and SciPy's values)
+    a_inf = equal(a, math.inf)
+    out = where(x_inf, where(a_inf, math.nan, 1.0), where(a_inf, 0.0, out))
+    return where(domain_error, math.nan, out)
 
 
 def _igammac_of(a: Array, x: Array) -> Array:
@@ -382,6 +387,9 @@ def _igammac_of(a: Array, x: Array) -> Array:
     series = _igamma_series(ax, x, a, logical_and(enabled, use_series), False)
     fraction = _igammac_fraction(ax, x, a, logical_and(enabled, logical_not(use_series)), False)
     out = where(logical_or(x_inf, a_zero), 0.0, where(use_series, subtract(1.0, series), fraction))
+    # Q(inf, x) = 1 for finite x; (inf, inf) has no limit (jax 0.11's and SciPy's values)
+    a_inf = equal(a, math.inf)
+    out = where(a_inf, where(x_inf, math.nan, 1.0), out)
     return where(domain_error, math.nan, out)
 
 
@@ -411,14 +419,16 @@ _igammac.defjvps(lambda t, ans, a, x: negative(multiply(t, _igamma_of(a, x, deri
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function P(a, x), the integral of
     t^(a-1) e^-t / Gamma(a) over [0, x], by XLA's series (x < 1 or x <= a) and continued fraction:
-    0 at x = 0, 1 at x = +inf, NaN for a < 0, x < 0, a = x = 0 and NaN. Differentiable in x and,
+    0 at x = 0 and at a = +inf, 1 at x = +inf, NaN for a < 0, x < 0, a = x = 0, a = x = +inf and
+    NaN (jax 0.11's values; jax 0.10 gave NaN at a = +inf). Differentiable in x and,
     as JAX's, in a (by the same series and fraction, differentiated)."""
     return _igamma(*broadcast_arrays(*_inexact(a, x)))
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), without cancellation
-    where it is small: 0 at x = +inf and where a = 0 < x, NaN for a < 0, x < 0, a = x = 0 and NaN."""
+    where it is small: 0 at x = +inf and where a = 0 < x, 1 at a = +inf, NaN for a < 0, x < 0,
+    a = x = 0, a = x = +inf and NaN (jax 0.11's values; jax 0.10 gave NaN at a = +inf)."""
     return _igammac(*broadcast_arrays(*_inexact(a, x)))
 
 
