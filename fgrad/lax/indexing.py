@@ -208,9 +208,9 @@ def _fill(x: Value, fill_value: Any) -> Any:
 
 def _scatter(name: str, operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
              dimension_numbers: ScatterDimensionNumbers, mode: str | GatherScatterMode | None,
-             combine: Callable[[Any, Value, Value], Value]) -> Value:
-    """operand with `updates` combined in (`combine(ref, flat indices, values)` on an `.at` of the
-    flattened operand) at the windows the indices start."""
+             combine: Callable[[Any, Value], Value]) -> Value:
+    """operand with `updates` combined in (`combine(ref, values)` on an `.at` of the flattened
+    operand at the windows' elements) at the windows the indices start."""
     x = asarray(operand)
     idx = _indices(name, x, scatter_indices)
     shape, ishape = _shape(x), _shape(idx)
@@ -252,57 +252,35 @@ def _scatter(name: str, operand: ArrayLike, scatter_indices: ArrayLike, updates:
     if parsed is not GatherScatterMode.CLIP:  # a window out of bounds is dropped whole
         flat = fnp.where(windows.out_of_bounds, size, flat)
     flat = fnp.ravel(flat)
-    return fnp.reshape(combine(_IndexUpdateRef(fnp.ravel(x), flat), flat, fnp.ravel(u)), shape)
+    return fnp.reshape(combine(_IndexUpdateRef(fnp.ravel(x), flat), fnp.ravel(u)), shape)
 
 
-def scatter(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-            dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`operand` with the windows of `updates` written where the index vectors say, as
-    `jax.lax.scatter`; of updates to one element, the last (in the updates' order) wins. A window
-    out of bounds is dropped (clamped into range with 'clip')."""
-    return _scatter("scatter", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.set(v, mode="drop"))
+def _scatter_op(name: str, update: str, doc: str) -> Callable[..., Value]:
+    """jax.lax's scatter `name`: the indexed update `update` (`.at[...].set`, `.add`, ...) of the
+    flattened operand at the windows' elements."""
+    def op(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
+           dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
+           unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
+        return _scatter(name, operand, scatter_indices, updates, dimension_numbers, mode,
+                        lambda ref, values: getattr(ref, update)(values, mode="drop"))
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
 
 
-def scatter_add(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`scatter`, adding the updates (repeated indices accumulate), as `jax.lax.scatter_add`."""
-    return _scatter("scatter_add", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.add(v, mode="drop"))
-
-
-def scatter_sub(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`scatter`, subtracting the updates, as `jax.lax.scatter_sub`."""
-    return _scatter("scatter_sub", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.subtract(v, mode="drop"))
-
-
-def scatter_mul(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`scatter`, multiplying by the updates, as `jax.lax.scatter_mul`."""
-    return _scatter("scatter_mul", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.multiply(v, mode="drop"))
-
-
-def scatter_min(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`scatter`, keeping the least of the operand and the updates, as `jax.lax.scatter_min`."""
-    return _scatter("scatter_min", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.min(v, mode="drop"))
-
-
-def scatter_max(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
-                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
-                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Value:
-    """`scatter`, keeping the greatest of the operand and the updates, as `jax.lax.scatter_max`."""
-    return _scatter("scatter_max", operand, scatter_indices, updates, dimension_numbers, mode,
-                    lambda ref, flat, v: ref.max(v, mode="drop"))
+scatter = _scatter_op("scatter", "set", """`operand` with the windows of `updates` written where the index
+    vectors say, as `jax.lax.scatter`; of updates to one element, the last (in the updates' order)
+    wins. A window out of bounds is dropped (clamped into range with 'clip').""")
+scatter_add = _scatter_op("scatter_add", "add", "`scatter`, adding the updates (repeated indices accumulate), as "
+                          "`jax.lax.scatter_add`.")
+scatter_sub = _scatter_op("scatter_sub", "subtract", "`scatter`, subtracting the updates, as `jax.lax.scatter_sub`.")
+scatter_mul = _scatter_op("scatter_mul", "multiply", "`scatter`, multiplying by the updates, as "
+                          "`jax.lax.scatter_mul`.")
+scatter_min = _scatter_op("scatter_min", "min", "`scatter`, keeping the least of the operand and the updates, as "
+                          "`jax.lax.scatter_min`.")
+scatter_max = _scatter_op("scatter_max", "max", "`scatter`, keeping the greatest of the operand and the updates, "
+                          "as `jax.lax.scatter_max`.")
 
 
 def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike, func: Callable[[Value], Value],
@@ -317,7 +295,7 @@ def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike, func: Callable
     x = asarray(operand)
     hits = _scatter("scatter_apply", fnp.zeros(_shape(x), DType.bool), scatter_indices,
                     fnp.ones(_ints("scatter_apply", "update_shape", update_shape), DType.bool), dimension_numbers,
-                    mode, lambda ref, flat, v: ref.set(v, mode="drop"))
+                    mode, lambda ref, v: ref.set(v, mode="drop"))
     return fnp.where(hits, asarray(func(x), _dtype(x)), x)
 
 
