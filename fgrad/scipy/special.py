@@ -23,8 +23,8 @@ from fgrad.lax import digamma as _digamma, lgamma
 from fgrad.numpy import (
     abs, add, astype, broadcast_arrays, divide, equal, erf, erfc, erfinv, exp, expand_dims, expm1, floor, full_like,
     greater, greater_equal, isnan, less, less_equal, log, log1p, logical_and, logical_not, logical_or, logsumexp,
-    maximum, minimum, mod, multiply, negative, not_equal, polyval, power, sigmoid, sign, signbit, sqrt, square, subtract,
-    sum, where, zeros_like,
+    maximum, minimum, mod, multiply, negative, not_equal, polyval, power, select, sigmoid, sign, signbit, sqrt, square,
+    subtract, sum, where, zeros_like,
 )
 from fgrad.numpy import log_softmax as _log_softmax, softmax as _softmax
 from fgrad.numpy.elementwise import bessel_i
@@ -52,15 +52,6 @@ def _inexact(*xs: ArrayLike) -> list[Array]:
     return [asarray(x, dtype) for x in xs]
 
 
-def _select(*pairs: Any, otherwise: ArrayLike) -> Array:
-    """The value of the first (condition, value) pair whose condition holds, else `otherwise`:
-    `jnp.select`."""
-    out = otherwise
-    for cond, value in reversed(pairs):
-        out = where(cond, value, out)
-    return out
-
-
 # --- gamma and beta ---------------------------------------------------------------------------------
 
 def gammaln(x: ArrayLike) -> Array:
@@ -80,10 +71,10 @@ def gammasgn(x: ArrayLike) -> Array:
     (x,) = _inexact(x)
     floor_x = floor(x)
     negative_x = less(x, 0.0)
-    return _select((logical_or(logical_and(negative_x, equal(x, floor_x)), isnan(x)), math.nan),
-                   (logical_or(logical_and(negative_x, not_equal(mod(floor_x, 2.0), 0.0)),
-                               logical_and(equal(x, 0.0), signbit(x))), -1.0),
-                   otherwise=full_like(x, 1.0))
+    pole = logical_or(logical_and(negative_x, equal(x, floor_x)), isnan(x))
+    below = logical_or(logical_and(negative_x, not_equal(mod(floor_x, 2.0), 0.0)),
+                       logical_and(equal(x, 0.0), signbit(x)))
+    return select([pole, below], [math.nan, -1.0], full_like(x, 1.0))
 
 
 def loggamma(x: ArrayLike) -> Array:
@@ -224,10 +215,9 @@ def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
         corrections = add(corrections, divide(minimum(ratio, biggest), _BERNOULLI_RATIOS[j]))
     value = add(add(total, integral), multiply(t0, add(0.5, corrections)))
     q_nonpositive = less_equal(a, 0.0)
-    return _select((equal(s, 1.0), math.inf), (less(s, 1.0), math.nan),
-                   (logical_and(q_nonpositive, not_equal(s, floor(s))), math.nan),
-                   (logical_and(q_nonpositive, equal(a, floor(a))), where(equal(mod(s, 2.0), 0.0), math.inf, math.nan)),
-                   otherwise=value)
+    return select([equal(s, 1.0), less(s, 1.0), logical_and(q_nonpositive, not_equal(s, floor(s))),
+                   logical_and(q_nonpositive, equal(a, floor(a)))],
+                  [math.inf, math.nan, math.nan, where(equal(mod(s, 2.0), 0.0), math.inf, math.nan)], value)
 
 
 def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
@@ -242,7 +232,7 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
         nf = astype(n, _dtype(x))
         series = multiply(multiply(where(equal(mod(nf, 2.0), 0.0), -1.0, 1.0), exp(lgamma(add(nf, 1.0)))),
                           zeta(add(nf, 1.0), x))
-        return _select((less(nf, 0.0), math.nan), (equal(nf, 0.0), digamma(x)), otherwise=series)
+        return select([less(nf, 0.0), equal(nf, 0.0)], [math.nan, digamma(x)], series)
     orders = np.asarray(n)
     out = None
     for m in sorted(set(orders.ravel().tolist()), reverse=True):

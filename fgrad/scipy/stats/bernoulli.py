@@ -35,9 +35,8 @@ def _bad(x: Array, p: Array) -> Array:
 def cdf(k: ArrayLike, p: ArrayLike) -> Array:
     """P(K <= k): 0 below 0, 1 - p on [0, 1), 1 from 1; NaN for NaN and p outside [0, 1]."""
     k, p = inexact(k, p)
-    return select((_bad(k, p), math.nan), (less(k, 0.0), 0.0),
-                  (logical_and(greater_equal(k, 0.0), less(k, 1.0)), subtract(1.0, p)), (greater_equal(k, 1.0), 1.0),
-                  otherwise=zeros_like(add(k, p)))
+    return select([_bad(k, p), less(k, 0.0), logical_and(greater_equal(k, 0.0), less(k, 1.0)), greater_equal(k, 1.0)],
+                  [math.nan, 0.0, subtract(1.0, p), 1.0], zeros_like(add(k, p)))
 
 
 def ppf(q: ArrayLike, p: ArrayLike) -> Array:

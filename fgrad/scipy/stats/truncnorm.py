@@ -54,9 +54,8 @@ def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: 
     mass = _log_gauss_mass(a, b)
     log_cdf = subtract(_log_gauss_mass(a, x), mass)
     log_sf = subtract(_log_gauss_mass(x, b), mass)
-    value = select((greater_equal(x, b), 0.0), (less_equal(x, a), -math.inf),
-                   (greater(log_cdf, -0.1), log1p(negative(exp(log_sf)))), (greater(x, a), log_cdf),
-                   otherwise=full_like(log_cdf, 0.0))
+    value = select([greater_equal(x, b), less_equal(x, a), greater(log_cdf, -0.1), greater(x, a)],
+                   [0.0, -math.inf, log1p(negative(exp(log_sf))), log_cdf], full_like(log_cdf, 0.0))
     return where(greater_equal(a, b), math.nan, value)
 
 

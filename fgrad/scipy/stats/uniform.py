@@ -31,8 +31,8 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     x, loc, scale = inexact(x, loc, scale)
     hi = add(loc, scale)
     inside = logical_and(greater_equal(x, loc), less_equal(x, hi))
-    return select((less(x, loc), 0.0), (greater(x, hi), 1.0), (inside, divide(subtract(x, loc), scale)),
-                  otherwise=zeros_like(add(x, hi)))
+    return select([less(x, loc), greater(x, hi), inside], [0.0, 1.0, divide(subtract(x, loc), scale)],
+                  zeros_like(add(x, hi)))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
