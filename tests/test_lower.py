@@ -182,6 +182,23 @@ def test_shared_elementwise_value_is_materialized_once():
     assert len(exp_kernels) == 1
 
 
+@pytest.mark.parametrize("shape", [(4, 8), (6,)])  # lanes of a row of vec4s, and one element an invocation
+def test_outputs_of_one_kernel_compute_what_they_share_once(shape):
+    """Each of several outputs of one elementwise kernel reads the same chain of values: the
+    kernel computes it once, not once per output (the kernel of a loop's unrolled steps, whose
+    many outputs share ever longer chains, would otherwise grow to megabytes of WGSL)."""
+    def steps(x):
+        outs = []
+        for _ in range(6):
+            x = fg.exp(x) * 0.5
+            outs.append(x)
+        return tuple(outs)
+    program = lower(fg.trace(steps, fg.spec(shape)), Limits(max_storage_buffers_per_shader_stage=16))
+    (kernel,) = program.kernels
+    assert len(kernel.writes) == 6
+    lanes = 4 if len(shape) == 2 else 1
+    assert kernel.wgsl.count("= exp_f32(") == 6 * lanes
+
 def test_large_outputs_use_a_2d_grid():
     limits = Limits(max_compute_workgroups_per_dimension=65535, max_storage_buffer_binding_size=1 << 30)
     program = lower(fg.trace(lambda x: x + 1.0, fg.spec((16800, 4096))), limits)
