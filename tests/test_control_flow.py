@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from fgrad.lower import lower
+from fgrad.lower import Limits, lower
 from fgrad.testing import check_grads
 
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
@@ -787,3 +787,48 @@ def test_a_donated_carry_stays_in_its_buffer_on_the_device():
     got = step(fg.device_put(cache), x)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(np.asarray(a), b)
+
+
+def _loop_kernels(program):
+    return [k.name for k in program.kernels if k.name.startswith("scan")]
+
+
+def test_an_elementwise_fori_loop_is_one_kernel_on_the_device():
+    """A fori_loop without xs or ys whose body is elementwise runs in one kernel, an invocation per
+    element doing every iteration: carries of the largest shape, one broadcast into it ((1, 4)
+    into (3, 4)), the counter read by the body, a bool, an int, a constant array of the body."""
+    x, row = normal(3, 4), normal(1, 4)
+    steps = np.float32([0.5, -1.0, 2.0, 0.25])
+
+    def f(x, row):
+        def body(i, c):
+            x, row, on, n = c
+            x = fg.where(on, x * 0.9 + fg.sin(row) + steps * fg.astype(i, "f32") * 0.01, x)
+            return x, row * 0.99 + 0.1, on & (fg.abs(x) < 3.0), n + fg.astype(on, "i32")
+        return lax.fori_loop(0, 37, body, (x, row, fg.full((3, 4), True), fg.zeros((3, 4), "i32")))
+
+    program = lower(fg.trace(f, x, row), Limits(max_storage_buffers_per_shader_stage=16))
+    # The initial x copied into the loop's state (the flags and counts start from their constants), then the loop.
+    assert _loop_kernels(program) == ["scan_init", "scan.add_mul_sin_logical_and"], [k.name for k in program.kernels]
+    assert_trees(fg.jit(f)(x, row), f(x, row), rtol=1e-5, atol=1e-6)
+    donated = fg.jit(f, donate_argnums=0)
+    assert_trees(donated(fg.device_put(x), row), f(x, row), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("why", ["folds", "xs", "too many buffers"])
+def test_other_loops_keep_their_kernels_per_iteration(why):
+    """A body that folds (a sum), a scan over xs, or a loop whose one kernel would bind more
+    buffers than the adapter allows, runs its step's kernels once per iteration."""
+    x, xs = normal(3), normal(5, 3)
+    limits = Limits(max_storage_buffers_per_shader_stage=4 if why == "too many buffers" else 16)
+
+    def f(x, xs):
+        if why == "folds":
+            return lax.fori_loop(0, 5, lambda i, c: c * 0.5 + fg.sum(c), x)
+        if why == "xs":
+            return lax.scan(lambda c, xi: (c * 0.5 + xi, None), x, xs)[0]
+        return lax.fori_loop(0, 5, lambda i, c: tuple(v * 0.5 + c[0] for v in c), (x, x + 1, x + 2, x + 3))
+
+    program = lower(fg.trace(f, x, xs), limits)
+    assert len(_loop_kernels(program)) >= 5, [k.name for k in program.kernels]
+    assert_trees(fg.jit(f)(x, xs), f(x, xs), rtol=1e-5, atol=1e-6)

@@ -105,11 +105,15 @@ class View(Kind):
     memory), "swapped" (the last two axes exchanged), or None. `keeps_rows(node, x, width)`:
     whether a value per row of `width` stays one value per row seen through the view (a
     row reduction may then join the kernel of its rows). `layout(node, x, at)`: the view's
-    Layout, its operand's being `at`, where strides express it (static shapes), else None."""
+    Layout, its operand's being `at`, where strides express it (static shapes), else None.
+    `broadcasts`: each result reads its operand at its own coordinates, NumPy's broadcasting
+    aligning them (leading axes dropped, size-1 axes at 0), so an invocation computing a value at
+    some coordinates needs its operand at no others (a loop run in one kernel: loops.py)."""
 
     last_axis: Callable[[Node, Spec], str | None] = _no_relation
     keeps_rows: Callable[[Node, Spec, int], bool] = _never
     layout: Callable[[Node, Spec, Layout], Layout | None] = _no_layout
+    broadcasts: bool = False
     works = False
 
 

@@ -19,7 +19,8 @@ it block by block in shared memory: `w.scan`), `sort` (a workgroup per row
 put in order in shared memory) and `merge` (an invocation per result of a
 merge of sorted runs, for rows longer than shared memory holds), and the
 tiled matmul of fgrad/lower/matmul.py for kernels built around a matmul
-(its epilogue fuses). Where nothing folds, `lanes` (an invocation per 4
+(its epilogue fuses), and `loop` (an invocation per element running every iteration of an
+elementwise loop body, fgrad/lower/loops.py). Where nothing folds, `lanes` (an invocation per 4
 elements of a row) binds the buffers it reads along rows as vec4s. On a CPU
 adapter, where barriers are costly, `row` (an invocation per softmax row) and
 the elementwise skeleton take the cooperative one's roots, and
@@ -806,6 +807,54 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
                        textures), w
 
     return write({}, {})[0] if streams else _textured(graph, sources, reads, texels, write)
+
+
+def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[int], starts: Sequence[str | None],
+                news: Sequence[int], reads: Sequence[int], sources: dict[int, str], hoisted: Sequence[int],
+                length: int, max_groups: int) -> Written:
+    """A loop of `length` iterations of an elementwise body `graph`, run whole by each invocation
+    on its element of `full`, the largest carry's shape, the carries held in registers (fgrad/lower/loops.py):
+    one dispatch in place of a few per iteration. Carry k enters the body at input node
+    `inits[k]` and leaves it at node `news[k]`, and is written to output k; its initial value is
+    `starts[k]` (WGSL: a constant's), or read from its binding in `sources`, or, where it has
+    none, from output k itself (which holds it: each invocation reads and writes only its own
+    element there). A carry of a smaller shape
+    (it broadcasts into the largest) is computed alike by every invocation at its elements, and
+    stored by the first of them. `hoisted`: loop-invariant values the body reads, computed once,
+    before the loop."""
+    size = math.prod(full)
+    g = grid(math.ceil(size / WORKGROUP), max_groups)
+    w = KernelWriter(graph, sources)
+    coords = w.unravel("i", full) if full else []
+
+    def at(shape: tuple[int, ...]) -> list[str]:  # NumPy's broadcasting, as broadcast_to reads its operand
+        lead = len(full) - len(shape)
+        return [coords[lead + d] if n != 1 else "0i" for d, n in enumerate(shape)]
+
+    carries = []
+    for k, j in enumerate(inits):
+        spec = graph.nodes[j].spec
+        c = at(spec.shape)
+        first = starts[k] or (w.value(j, c) if j in sources else
+                              loaded(f"{output_name(k, len(inits))}[{w.ravel(c, spec.shape)}]", spec.dtype))
+        carries.append(w.var(first, spec.dtype))
+        w.scopes[-1][(j, tuple(c))] = carries[-1]
+    for j in hoisted:
+        w.value(j, at(graph.nodes[j].spec.shape))
+    with w.loop(length):
+        new = [w.value(r, at(graph.nodes[r].spec.shape)) for r in news]
+        for a, v in zip(carries, new):
+            w.line(f"{a} = {v};")
+    for k, (r, a) in enumerate(zip(news, carries)):
+        shape = graph.nodes[r].spec.shape
+        lead = len(full) - len(shape)
+        stretched = [c for d, c in enumerate(coords) if c != "0i" and (d < lead or shape[d - lead] == 1)]
+        line = store(graph.nodes[r], w.ravel(at(shape), shape), a, output_name(k, len(news)))
+        if stretched:
+            line = f"if ({' && '.join(f'{x} == 0i' for x in stretched)}) {{ {line} }}"
+        w.line(line)
+    prelude = invocation("i", g[0] * WORKGROUP, f"{size}i")
+    return Written(module(name, graph, news, reads, WORKGROUP, prelude, w, []), g)
 
 
 def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,

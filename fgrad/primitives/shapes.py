@@ -179,7 +179,7 @@ jvp_rules.register(broadcast_to_p, linear_jvp(broadcast_to_p))
 batch_rules.register(broadcast_to_p, _broadcast_to_batch)
 simplify_rules.register(broadcast_to_p, lambda node, nodes: node.inputs[0] if nodes[node.inputs[0]].spec == node.spec else None)
 register_lowering(broadcast_to_p, View(last_axis=same_last_axis, keeps_rows=_broadcast_keeps_rows,
-                                       layout=_broadcast_to_layout), _broadcast_to_wgsl)
+                                       layout=_broadcast_to_layout, broadcasts=True), _broadcast_to_wgsl)
 uniform_through.add(broadcast_to_p.name)
 
 
