@@ -1,7 +1,10 @@
 """Single kernels: matmul (GFLOP/s, error against float64), an elementwise chain and
-softmax / layer norm (GB/s of the bytes read and written)."""
+softmax / layer norm (GB/s of the bytes read and written), a convolution, a sort, and the
+special functions that loop until each element converges (beside JAX where it is installed)."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pytest
@@ -168,3 +171,39 @@ def test_argsort_rows(benchmark, size, smoke):
     benchmark.group = f"argsort-{size}"
     benchmark.extra_info.update(mkeys_per_s=round(x.size / seconds / 1e6, 1), kernels=len(exe.kernels),
                                 adapter=exe.device.name)
+
+
+# Special functions computed by a loop until each element converges (XLA's series and continued
+# fractions): fgrad runs the loop inside one kernel; JAX, where installed, is timed beside it.
+SPECIAL_SIZE = {"small": 4096, "full": 1 << 20}
+
+
+@pytest.mark.parametrize("name", ["gammainc", "betainc"])
+def test_special_function_loops(benchmark, name, size, smoke):
+    n = SPECIAL_SIZE[size]
+    rng = np.random.default_rng(0)
+    a, x, u = rng.uniform(0.2, 12, n), rng.uniform(0, 15, n), rng.uniform(0.01, 0.99, n)
+    args = [v.astype(np.float32) for v in ((a, x) if name == "gammainc" else (a, a[::-1], u))]
+    exe = fg.compile(fg.trace(getattr(fg.scipy.special, name), *args))
+    out, seconds = _timed(benchmark, exe, fg.device_put(tuple(args)), smoke)
+    benchmark.group = f"special-{size}"
+    benchmark.extra_info.update(ms=round(seconds * 1e3, 3), kernels=len(exe.kernels), adapter=exe.device.name)
+    try:
+        import jax
+        import jax.scipy.special as jss
+    except ImportError:
+        return
+    f = jax.jit(getattr(jss, name))
+    on_jax = [jax.numpy.asarray(v) for v in args]
+    want = np.asarray(f(*on_jax))
+    np.testing.assert_allclose(out.numpy(), want, rtol=2e-4, atol=1e-6)
+    times = []
+    for _ in range(1 if smoke else 5):
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            result = f(*on_jax)
+        result.block_until_ready()
+        times.append((time.perf_counter() - start) / CALLS)
+    jax_seconds = float(np.median(times))
+    benchmark.extra_info.update(jax_ms=round(jax_seconds * 1e3, 3), jax_over_fgrad=round(jax_seconds / seconds, 2),
+                                jax_device=str(jax.devices()[0]))
