@@ -815,18 +815,52 @@ def test_an_elementwise_fori_loop_is_one_kernel_on_the_device():
     assert_trees(donated(fg.device_put(x), row), f(x, row), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("why", ["folds", "xs", "too many buffers"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_an_elementwise_scan_over_xs_is_one_kernel_on_the_device(reverse):
+    """A linear recurrence over xs, stacking ys, with a slice of its own shape and one broadcast
+    into it (a gain per step): one kernel reads each iteration's slices and writes its ys."""
+    h0, xs, gains, a = normal(3, 4), normal(6, 3, 4), normal(6), normal(4)
+
+    def f(h0, xs, gains):
+        def step(h, x):
+            g, x = x
+            h = h * a + x * g
+            return h, (h, fg.tanh(h) + 1.0)
+        return lax.scan(step, h0, (gains, xs), reverse=reverse)
+
+    program = lower(fg.trace(f, h0, xs, gains), Limits(max_storage_buffers_per_shader_stage=16))
+    assert _loop_kernels(program) == ["scan_init", "scan.mul_add_tanh"], [k.name for k in program.kernels]
+    assert_trees(fg.jit(f)(h0, xs, gains), f(h0, xs, gains), rtol=1e-5, atol=1e-6)
+
+
+def test_the_gradient_of_an_elementwise_loop_is_two_kernels_on_the_device():
+    """Reverse mode through an elementwise fori_loop: the forward loop stacking its residuals and
+    the backward loop reading them are one kernel each."""
+    x = normal(2, 5)
+
+    def loss(x):
+        return fg.sum(lax.fori_loop(0, 12, lambda i, c: c * 0.9 + fg.sin(c) * 0.3, x) ** 2)
+
+    grad = fg.grad(loss)
+    program = lower(fg.trace(grad, x), Limits(max_storage_buffers_per_shader_stage=16))
+    assert len([k for k in program.kernels if k.name.startswith("scan.")]) == 2, [k.name for k in program.kernels]
+    assert_trees(fg.jit(grad)(x), grad(x), rtol=1e-5, atol=1e-6)
+    check_grads(loss, (x,), order=1)
+
+
+@pytest.mark.parametrize("why", ["folds", "reads across elements", "too many buffers"])
 def test_other_loops_keep_their_kernels_per_iteration(why):
-    """A body that folds (a sum), a scan over xs, or a loop whose one kernel would bind more
-    buffers than the adapter allows, runs its step's kernels once per iteration."""
+    """A body that folds (a sum), that reads a slice at other elements than its own (reversed),
+    or a loop whose one kernel would bind more buffers than the adapter allows, runs its step's
+    kernels once per iteration."""
     x, xs = normal(3), normal(5, 3)
     limits = Limits(max_storage_buffers_per_shader_stage=4 if why == "too many buffers" else 16)
 
     def f(x, xs):
         if why == "folds":
             return lax.fori_loop(0, 5, lambda i, c: c * 0.5 + fg.sum(c), x)
-        if why == "xs":
-            return lax.scan(lambda c, xi: (c * 0.5 + xi, None), x, xs)[0]
+        if why == "reads across elements":
+            return lax.scan(lambda c, xi: (c * 0.5 + xi[::-1], None), x, xs)[0]
         return lax.fori_loop(0, 5, lambda i, c: tuple(v * 0.5 + c[0] for v in c), (x, x + 1, x + 2, x + 3))
 
     program = lower(fg.trace(f, x, xs), limits)

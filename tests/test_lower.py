@@ -56,6 +56,15 @@ def test_golden_chain(name, golden):
     golden(name, _program_text(fg.trace(fn, *specs)))
 
 
+def test_golden_scan_of_a_fold(golden):
+    """A loop whose body folds: its step's kernels once per iteration, with the counter's kernels
+    (an elementwise body is one kernel: op_scan)."""
+    def fn(c, xs):
+        return fg.lax.scan(lambda c, x: (c * 0.5 + fg.sum(c * x), None), c, xs)[0]
+
+    golden("scan_of_a_fold", _program_text(fg.trace(fn, fg.spec(3), fg.spec((2, 3)))))
+
+
 # Rows longer than a workgroup: a cumsum scanned by a workgroup per row, block by block; an
 # argmax folded by a workgroup per result.
 LONG_ROWS = {

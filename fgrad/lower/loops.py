@@ -17,11 +17,12 @@ it is recorded into the program's command buffers, so no iteration waits on
 the host. The state buffers are the loop's result buffers in the outer plan;
 the step's own scratch and constants get buffers of their own.
 
-A scan with no `xs` and no `ys` (a fori_loop) whose body is elementwise over its carries (XLA's
-series and continued fractions: the incomplete gamma and beta functions) lowers instead to
-one kernel, an invocation per element running every iteration with its carries in registers
-(`loop_kernel` in wgsl.py): one dispatch, not a few per iteration (gammainc of 12 values on
-llvmpipe: 2,159 dispatches, 82 ms a call, before).
+A scan whose body is elementwise over its carries and its slices of `xs` (a fori_loop of
+XLA's series and continued fractions, as in the incomplete gamma and beta functions; the
+residual-stacking forward loop and the backward loop of its gradient; a linear recurrence)
+lowers instead to one kernel, an invocation per element running every iteration with its
+carries in registers (`loop_kernel` in wgsl.py): one dispatch, not a few per iteration
+(gammainc of 12 values on llvmpipe: 2,159 dispatches, 82 ms a call, before).
 
 A while loop (not `counted`) has no trip count to record ahead: its
 predicate's program writes one bool, which the host reads back before each
@@ -172,57 +173,64 @@ def _specs(graph: Graph, node: Node) -> tuple[list[Spec], tuple[Spec, ...]]:
 
 def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int], new: _Plan,
                 limits: Limits) -> list[Kernel] | None:
-    """The kernels of the scan whose result nodes are `group` where it has no xs and no ys and
-    its body is elementwise over its carries: copies of the initial carries of the largest
-    shape into their state buffers, then the loop in one kernel (`loop_kernel`). Carries no
-    result reads, and that no such carry reads, are left out. None where the loop is not of
-    this form, its kernel would bind more buffers than the adapter allows, or it would read a
-    buffer it writes other than in place."""
+    """The kernels of the scan whose result nodes are `group` where its body is elementwise over
+    its carries and its slices of xs: copies of the initial carries of the largest shape into
+    their state buffers, then the loop in one kernel (`loop_kernel`), which reads each
+    iteration's slices from the xs and writes its slices of the ys in place. Carries and ys no
+    result reads, and that none read, are left out. None where the loop is not of this form, its
+    kernel would bind more buffers than the adapter allows, or it would read a buffer it writes
+    other than in place."""
     from fgrad.lower import _kernel_name  # NOTE: a kernel is named as the planned ones are
 
     node = graph.nodes[group[0]]
     params = call_params(node)
-    num_consts, length = params["num_consts"], params["length"]
-    if len(node.inputs) != num_consts + params["num_carry"] or not 0 < length < LOOP_LIMIT:
+    num_consts, num_carry, length = params["num_consts"], params["num_carry"], params["length"]
+    if not 0 < length < LOOP_LIMIT:
         return None
     body = simplify(rewrite(params["body"], limits))
-    nodes, carried = body.nodes, body.inputs[num_consts:]
-    if len(body.outputs) != len(carried):
-        return None
-    full = max((nodes[j].spec.shape for j in carried), key=lambda s: (math.prod(s), len(s)))
+    nodes = body.nodes
+    carried, sliced = body.inputs[num_consts:num_consts + num_carry], body.inputs[num_consts + num_carry:]
+    full = max((nodes[j].spec.shape for j in (*carried, *sliced, *body.outputs)),
+               key=lambda s: (math.prod(s), len(s)))
 
     def fits(shape: tuple[int, ...]) -> bool:  # broadcasts into `full`
         lead = len(full) - len(shape)
         return lead >= 0 and all(n in (1, full[lead + d]) for d, n in enumerate(shape))
 
     reads_carries: list[set[int]] = []  # the carries each node reads, through the body
+    varies: set[int] = set(sliced)  # the nodes that read a carry or a slice
     for i, n in enumerate(nodes):
         reads_carries.append({carried.index(i)} if i in carried else set().union(*(reads_carries[j] for j in n.inputs)))
+        if i in carried or any(j in varies for j in n.inputs):
+            varies.add(i)
         kind = kind_of(n)
-        if not reads_carries[i] or i in carried:
+        if i not in varies or i in carried or i in sliced:
             continue
         by_element = isinstance(kind, Elementwise) and not isinstance(kind, Window) and \
             all(nodes[j].spec.shape == n.spec.shape for j in n.inputs)
         if not fits(n.spec.shape) or not (by_element or isinstance(kind, View) and kind.broadcasts):
             return None
-    live = {graph.nodes[r].attrs[RESULT] for r in group}
+    if not all(fits(nodes[j].spec.shape) for j in (*carried, *sliced, *body.outputs)):
+        return None
+    held = {graph.nodes[r].attrs[RESULT] for r in group}
+    live = {k for k in held if k < num_carry}.union(*(reads_carries[body.outputs[k]] for k in held))
     while len(grown := live.union(*(reads_carries[body.outputs[k]] for k in live))) > len(live):
         live = grown
-    live_carries = sorted(live)
+    outs = sorted(live) + sorted(k for k in held if k >= num_carry)  # results written: carries, then ys
     reached: set[int] = set()
-    stack = [body.outputs[k] for k in live_carries]
+    stack = [body.outputs[k] for k in outs]
     while stack:
         if (i := stack.pop()) not in reached:
             reached.add(i)
             stack.extend(nodes[i].inputs)
-    inits = [carried[k] for k in live_carries]
+    inits = [carried[k] for k in sorted(live)]
     # Where the initial carry is a constant of equal elements (zeros, a flag), the kernel starts from it.
-    starts = [uniform_constant(graph.nodes, node.inputs[num_consts + k]) for k in live_carries]
+    starts = [uniform_constant(graph.nodes, node.inputs[num_consts + k]) for k in sorted(live)]
     read = [j for j, v in zip(inits, starts) if v is None]
     smaller = [j for j in read if nodes[j].spec.shape != full]
     bound = sorted(i for i in reached if is_buffer_source(body, i) and (i not in carried or i in smaller))
     outer = {j: where[o] for j, o in zip(body.inputs, node.inputs)}  # the loop's operands' buffers
-    writes = [state[k] for k in live_carries]
+    writes = [state[k] for k in outs]
     if len(bound) + len(writes) > limits.max_storage_buffers_per_shader_stage or \
             {outer[j] for j in bound if j in outer} & set(writes):
         return None
@@ -230,14 +238,15 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
         if j not in outer:  # an array constant of the body
             value = nodes[j].attrs["value"]
             outer[j] = new("constant", nodes[j].spec, buffer_bytes(value.array, value.dtype))
-    hoisted = sorted({j for i in reached if reads_carries[i] for j in nodes[i].inputs if not reads_carries[j]})
+    hoisted = sorted({j for i in reached if i in varies for j in nodes[i].inputs if j not in varies})
     name = f"{node.op}.{_kernel_name(body, sorted(reached))}"
     written = loop_kernel(name, body, full, inits,
                           [None if v is None else literal(v, nodes[j].spec.dtype) for j, v in zip(inits, starts)],
-                          [body.outputs[k] for k in live_carries], bound, {j: f"b{k}" for k, j in enumerate(bound)},
-                          hoisted, length, limits.max_compute_workgroups_per_dimension)
+                          [body.outputs[k] for k in outs], [j for j in sliced if j in reached], bound,
+                          {j: f"b{k}" for k, j in enumerate(bound)}, hoisted, length, params["reverse"],
+                          limits.max_compute_workgroups_per_dimension)
     kernels = [_copy(f"{node.op}_init", outer[j], state[k], nodes[j].spec.max_nbytes, group, limits)
-               for k, j in zip(live_carries, inits) if j in read and j not in smaller and outer[j] != state[k]]
+               for k, j in zip(sorted(live), inits) if j in read and j not in smaller and outer[j] != state[k]]
     sites = tuple(dict.fromkeys(s for s in (nodes[i].site for i in sorted(reached)) if s))
     return kernels + [Kernel(name, written.wgsl, tuple(outer[j] for j in bound), tuple(writes), written.grid, group,
                              (), sites)]

@@ -810,18 +810,19 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
 
 
 def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[int], starts: Sequence[str | None],
-                news: Sequence[int], reads: Sequence[int], sources: dict[int, str], hoisted: Sequence[int],
-                length: int, max_groups: int) -> Written:
-    """A loop of `length` iterations of an elementwise body `graph`, run whole by each invocation
-    on its element of `full`, the largest carry's shape, the carries held in registers (fgrad/lower/loops.py):
-    one dispatch in place of a few per iteration. Carry k enters the body at input node
-    `inits[k]` and leaves it at node `news[k]`, and is written to output k; its initial value is
-    `starts[k]` (WGSL: a constant's), or read from its binding in `sources`, or, where it has
-    none, from output k itself (which holds it: each invocation reads and writes only its own
-    element there). A carry of a smaller shape
-    (it broadcasts into the largest) is computed alike by every invocation at its elements, and
-    stored by the first of them. `hoisted`: loop-invariant values the body reads, computed once,
-    before the loop."""
+                news: Sequence[int], sliced: Sequence[int], reads: Sequence[int], sources: dict[int, str],
+                hoisted: Sequence[int], length: int, reverse: bool, max_groups: int) -> Written:
+    """A scan of `length` iterations (from the last where `reverse`) of an elementwise body
+    `graph`, run whole by each invocation on its element of `full`, the largest shape of its
+    carries and slices, the carries held in registers (fgrad/lower/loops.py). Carry k enters the
+    body at input node `inits[k]` and leaves it at node `news[k]`, and is written to output k; its
+    initial value is `starts[k]` (WGSL: a constant's), or read from its binding in `sources`, or,
+    where it has none, from output k itself (which holds it: each invocation reads and writes only
+    its own element there). The nodes of `news` past the carries are the ys: each iteration
+    writes its slice of output k. The nodes `sliced` are the iterations' slices of the xs, read
+    from their bindings in `sources`. A value of a smaller shape (it broadcasts into `full`) is
+    computed alike by every invocation at its elements, and stored by the first of them.
+    `hoisted`: loop-invariant values the body reads, computed once, before the loop."""
     size = math.prod(full)
     g = grid(math.ceil(size / WORKGROUP), max_groups)
     w = KernelWriter(graph, sources)
@@ -831,28 +832,41 @@ def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[
         lead = len(full) - len(shape)
         return [coords[lead + d] if n != 1 else "0i" for d, n in enumerate(shape)]
 
+    def put(k: int, r: int, value: str, step: str | None = None) -> None:
+        """Store `value` of node r into output k (at its slice `step` of a y), by the first
+        invocation computing it."""
+        shape = graph.nodes[r].spec.shape
+        index = w.ravel(at(shape), shape)
+        line = store(graph.nodes[r], index if step is None else f"{step} * {math.prod(shape)}i + {index}", value,
+                     output_name(k, len(news)))
+        lead = len(full) - len(shape)
+        stretched = [c for d, c in enumerate(coords) if c != "0i" and (d < lead or shape[d - lead] == 1)]
+        w.line(f"if ({' && '.join(f'{x} == 0i' for x in stretched)}) {{ {line} }}" if stretched else line)
+
     carries = []
     for k, j in enumerate(inits):
         spec = graph.nodes[j].spec
         c = at(spec.shape)
         first = starts[k] or (w.value(j, c) if j in sources else
-                              loaded(f"{output_name(k, len(inits))}[{w.ravel(c, spec.shape)}]", spec.dtype))
+                              loaded(f"{output_name(k, len(news))}[{w.ravel(c, spec.shape)}]", spec.dtype))
         carries.append(w.var(first, spec.dtype))
         w.scopes[-1][(j, tuple(c))] = carries[-1]
     for j in hoisted:
         w.value(j, at(graph.nodes[j].spec.shape))
-    with w.loop(length):
+    with w.loop(length) as it:
+        step = w.let(f"{length - 1}i - {it}") if reverse else it
+        for j in sliced:
+            shape = graph.nodes[j].spec.shape
+            c = at(shape)
+            w.scopes[-1][(j, tuple(c))] = w.let(loaded(
+                f"{sources[j]}[{step} * {math.prod(shape)}i + {w.ravel(c, shape)}]", graph.nodes[j].spec.dtype))
         new = [w.value(r, at(graph.nodes[r].spec.shape)) for r in news]
+        for k, (r, v) in enumerate(zip(news[len(inits):], new[len(inits):])):
+            put(len(inits) + k, r, v, step)
         for a, v in zip(carries, new):
             w.line(f"{a} = {v};")
     for k, (r, a) in enumerate(zip(news, carries)):
-        shape = graph.nodes[r].spec.shape
-        lead = len(full) - len(shape)
-        stretched = [c for d, c in enumerate(coords) if c != "0i" and (d < lead or shape[d - lead] == 1)]
-        line = store(graph.nodes[r], w.ravel(at(shape), shape), a, output_name(k, len(news)))
-        if stretched:
-            line = f"if ({' && '.join(f'{x} == 0i' for x in stretched)}) {{ {line} }}"
-        w.line(line)
+        put(k, r, a)
     prelude = invocation("i", g[0] * WORKGROUP, f"{size}i")
     return Written(module(name, graph, news, reads, WORKGROUP, prelude, w, []), g)
 
