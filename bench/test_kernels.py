@@ -1,6 +1,7 @@
 """Single kernels: matmul (GFLOP/s, error against float64), an elementwise chain and
-softmax / layer norm (GB/s of the bytes read and written), a convolution, a sort, and the
-special functions that loop until each element converges (beside JAX where it is installed)."""
+softmax / layer norm (GB/s of the bytes read and written), a convolution, a sort, the special
+functions that loop until each element converges and a linear recurrence (these two beside
+JAX, where it is installed)."""
 
 from __future__ import annotations
 
@@ -173,6 +174,30 @@ def test_argsort_rows(benchmark, size, smoke):
                                 adapter=exe.device.name)
 
 
+def _beside_jax(benchmark, seconds, out, make, args, smoke, rtol):
+    """Time `make(jax, jax's namespaces)`, jitted, on `args` where JAX is installed, check its value
+    against fgrad's `out`, and put its ms a call and the ratio in the benchmark's extra_info."""
+    try:
+        import jax
+        import jax.scipy.special  # noqa: F401
+    except ImportError:
+        return
+    f = jax.jit(make(jax))
+    on_jax = [jax.numpy.asarray(v) for v in args]
+    for got, want in zip(fg.tree_util.tree_leaves(out), jax.tree_util.tree_leaves(f(*on_jax))):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=1e-5)
+    times = []
+    for _ in range(1 if smoke else 5):
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            result = f(*on_jax)
+        jax.block_until_ready(result)
+        times.append((time.perf_counter() - start) / CALLS)
+    jax_seconds = float(np.median(times))
+    benchmark.extra_info.update(jax_ms=round(jax_seconds * 1e3, 3), jax_over_fgrad=round(jax_seconds / seconds, 2),
+                                jax_device=str(jax.devices()[0]))
+
+
 # Special functions computed by a loop until each element converges (XLA's series and continued
 # fractions): fgrad runs the loop inside one kernel; JAX, where installed, is timed beside it.
 SPECIAL_SIZE = {"small": 4096, "full": 1 << 20}
@@ -188,22 +213,32 @@ def test_special_function_loops(benchmark, name, size, smoke):
     out, seconds = _timed(benchmark, exe, fg.device_put(tuple(args)), smoke)
     benchmark.group = f"special-{size}"
     benchmark.extra_info.update(ms=round(seconds * 1e3, 3), kernels=len(exe.kernels), adapter=exe.device.name)
-    try:
-        import jax
-        import jax.scipy.special as jss
-    except ImportError:
-        return
-    f = jax.jit(getattr(jss, name))
-    on_jax = [jax.numpy.asarray(v) for v in args]
-    want = np.asarray(f(*on_jax))
-    np.testing.assert_allclose(out.numpy(), want, rtol=2e-4, atol=1e-6)
-    times = []
-    for _ in range(1 if smoke else 5):
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            result = f(*on_jax)
-        result.block_until_ready()
-        times.append((time.perf_counter() - start) / CALLS)
-    jax_seconds = float(np.median(times))
-    benchmark.extra_info.update(jax_ms=round(jax_seconds * 1e3, 3), jax_over_fgrad=round(jax_seconds / seconds, 2),
-                                jax_device=str(jax.devices()[0]))
+    _beside_jax(benchmark, seconds, out, lambda jax: getattr(jax.scipy.special, name), args, smoke, 2e-4)
+
+
+# A linear recurrence h = a * h + x over T steps of N channels (a diagonal state-space layer, an
+# exponential moving average), its states stacked, and its gradient (a loop forward, one back).
+RECURRENCE = {"small": (64, 256), "full": (1024, 4096)}
+
+
+def _recurrence(np_):
+    def states(a, h0, xs):
+        return np_.lax.scan(lambda h, x: (h * a + x, h), h0, xs)[1]
+
+    def loss(a, h0, xs):
+        return np_.numpy.sum(states(a, h0, xs) ** 2) / xs.shape[0]
+
+    return {"forward": states, "gradient": np_.grad(loss, argnums=(0, 2))}
+
+
+@pytest.mark.parametrize("which", ["forward", "gradient"])
+def test_elementwise_scan(benchmark, which, size, smoke):
+    t, n = RECURRENCE[size]
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(0.5, 0.99, n).astype(np.float32), rng.standard_normal(n).astype(np.float32),
+            rng.standard_normal((t, n)).astype(np.float32)]
+    exe = fg.compile(fg.trace(_recurrence(fg)[which], *args))
+    out, seconds = _timed(benchmark, exe, fg.device_put(tuple(args)), smoke)
+    benchmark.group = f"elementwise-scan-{size}"
+    benchmark.extra_info.update(ms=round(seconds * 1e3, 3), kernels=len(exe.kernels), adapter=exe.device.name)
+    _beside_jax(benchmark, seconds, out, lambda jax: _recurrence(jax)[which], args, smoke, 1e-4)
