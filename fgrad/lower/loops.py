@@ -175,7 +175,8 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
                 limits: Limits) -> list[Kernel] | None:
     """The kernels of the scan whose result nodes are `group` where its body is elementwise over
     its carries and its slices of xs: copies of the initial carries of the largest shape into
-    their state buffers, then the loop in one kernel (`loop_kernel`), which reads each
+    their state buffers where the kernel has no binding left to read them where they are, then
+    the loop in one kernel (`loop_kernel`), which reads each
     iteration's slices from the xs and writes its slices of the ys in place. Carries and ys no
     result reads, and that none read, are left out. None where the loop is not of this form, its
     kernel would bind more buffers than the adapter allows, or it would read a buffer it writes
@@ -231,9 +232,14 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
     bound = sorted(i for i in reached if is_buffer_source(body, i) and (i not in carried or i in smaller))
     outer = {j: where[o] for j, o in zip(body.inputs, node.inputs)}  # the loop's operands' buffers
     writes = [state[k] for k in outs]
-    if len(bound) + len(writes) > limits.max_storage_buffers_per_shader_stage or \
-            {outer[j] for j in bound if j in outer} & set(writes):
+    spare = limits.max_storage_buffers_per_shader_stage - len(bound) - len(writes)
+    if spare < 0 or {outer[j] for j in bound if j in outer} & set(writes):
         return None
+    # The other initial carries are read where they are, while bindings are left (on a GPU's
+    # limits, all of them), the rest copied into their state buffers first.
+    elsewhere = [j for k, j in zip(sorted(live), inits) if j in read and j not in smaller and
+                 outer[j] != state[k] and outer[j] not in writes]
+    bound = sorted([*bound, *elsewhere[:spare]])
     for j in bound:
         if j not in outer:  # an array constant of the body
             value = nodes[j].attrs["value"]
@@ -246,7 +252,7 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
                           {j: f"b{k}" for k, j in enumerate(bound)}, hoisted, length, params["reverse"],
                           limits.max_compute_workgroups_per_dimension)
     kernels = [_copy(f"{node.op}_init", outer[j], state[k], nodes[j].spec.max_nbytes, group, limits)
-               for k, j in zip(sorted(live), inits) if j in read and j not in smaller and outer[j] != state[k]]
+               for k, j in zip(sorted(live), inits) if j in read and j not in bound and outer[j] != state[k]]
     sites = tuple(dict.fromkeys(s for s in (nodes[i].site for i in sorted(reached)) if s))
     return kernels + [Kernel(name, written.wgsl, tuple(outer[j] for j in bound), tuple(writes), written.grid, group,
                              (), sites)]

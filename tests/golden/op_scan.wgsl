@@ -1,19 +1,8 @@
-// fgrad: scan_init 3 words
-@group(0) @binding(0) var<storage, read> b0: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
-
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * 256u;
-    if (i < 3u) {
-        out[i] = b0[i];
-    }
-}
-
-// fgrad: scan.mul_add_tanh f32[3] f32[3] <- f32[3]
+// fgrad: scan.mul_add_tanh f32[3] f32[3] <- f32[3] f32[3]
 @group(0) @binding(0) var<storage, read> b0: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out0: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out1: array<f32>;
+@group(0) @binding(1) var<storage, read> b1: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out0: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out1: array<f32>;
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
@@ -30,16 +19,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     if (i >= 3i) {
         return;
     }
-    var a1: f32 = out0[i];
-    let v2 = 0.5f;
-    for (var r3 = 0i; r3 < 4i; r3++) {
-        let v4 = b0[r3 * 3i + i];
-        let v5 = (a1 * v2);
-        let v6 = (v5 + v4);
-        let v7 = tanh_f32(v6);
-        let v8 = (a1 * v4);
-        out1[r3 * 3i + i] = v8;
-        a1 = v7;
+    let v1 = b0[i];
+    var a2: f32 = v1;
+    let v3 = 0.5f;
+    for (var r4 = 0i; r4 < 4i; r4++) {
+        let v5 = b1[r4 * 3i + i];
+        let v6 = (a2 * v3);
+        let v7 = (v6 + v5);
+        let v8 = tanh_f32(v7);
+        let v9 = (a2 * v5);
+        out1[r4 * 3i + i] = v9;
+        a2 = v8;
     }
-    out0[i] = a1;
+    out0[i] = a2;
 }
