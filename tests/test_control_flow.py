@@ -876,3 +876,39 @@ def test_other_loops_keep_their_kernels_per_iteration(why):
     program = lower(fg.trace(f, x, xs), limits)
     assert len(_loop_kernels(program)) >= 5, [k.name for k in program.kernels]
     assert_trees(fg.jit(f)(x, xs), f(x, xs), rtol=1e-5, atol=1e-6)
+
+
+def test_a_while_loop_of_a_counter_is_one_kernel_on_the_device():
+    """A fori_loop with traced bounds (a while loop whose predicate reads only its counter) and an
+    elementwise body: the predicate's kernel, then one kernel that tests it before each iteration
+    and stops where it fails. Past 65,535 iterations (where llvmpipe ends a loop) the host finds
+    the predicate still true and the kernel runs on."""
+    x = normal(2, 3)
+
+    def f(n, x):
+        return lax.fori_loop(0, n, lambda i, c: (c[0] * 0.5 + fg.astype(i % 7, "f32"), c[1] + 1), (x, fg.zeros(3, "i32")))
+
+    program = lower(fg.trace(f, np.int32(3), x), Limits(max_storage_buffers_per_shader_stage=16))
+    assert [k.name for k in program.kernels if k.name.startswith("while.")] == ["while.lt", "while.lt_add_mul_astype"]
+    def reference(n, x):
+        v = x.copy()
+        for i in range(n):
+            v = v * np.float32(0.5) + np.float32(i % 7)
+        return v, np.full(3, n, np.int32)
+
+    compiled = jit_with(program)
+    for n in (0, 1, 6, 70_000):
+        assert_trees(compiled(np.int32(n), x), reference(n, x), rtol=1e-5, atol=1e-5, what=f"n = {n}")
+    assert_trees(compiled(np.int32(6), x), f(np.int32(6), x), rtol=1e-5, atol=1e-6)
+
+
+def test_a_while_loop_whose_predicate_folds_keeps_its_kernels():
+    """A predicate that reads the whole carry (its sum) is every element's: the body's kernels run
+    once per test."""
+    def f(x):
+        return lax.while_loop(lambda v: v.sum() < 100.0, lambda v: v * 2.0 + 1.0, x)
+
+    x = np.abs(normal(3)) + 0.1
+    program = lower(fg.trace(f, x), Limits(max_storage_buffers_per_shader_stage=16))
+    assert [k.name for k in program.kernels] == ["while_init", "while.sum_lt", "while.mul_add"]
+    assert_trees(jit_with(program)(x), f(x), rtol=1e-5, atol=1e-6)

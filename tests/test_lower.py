@@ -65,6 +65,16 @@ def test_golden_scan_of_a_fold(golden):
     golden("scan_of_a_fold", _program_text(fg.trace(fn, fg.spec(3), fg.spec((2, 3)))))
 
 
+def test_golden_while_of_a_fold(golden):
+    """A while loop whose predicate folds its carry: the predicate's kernels, then the body's,
+    which the host runs while it reads the predicate true (a predicate of a counter alone, with
+    an elementwise body, is one kernel: op_while)."""
+    def fn(x):
+        return fg.lax.while_loop(lambda v: v.sum() < 100.0, lambda v: v * 2.0 + 1.0, x)
+
+    golden("while_of_a_fold", _program_text(fg.trace(fn, fg.spec(3))))
+
+
 # Rows longer than a workgroup: a cumsum scanned by a workgroup per row, block by block; an
 # argmax folded by a workgroup per result.
 LONG_ROWS = {

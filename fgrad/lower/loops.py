@@ -27,13 +27,17 @@ carries in registers (`loop_kernel` in wgsl.py): one dispatch, not a few per ite
 A while loop (not `counted`) has no trip count to record ahead: its
 predicate's program writes one bool, which the host reads back before each
 run of the body (`Program.repeats`, run by the Executable): one round trip
-per iteration, the price of a data-dependent loop on WebGPU.
+per iteration, the price of a data-dependent loop on WebGPU. Where its predicate reads only
+carries of shape () (a fori_loop with traced bounds: its counter) and its body is elementwise,
+the body is one kernel that tests the predicate itself before each iteration: one round trip
+for the whole loop (two past 65,535 iterations).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fgrad.errors import CompileError
@@ -171,26 +175,22 @@ def _specs(graph: Graph, node: Node) -> tuple[list[Spec], tuple[Spec, ...]]:
     return operand_specs, result_specs
 
 
-def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int], new: _Plan,
-                limits: Limits) -> list[Kernel] | None:
-    """The kernels of the scan whose result nodes are `group` where its body is elementwise over
-    its carries and its slices of xs: copies of the initial carries of the largest shape into
-    their state buffers where the kernel has no binding left to read them where they are, then
-    the loop in one kernel (`loop_kernel`), which reads each
-    iteration's slices from the xs and writes its slices of the ys in place. Carries and ys no
-    result reads, and that none read, are left out. None where the loop is not of this form, its
-    kernel would bind more buffers than the adapter allows, or it would read a buffer it writes
-    other than in place."""
-    from fgrad.lower import _kernel_name  # NOTE: a kernel is named as the planned ones are
+@dataclass(frozen=True)
+class _ByElement:
+    """What a loop's body graph computes element by element: `full`, the largest shape of its
+    carries, slices and results (each broadcasts into it), the carries each node reads, and the
+    nodes that vary with the carries or the slices."""
 
-    node = graph.nodes[group[0]]
-    params = call_params(node)
-    num_consts, num_carry, length = params["num_consts"], params["num_carry"], params["length"]
-    if not 0 < length < LOOP_LIMIT:
-        return None
-    body = simplify(rewrite(params["body"], limits))
+    full: tuple[int, ...]
+    reads_carries: list[set[int]]
+    varies: set[int]
+
+
+def _by_element(body: Graph, carried: Sequence[int], sliced: Sequence[int]) -> _ByElement | None:
+    """The body's `_ByElement` where every node that reads its carries or its slices (input nodes
+    `carried` and `sliced`) is elementwise on operands of its own shape, or a broadcast, and every
+    value broadcasts into the largest; else None."""
     nodes = body.nodes
-    carried, sliced = body.inputs[num_consts:num_consts + num_carry], body.inputs[num_consts + num_carry:]
     full = max((nodes[j].spec.shape for j in (*carried, *sliced, *body.outputs)),
                key=lambda s: (math.prod(s), len(s)))
 
@@ -198,8 +198,8 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
         lead = len(full) - len(shape)
         return lead >= 0 and all(n in (1, full[lead + d]) for d, n in enumerate(shape))
 
-    reads_carries: list[set[int]] = []  # the carries each node reads, through the body
-    varies: set[int] = set(sliced)  # the nodes that read a carry or a slice
+    reads_carries: list[set[int]] = []
+    varies: set[int] = set(sliced)
     for i, n in enumerate(nodes):
         reads_carries.append({carried.index(i)} if i in carried else set().union(*(reads_carries[j] for j in n.inputs)))
         if i in carried or any(j in varies for j in n.inputs):
@@ -213,23 +213,62 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
             return None
     if not all(fits(nodes[j].spec.shape) for j in (*carried, *sliced, *body.outputs)):
         return None
-    held = {graph.nodes[r].attrs[RESULT] for r in group}
-    live = {k for k in held if k < num_carry}.union(*(reads_carries[body.outputs[k]] for k in held))
-    while len(grown := live.union(*(reads_carries[body.outputs[k]] for k in live))) > len(live):
-        live = grown
-    outs = sorted(live) + sorted(k for k in held if k >= num_carry)  # results written: carries, then ys
+    return _ByElement(full, reads_carries, varies)
+
+
+def _live(found: _ByElement, new: Sequence[int], carries: set[int]) -> list[int]:
+    """The carries that `carries` read through the body (carry k's new value is node `new[k]`),
+    with those, in order."""
+    while len(grown := carries.union(*(found.reads_carries[new[k]] for k in carries))) > len(carries):
+        carries = grown
+    return sorted(carries)
+
+
+def _reached(body: Graph, roots: Sequence[int]) -> list[int]:
+    """The nodes `roots` read through the body, with them, in order."""
     reached: set[int] = set()
-    stack = [body.outputs[k] for k in outs]
+    stack = list(roots)
     while stack:
         if (i := stack.pop()) not in reached:
             reached.add(i)
-            stack.extend(nodes[i].inputs)
-    inits = [carried[k] for k in sorted(live)]
+            stack.extend(body.nodes[i].inputs)
+    return sorted(reached)
+
+
+def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int], new: _Plan,
+                limits: Limits) -> list[Kernel] | None:
+    """The kernels of the scan whose result nodes are `group` where its body is elementwise over
+    its carries and its slices of xs: copies of the initial carries of the largest shape into
+    their state buffers where the kernel has no binding left to read them where they are, then
+    the loop in one kernel (`loop_kernel`), which reads each iteration's slices from the xs and
+    writes its slices of the ys in place. Carries and ys no result reads, and that none read,
+    are left out. None where the loop is not of this form, its kernel would bind more buffers
+    than the adapter allows, or it would read a buffer it writes other than in place."""
+    from fgrad.lower import _kernel_name  # NOTE: a kernel is named as the planned ones are
+
+    node = graph.nodes[group[0]]
+    params = call_params(node)
+    num_consts, num_carry, length = params["num_consts"], params["num_carry"], params["length"]
+    if not 0 < length < LOOP_LIMIT:
+        return None
+    body = simplify(rewrite(params["body"], limits))
+    nodes = body.nodes
+    carried, sliced = body.inputs[num_consts:num_consts + num_carry], body.inputs[num_consts + num_carry:]
+    found = _by_element(body, carried, sliced)
+    if found is None:
+        return None
+    full = found.full
+    held = {graph.nodes[r].attrs[RESULT] for r in group}
+    live = _live(found, body.outputs, {k for k in held if k < num_carry}.union(
+        *(found.reads_carries[body.outputs[k]] for k in held)))
+    outs = live + sorted(k for k in held if k >= num_carry)  # results written: carries, then ys
+    reached = _reached(body, [body.outputs[k] for k in outs])
+    inits = [carried[k] for k in live]
     # Where the initial carry is a constant of equal elements (zeros, a flag), the kernel starts from it.
-    starts = [uniform_constant(graph.nodes, node.inputs[num_consts + k]) for k in sorted(live)]
+    starts = [uniform_constant(graph.nodes, node.inputs[num_consts + k]) for k in live]
     read = [j for j, v in zip(inits, starts) if v is None]
     smaller = [j for j in read if nodes[j].spec.shape != full]
-    bound = sorted(i for i in reached if is_buffer_source(body, i) and (i not in carried or i in smaller))
+    bound = [i for i in reached if is_buffer_source(body, i) and (i not in carried or i in smaller)]
     outer = {j: where[o] for j, o in zip(body.inputs, node.inputs)}  # the loop's operands' buffers
     writes = [state[k] for k in outs]
     spare = limits.max_storage_buffers_per_shader_stage - len(bound) - len(writes)
@@ -237,25 +276,104 @@ def _one_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], sta
         return None
     # The other initial carries are read where they are, while bindings are left (on a GPU's
     # limits, all of them), the rest copied into their state buffers first.
-    elsewhere = [j for k, j in zip(sorted(live), inits) if j in read and j not in smaller and
+    elsewhere = [j for k, j in zip(live, inits) if j in read and j not in smaller and
                  outer[j] != state[k] and outer[j] not in writes]
     bound = sorted([*bound, *elsewhere[:spare]])
-    for j in bound:
-        if j not in outer:  # an array constant of the body
-            value = nodes[j].attrs["value"]
-            outer[j] = new("constant", nodes[j].spec, buffer_bytes(value.array, value.dtype))
-    hoisted = sorted({j for i in reached if i in varies for j in nodes[i].inputs if j not in varies})
-    name = f"{node.op}.{_kernel_name(body, sorted(reached))}"
+    _bind_constants(body, bound, outer, new)
+    name = f"{node.op}.{_kernel_name(body, reached)}"
     written = loop_kernel(name, body, full, inits,
                           [None if v is None else literal(v, nodes[j].spec.dtype) for j, v in zip(inits, starts)],
-                          [body.outputs[k] for k in outs], [j for j in sliced if j in reached], bound,
-                          {j: f"b{k}" for k, j in enumerate(bound)}, hoisted, length, params["reverse"],
-                          limits.max_compute_workgroups_per_dimension)
+                          [body.outputs[k] for k in outs], [j for j in sliced if j in reached], None, bound,
+                          {j: f"b{k}" for k, j in enumerate(bound)}, _hoisted(body, found, reached), length,
+                          params["reverse"], limits.max_compute_workgroups_per_dimension)
     kernels = [_copy(f"{node.op}_init", outer[j], state[k], nodes[j].spec.max_nbytes, group, limits)
-               for k, j in zip(sorted(live), inits) if j in read and j not in bound and outer[j] != state[k]]
-    sites = tuple(dict.fromkeys(s for s in (nodes[i].site for i in sorted(reached)) if s))
-    return kernels + [Kernel(name, written.wgsl, tuple(outer[j] for j in bound), tuple(writes), written.grid, group,
-                             (), sites)]
+               for k, j in zip(live, inits) if j in read and j not in bound and outer[j] != state[k]]
+    return kernels + [_loop_kernel(name, written, body, reached, [outer[j] for j in bound], writes, group)]
+
+
+def _bind_constants(body: Graph, bound: Sequence[int], outer: dict[int, int], new: _Plan) -> None:
+    """A buffer of its own for each array constant of the body among `bound`."""
+    for j in bound:
+        if j not in outer:
+            value = body.nodes[j].attrs["value"]
+            outer[j] = new("constant", body.nodes[j].spec, buffer_bytes(value.array, value.dtype))
+
+
+def _hoisted(body: Graph, found: _ByElement, reached: Sequence[int]) -> list[int]:
+    """The loop-invariant values that varying nodes read: computed once, before the loop."""
+    return sorted({j for i in reached if i in found.varies for j in body.nodes[i].inputs if j not in found.varies})
+
+
+def _loop_kernel(name: str, written: Any, body: Graph, reached: Sequence[int], reads: Sequence[int],
+                 writes: Sequence[int], group: tuple[int, ...]) -> Kernel:
+    sites = tuple(dict.fromkeys(s for s in (body.nodes[i].site for i in reached) if s))
+    return Kernel(name, written.wgsl, tuple(reads), tuple(writes), written.grid, group, (), sites)
+
+
+def _one_while_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int],
+                      new: _Plan, limits: Limits) -> tuple[list[Kernel], tuple[int, int, int], int] | None:
+    """The kernels of the while loop whose result nodes are `group` where its predicate reads
+    only carries of shape () (a fori_loop with traced bounds: its counter) and its body is
+    elementwise over its carries: its predicate's program (the test), then the loop in one
+    kernel, which tests the predicate before each iteration (every invocation alike) and stops
+    where it fails, or after LOOP_LIMIT - 1 iterations (llvmpipe ends longer loops; the test then
+    finds the predicate true and the kernel runs on). Carries of the largest shape are updated
+    in place; the others are written to buffers of their own and copied back after the kernel, as
+    every invocation reads them. With where the test and the loop start and end, and the buffer
+    of the predicate (see while_kernels). None where the loop is not of this form or its kernel
+    would bind more buffers than the adapter allows."""
+    from fgrad.lower import _kernel_name, lower  # NOTE: the predicate is a program of its own
+
+    node = graph.nodes[group[0]]
+    params = call_params(node)
+    n_cond, n_body = params["num_cond_consts"], params["num_body_consts"]
+    cond, step = params["cond"], params["body"]
+    specs = [graph.nodes[j].spec for j in node.inputs]
+
+    def test_and_step(cond_consts: Any, body_consts: Any, carry: Any) -> Any:
+        test = replay(cond, [*cond_consts, *carry])[cond.outputs[0]]
+        env = replay(step, [*body_consts, *carry])
+        return (test, *(env[i] for i in step.outputs))
+
+    body = simplify(rewrite(trace_function(test_and_step, [specs[:n_cond], specs[n_cond:n_cond + n_body],
+                                                         specs[n_cond + n_body:]],
+                                           ["cond_consts", "body_consts", "carry"])[0], limits))
+    nodes, carried = body.nodes, body.inputs[n_cond + n_body:]
+    found = _by_element(body, carried, ())
+    if found is None:
+        return None
+    full, predicate, outputs = found.full, body.outputs[0], body.outputs[1:]
+    held = {graph.nodes[r].attrs[RESULT] for r in group}
+    live = _live(found, outputs, held | found.reads_carries[predicate])
+    inits = [carried[k] for k in live]
+    smaller = [j for j in inits if nodes[j].spec.shape != full]
+    reached = _reached(body, [predicate, *(outputs[k] for k in live)])
+    bound = [i for i in reached if is_buffer_source(body, i) and (i not in carried or i in smaller)]
+    outer = {j: where[o] for j, o in zip(body.inputs, node.inputs)}
+    outer.update({carried[k]: state[k] for k in live})  # the carries live in the loop's state
+    in_place = {state[k] for k, j in zip(live, inits) if j not in smaller}
+    if len(bound) + len(inits) > limits.max_storage_buffers_per_shader_stage or \
+            {outer[j] for j in bound if j in outer} & in_place:
+        return None
+    kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, _specs(graph, node)[1], group, limits)
+    test = len(kernels)
+    program = lower(cond, limits)
+    found_kernels, mapped = _splice(node.op, program, [*(where[j] for j in node.inputs[:n_cond]), *state], new, group,
+                                    limits, node.site)
+    kernels += found_kernels
+    flag = mapped[program.outputs[0]]
+    start = len(kernels)
+    returned = {j: new("scratch", nodes[j].spec) for j in smaller}  # written apart, copied back
+    writes = [returned.get(carried[k], state[k]) for k in live]
+    _bind_constants(body, bound, outer, new)
+    name = f"{node.op}.{_kernel_name(body, reached)}"
+    written = loop_kernel(name, body, full, inits, [None] * len(inits), [outputs[k] for k in live], [], predicate,
+                          bound, {j: f"b{k}" for k, j in enumerate(bound)}, _hoisted(body, found, reached),
+                          LOOP_LIMIT - 1, False, limits.max_compute_workgroups_per_dimension)
+    kernels.append(_loop_kernel(name, written, body, reached, [outer[j] for j in bound], writes, group))
+    kernels += [_copy(f"{node.op}_state", b, outer[j], nodes[j].spec.max_nbytes, group, limits)
+                for j, b in returned.items()]
+    return kernels, (test, start, len(kernels)), flag
 
 
 def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
@@ -307,6 +425,9 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     cond_consts, body_consts = node.inputs[:n_cond], node.inputs[n_cond:n_cond + n_body]
     new = _Plan(buffers, specs)
     state = _state(graph, group, where, result_specs, new)
+    fused = _one_while_kernel(graph, group, where, state, new, limits)
+    if fused is not None:
+        return fused
     kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, result_specs, group, limits)
     test = len(kernels)
     predicate = lower(params["cond"], limits)

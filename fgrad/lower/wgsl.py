@@ -810,8 +810,9 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
 
 
 def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[int], starts: Sequence[str | None],
-                news: Sequence[int], sliced: Sequence[int], reads: Sequence[int], sources: dict[int, str],
-                hoisted: Sequence[int], length: int, reverse: bool, max_groups: int) -> Written:
+                news: Sequence[int], sliced: Sequence[int], predicate: int | None, reads: Sequence[int],
+                sources: dict[int, str], hoisted: Sequence[int], length: int, reverse: bool,
+                max_groups: int) -> Written:
     """A scan of `length` iterations (from the last where `reverse`) of an elementwise body
     `graph`, run whole by each invocation on its element of `full`, the largest shape of its
     carries and slices, the carries held in registers (fgrad/lower/loops.py). Carry k enters the
@@ -822,7 +823,9 @@ def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[
     writes its slice of output k. The nodes `sliced` are the iterations' slices of the xs, read
     from their bindings in `sources`. A value of a smaller shape (it broadcasts into `full`) is
     computed alike by every invocation at its elements, and stored by the first of them.
-    `hoisted`: loop-invariant values the body reads, computed once, before the loop."""
+    `hoisted`: loop-invariant values the body reads, computed once, before the loop. With a
+    `predicate` (a bool node of shape ()), an iteration runs only while it holds (a while loop
+    of at most `length` iterations)."""
     size = math.prod(full)
     g = grid(math.ceil(size / WORKGROUP), max_groups)
     w = KernelWriter(graph, sources)
@@ -855,6 +858,8 @@ def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[
         w.value(j, at(graph.nodes[j].spec.shape))
     with w.loop(length) as it:
         step = w.let(f"{length - 1}i - {it}") if reverse else it
+        if predicate is not None:
+            w.line(f"if (!{w.value(predicate, [])}) {{ break; }}")
         for j in sliced:
             shape = graph.nodes[j].spec.shape
             c = at(shape)
