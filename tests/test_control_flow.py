@@ -912,3 +912,23 @@ def test_a_while_loop_whose_predicate_folds_keeps_its_kernels():
     program = lower(fg.trace(f, x), Limits(max_storage_buffers_per_shader_stage=16))
     assert [k.name for k in program.kernels] == ["while_init", "while.sum_lt", "while.mul_add"]
     assert_trees(jit_with(program)(x), f(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("how", ["products", "swapped"])
+def test_carries_whose_new_values_take_each_others_buffers_on_the_device(how):
+    """A step's new carry may be planned in the buffer of another carry's state (the old value
+    died): the copies back into the state run in an order that reads each value before it is
+    overwritten, through a scratch buffer where they form a cycle (carries swapped)."""
+    a, c0, js = normal(3, 3), normal(3, 3), normal(4, 3, 3)
+
+    def f(a, c0, js):
+        def step(c, j):
+            b, v, s = c
+            return ((b @ j, v @ j, s) if how == "products" else (v, b, s + fg.sum(b * j))), None
+        return lax.scan(step, (a, c0, fg.zeros(())), js)[0]
+
+    program = lower(fg.trace(f, a, c0, js))
+    if how == "swapped":  # one state kept aside while the other takes its place
+        names = [k.name for k in program.kernels]
+        assert names[names.index("scan.mul_sum_add") + 1:names.index("scan_next")] == ["scan_state"] * 3, names
+    assert_trees(jit_with(program)(a, c0, js), fg.interpret(fg.trace(f, a, c0, js), a, c0, js), rtol=1e-5, atol=1e-5)

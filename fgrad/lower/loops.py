@@ -103,6 +103,27 @@ def _copy(name: str, source: int, target: int, nbytes: int, nodes: tuple[int, ..
     return Kernel(name, wgsl, (source,), (target,), (x, y, 1), nodes, (), ())
 
 
+def _moves(name: str, moves: Sequence[tuple[int, int, Spec]], new: Callable[..., int], nodes: tuple[int, ...],
+           limits: Limits) -> list[Kernel]:
+    """Copies that move each (source, target, spec) at once, as a parallel assignment: a copy
+    runs only once no other pending copy reads its target (a step's new carry may have been
+    planned in the buffer of another carry's state: copying that carry first would overwrite
+    it), and a cycle of them goes through a scratch buffer."""
+    pending = [(s, t, spec) for s, t, spec in moves if s != t]
+    kernels = []
+    while pending:
+        free = next((m for m in pending if all(o[0] != m[1] for o in pending if o is not m)), None)
+        if free is None:  # every target is still to be read: keep one source aside
+            s, t, spec = pending[0]
+            aside = new("scratch", spec)
+            kernels.append(_copy(name, s, aside, spec.max_nbytes, nodes, limits))
+            pending[0] = (aside, t, spec)
+            continue
+        kernels.append(_copy(name, free[0], free[1], free[2].max_nbytes, nodes, limits))
+        pending.remove(free)
+    return kernels
+
+
 def _counter(name: str, statement: str, counter: int, nodes: tuple[int, ...]) -> Kernel:
     """A one-invocation kernel on the loop's counter (an i32 buffer of one element)."""
     wgsl = "\n".join([
@@ -402,8 +423,8 @@ def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], bu
     outer = [counter, *(where[j] for j in node.inputs[:num_consts]), *state[:num_carry],
              *(where[j] for j in node.inputs[num_consts + num_carry:]), *state[num_carry:]]
     body, mapped = _splice(node.op, program, outer, new, group, limits, node.site)
-    body += [_copy(f"{node.op}_state", mapped[b], state[k], result_specs[k].max_nbytes, group, limits)
-             for k, b in enumerate(program.outputs) if mapped[b] != state[k]]
+    body += _moves(f"{node.op}_state", [(mapped[b], state[k], result_specs[k]) for k, b in enumerate(program.outputs)],
+                   new, group, limits)
     body.append(_counter(f"{node.op}_next", "out[0] = out[0] + 1i;", counter, group))
     for _ in range(length):
         kernels.extend(body)
@@ -440,6 +461,6 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     program = lower(params["body"], limits, carried)
     found, mapped = _splice(node.op, program, [*(where[j] for j in body_consts), *state], new, group, limits, node.site)
     kernels += found
-    kernels += [_copy(f"{node.op}_state", mapped[b], state[k], result_specs[k].max_nbytes, group, limits)
-                for k, b in enumerate(program.outputs) if mapped[b] != state[k]]
+    kernels += _moves(f"{node.op}_state", [(mapped[b], state[k], result_specs[k])
+                                           for k, b in enumerate(program.outputs)], new, group, limits)
     return kernels, (test, start, len(kernels)), flag
