@@ -1,9 +1,17 @@
-"""`jax.scipy`'s names for fgrad's functions: `fg.scipy.special` (gamma and beta functions,
-complete and incomplete, the normal distribution's functions, Bessel functions, entropies, zeta)
-and `fg.scipy.stats` (one module per distribution: densities or masses, distribution and quantile
-functions), written with fgrad's functions, so everything traces, differentiates and compiles to
-WGSL."""
+"""`jax.scipy`'s names for fgrad's functions, for real inputs, written with fgrad's functions, so
+everything traces, differentiates and compiles to WGSL:
+- `fg.scipy.special`: gamma and beta functions, complete and incomplete, the normal
+  distribution's functions, Bessel functions, entropies, zeta;
+- `fg.scipy.stats`: one module per distribution (densities or masses, distribution and quantile
+  functions);
+- `fg.scipy.linalg`: factorizations and solvers (Cholesky, LU, QR, eigh, SVD, polar,
+  Hessenberg), `expm`, and the matrix constructors;
+- `fg.scipy.signal`: convolution and correlation, `detrend`;
+- `fg.scipy.integrate` (`trapezoid`), `fg.scipy.ndimage` (`map_coordinates`) and
+  `fg.scipy.cluster.vq`.
+fgrad has no complex dtype and no FFT: what needs them (the spectral functions of signal, eig,
+schur, sqrtm) is not provided."""
 
-from fgrad.scipy import special, stats
+from fgrad.scipy import cluster, integrate, linalg, ndimage, signal, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["cluster", "integrate", "linalg", "ndimage", "signal", "special", "stats"]
