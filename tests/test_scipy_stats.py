@@ -1,7 +1,7 @@
 """fg.scipy.stats against jax.scipy.stats: every function of every distribution at seeded points
 and at the edges of its support (and at invalid parameters), eagerly; one function of each
 distribution compiled to WGSL; derivatives of log densities against finite differences; the
-refusals."""
+functions of data (mode, rankdata, sem) and gaussian_kde likewise; the refusals."""
 
 from __future__ import annotations
 
@@ -138,9 +138,15 @@ def cycled(args: tuple) -> tuple:
 def test_every_function_of_jax_scipy_stats_has_a_row():
     """A distribution's function missing here is one fgrad lacks, or one left untested."""
     import jax.scipy.stats as stats_module
-    skipped = {"gaussian_kde", "mode", "rankdata", "sem"}
     tested = {r[0] for r in ROWS}
-    for dist in (n for n in dir(stats_module) if not n.startswith("_") and n not in skipped):
+    for name in DATA_FUNCTIONS:
+        assert name in {r[0].split(" ")[0] for r in DATA_ROWS}, f"{name}: no row"
+        assert getattr(ST, name).__doc__, f"{name}: no docstring"
+    for kde_name in (n for n in dir(stats_module.gaussian_kde) if not n.startswith("_")):
+        assert kde_name in KDE_TESTED, f"gaussian_kde.{kde_name}: no test"
+        member = getattr(ST.gaussian_kde, kde_name)  # the five arrays are slots: no docstring of their own
+        assert kde_name in _KDE_ARRAYS or member.__doc__, f"gaussian_kde.{kde_name}: no docstring"
+    for dist in (n for n in dir(stats_module) if not n.startswith("_") and n not in DATA_FUNCTIONS + ["gaussian_kde"]):
         names = [n for n in dir(getattr(stats_module, dist)) if not n.startswith("_")]
         for fn in names:
             assert f"{dist}.{fn}" in tested, f"{dist}.{fn}: no row"
@@ -212,6 +218,129 @@ def test_batched_over_vmap():
     (lambda: ST.norm.logpdf("x"), fg.DTypeError, "norm.logpdf"),
 ])
 def test_refusals_name_the_function_and_the_user_s_line(call, error, words):
+    with pytest.raises(error, match=words) as info:
+        call()
+    assert "test_scipy_stats.py" in str(info.value)
+
+
+# --- functions of data and gaussian_kde -------------------------------------------------------------
+
+DATA_FUNCTIONS = ["mode", "rankdata", "sem"]
+TIES = f32(3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
+GRID = np.array([[1, 2, 1, 3, 2, 1], [3, 1, 3, 2, 1, 3], [1, 2, 2, 3, 1, 2]], np.float32)
+WITH_NAN = np.where(np.arange(18).reshape(3, 6) % 7 == 3, nan, GRID + d.f32(3, 6)).astype(np.float32)
+
+
+def _data_rows() -> list[tuple]:
+    """(name, ours, JAX's, argument sets, rtol, atol), the name's first word the function's."""
+    rows = [
+        ("mode", ST.mode, jst.mode, [(GRID,), (np.int32(GRID),), (f32(2, nan, nan, 1, 2, nan).reshape(6, 1),)], 0, 0),
+        ("mode axis=1 keepdims", lambda a: ST.mode(a, axis=1, keepdims=True),
+         lambda a: jst.mode(a, axis=1, keepdims=True), [(GRID,)], 0, 0),
+        ("mode axis=None", lambda a: ST.mode(a, axis=None), lambda a: jst.mode(a, axis=None), [(GRID,), (TIES,)], 0, 0),
+        ("rankdata axis=1", lambda a: ST.rankdata(a, axis=1), lambda a: jst.rankdata(a, axis=1), [(WITH_NAN,)], 0, 0),
+        ("sem", ST.sem, jst.sem, [(GRID,), (WITH_NAN,)], 2e-6, 1e-7),
+        ("sem axis=None ddof=0", lambda a: ST.sem(a, axis=None, ddof=0), lambda a: jst.sem(a, axis=None, ddof=0),
+         [(GRID,)], 2e-6, 1e-7),
+        ("sem axis=1 keepdims omit", lambda a: ST.sem(a, axis=1, nan_policy="omit", keepdims=True),
+         lambda a: jst.sem(a, axis=1, nan_policy="omit", keepdims=True), [(WITH_NAN,), (GRID,)], 2e-6, 1e-7),
+    ]
+    for method in ("average", "min", "max", "dense", "ordinal"):
+        rows.append((f"rankdata {method}", lambda a, m=method: ST.rankdata(a, m),
+                     lambda a, m=method: jst.rankdata(a, m), [(TIES,), (GRID,), (np.resize(f32(1, nan), 12),)], 0, 0))
+    return rows
+
+
+DATA_ROWS = _data_rows()
+
+
+@pytest.mark.parametrize("ours, theirs, args, name", table_params([r[:4] for r in DATA_ROWS]))
+def test_functions_of_data_match_jax(ours, theirs, args, name):
+    rtol, atol = next(r[4:] for r in DATA_ROWS if r[0] == name)
+    same(ours(*args), jax_call(theirs, *args, jit=True), name, rtol, atol, oracle="jax.scipy.stats")
+
+
+@pytest.mark.parametrize("name", ["mode", "rankdata average", "sem axis=1 keepdims omit"])
+def test_functions_of_data_compiled(name):
+    _, ours, theirs, arg_sets, rtol, atol = next(r for r in DATA_ROWS if r[0] == name)
+    args = arg_sets[-1]
+    same(fg.jit(ours)(*args), jax_call(theirs, *args, jit=True), f"{name} compiled", max(rtol, 1e-6), atol,
+         oracle="jax.scipy.stats")
+
+
+def test_sem_derivative_matches_finite_differences():
+    fg.check_grads(lambda a: ST.sem(a, axis=1), (GRID + d.f32(3, 6),), order=1)
+
+
+_KDE_ARRAYS = {"neff", "dataset", "weights", "covariance", "inv_cov"}
+KDE_DATA = d.f32(2, 7)
+KDE_WEIGHTS = d.f32(7, lo=0.2, hi=1.0)
+KDE_POINTS = d.f32(2, 4)
+# Every public name of JAX's gaussian_kde is checked by the tests below.
+KDE_TESTED = {"d", "n", "neff", "dataset", "weights", "covariance", "inv_cov", "evaluate", "pdf", "logpdf",
+              "integrate_gaussian", "integrate_box_1d", "integrate_kde", "resample", "tree_flatten", "tree_unflatten",
+              "integrate_box", "set_bandwidth"}
+
+
+@pytest.mark.parametrize("bw_method", [None, "silverman", 0.7, "callable"])
+def test_gaussian_kde_matches_jax(bw_method):
+    """The estimator's arrays and every method, weighted 2-D data and unweighted 1-D data."""
+    import jax
+    bw = (lambda k: 0.5 * k.neff ** -0.1) if bw_method == "callable" else bw_method
+    ours, theirs = ST.gaussian_kde(KDE_DATA, bw, KDE_WEIGHTS), jst.gaussian_kde(KDE_DATA, bw, KDE_WEIGHTS)
+    assert (ours.d, ours.n) == (theirs.d, theirs.n) == (2, 7)
+    for field in sorted(_KDE_ARRAYS):
+        same(getattr(ours, field), getattr(theirs, field), f"gaussian_kde.{field}", 2e-5, 1e-6, oracle="jax")
+    for method in ("evaluate", "pdf", "logpdf", "__call__"):
+        same(getattr(ours, method)(KDE_POINTS), getattr(theirs, method)(KDE_POINTS), method, 2e-5, 1e-7, oracle="jax")
+    same(ours(KDE_POINTS[:, 0]), theirs(KDE_POINTS[:, 0]), "one point", 2e-5, 1e-7, oracle="jax")
+    mean, cov = f32(0.1, 0.2), f32(0.5, 0.1, 0.1, 0.3).reshape(2, 2)
+    same(ours.integrate_gaussian(mean, cov), theirs.integrate_gaussian(mean, cov), "integrate_gaussian", 2e-5, 1e-7,
+         oracle="jax")
+    other = KDE_DATA[:, :5] + 0.3
+    for smaller_first in (True, False):
+        a, b = (ST.gaussian_kde(other, bw), ours) if smaller_first else (ours, ST.gaussian_kde(other, bw))
+        ja, jb = (jst.gaussian_kde(other, bw), theirs) if smaller_first else (theirs, jst.gaussian_kde(other, bw))
+        same(a.integrate_kde(b), ja.integrate_kde(jb), "integrate_kde", 2e-5, 1e-7, oracle="jax")
+    same(ours.resample(fg.random.PRNGKey(3), (5,)), theirs.resample(jax.random.PRNGKey(3), (5,)), "resample", 2e-5,
+         1e-6, oracle="jax")
+    ours_1d, theirs_1d = ST.gaussian_kde(KDE_DATA[0], bw), jst.gaussian_kde(KDE_DATA[0], bw)
+    same(ours_1d.integrate_box_1d(-0.5, 1.0), theirs_1d.integrate_box_1d(-0.5, 1.0), "integrate_box_1d", 2e-5, 1e-7,
+         oracle="jax")
+    same(ours_1d.logpdf(KDE_POINTS[0]), theirs_1d.logpdf(KDE_POINTS[0]), "1-D logpdf", 2e-5, 1e-6, oracle="jax")
+
+
+def test_gaussian_kde_is_a_pytree_through_jit_and_grad():
+    """The estimator passes into a compiled function as its five arrays; its log density
+    differentiates in the data as JAX's does."""
+    import jax
+    kde = ST.gaussian_kde(KDE_DATA, weights=KDE_WEIGHTS)
+    leaves, tree = fg.tree_util.tree_flatten(kde)
+    assert len(leaves) == 5 and isinstance(fg.tree_util.tree_unflatten(tree, leaves), ST.gaussian_kde)
+    same(fg.jit(lambda k, p: k.logpdf(p))(kde, KDE_POINTS), kde.logpdf(KDE_POINTS), "logpdf compiled", 1e-5, 1e-6)
+    got = fg.grad(lambda data: fg.numpy.sum(ST.gaussian_kde(data).logpdf(KDE_POINTS)))(KDE_DATA)
+    want = jax_call(jax.grad(lambda data: jst.gaussian_kde(data).logpdf(KDE_POINTS).sum()), KDE_DATA)
+    same(got, want, "d logpdf / d dataset", 1e-4, 1e-5, oracle="jax.grad")
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: ST.mode(GRID, nan_policy="omit"), fg.InputError, "mode: nan_policy='omit'"),
+    (lambda: ST.mode(GRID, axis=2), fg.ShapeError, "mode"),
+    (lambda: ST.rankdata(TIES, "mean"), fg.InputError, "rankdata: unknown method 'mean'"),
+    (lambda: ST.rankdata(TIES, nan_policy="sometimes"), fg.InputError, "rankdata: illegal nan_policy"),
+    (lambda: ST.sem(GRID, nan_policy="raise"), fg.InputError, "sem: nan_policy='raise'"),
+    (lambda: ST.gaussian_kde(f32(1.0)), fg.ShapeError, "gaussian_kde: `dataset`"),
+    (lambda: ST.gaussian_kde(KDE_DATA, weights=f32(1, 2)), fg.ShapeError, "gaussian_kde: `weights`"),
+    (lambda: ST.gaussian_kde(KDE_DATA, "wide"), fg.InputError, "gaussian_kde: `bw_method`"),
+    (lambda: ST.gaussian_kde(KDE_DATA).evaluate(d.f32(3, 2)), fg.ShapeError, "gaussian_kde.evaluate: points"),
+    (lambda: ST.gaussian_kde(KDE_DATA).integrate_gaussian(f32(0), f32(1)), fg.ShapeError, "integrate_gaussian"),
+    (lambda: ST.gaussian_kde(KDE_DATA).integrate_box_1d(0.0, 1.0), fg.ShapeError, "integrate_box_1d: only"),
+    (lambda: ST.gaussian_kde(KDE_DATA[0]).integrate_box_1d(f32(0, 1), 1.0), fg.ShapeError, "must be scalars"),
+    (lambda: ST.gaussian_kde(KDE_DATA).integrate_kde(ST.gaussian_kde(KDE_DATA[0])), fg.ShapeError, "integrate_kde"),
+    (lambda: ST.gaussian_kde(KDE_DATA).integrate_box(f32(0, 0), f32(1, 1)), fg.InputError, "integrate_box_1d"),
+    (lambda: ST.gaussian_kde(KDE_DATA).set_bandwidth("scott"), fg.InputError, "set_bandwidth"),
+])
+def test_refusals_of_the_functions_of_data(call, error, words):
     with pytest.raises(error, match=words) as info:
         call()
     assert "test_scipy_stats.py" in str(info.value)

@@ -3,7 +3,7 @@ everything traces, differentiates and compiles to WGSL:
 - `fg.scipy.special`: gamma and beta functions, complete and incomplete, the normal
   distribution's functions, Bessel functions, entropies, zeta;
 - `fg.scipy.stats`: one module per distribution (densities or masses, distribution and quantile
-  functions);
+  functions), and `gaussian_kde`, `mode`, `rankdata`, `sem`;
 - `fg.scipy.linalg`: factorizations and solvers (Cholesky, LU, QR, eigh, SVD, polar,
   Hessenberg), `expm`, and the matrix constructors;
 - `fg.scipy.signal`: convolution and correlation, `detrend`;
