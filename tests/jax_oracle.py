@@ -28,6 +28,19 @@ class Draws:
         lo, hi = -self.ints if lo is None else lo, self.ints if hi is None else hi
         return self.rng.integers(lo, hi, shape, endpoint=True).astype(np.int32)
 
+    def spd(self, *shape: int) -> np.ndarray:
+        """Symmetric positive-definite matrices: x x^T + n I."""
+        x = self.f32(*shape)
+        return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+
+    def general(self, *shape: int) -> np.ndarray:
+        """Square matrices that need row swaps (uniform entries), kept away from singular."""
+        return (self.f32(*shape) + 1.5 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+
+    def triangular(self, *shape: int) -> np.ndarray:
+        """Matrices whose diagonal is far from zero (either triangle solvable), garbage off it."""
+        return (self.f32(*shape) + 3.0 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+
 
 def table_params(table: list) -> list:
     """One pytest param (ours, theirs, args, name) per argument set of each (name, ours, theirs,

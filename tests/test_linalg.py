@@ -24,22 +24,7 @@ f32, i32 = draws.f32, draws.i32
 # f32 factorizations of matrices with condition numbers up to ~100 agree with LAPACK's to a few ulps
 # of the largest intermediate, not of each result
 RTOL, ATOL = 1e-4, 1e-5
-
-
-def spd(*shape: int) -> np.ndarray:
-    """Symmetric positive-definite matrices: x x^T + n I."""
-    x = f32(*shape)
-    return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
-
-
-def general(*shape: int) -> np.ndarray:
-    """Square matrices that need row swaps (uniform entries), kept away from singular."""
-    return (f32(*shape) + 1.5 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
-
-
-def triangular(*shape: int) -> np.ndarray:
-    """Matrices whose diagonal is far from zero (either triangle solvable), garbage off it."""
-    return (f32(*shape) + 3.0 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+spd, general, triangular = draws.spd, draws.general, draws.triangular
 
 
 S1, S3, S25 = spd(1, 1), spd(3, 3), spd(2, 5, 5)

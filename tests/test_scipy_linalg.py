@@ -20,22 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 draws = Draws(41)
 f32 = draws.f32
 RTOL, ATOL = 1e-4, 1e-5  # f32 factorizations: a few ulps of the largest intermediate
-
-
-def spd(*shape: int) -> np.ndarray:
-    """Symmetric positive-definite matrices: x x^T + n I."""
-    x = f32(*shape)
-    return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
-
-
-def general(*shape: int) -> np.ndarray:
-    """Square matrices kept away from singular, needing row swaps."""
-    return (f32(*shape) + 1.5 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
-
-
-def triangular(*shape: int) -> np.ndarray:
-    """Matrices whose diagonal is far from zero, garbage off it (either triangle solvable)."""
-    return (f32(*shape) + 3.0 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+spd, general, triangular = draws.spd, draws.general, draws.triangular
 
 
 S4, S24 = spd(4, 4), spd(2, 4, 4)
