@@ -120,6 +120,9 @@ ROWS = [
                                                  inf, nan),)], 2e-6, 1e-7),
     ("dawsn", S.dawsn, jss.dawsn, [(REAL * 2,), (f32(-inf, -20, -6.25, -3.25, -0.0, 0, 1e-20, 3.2, 6.3, 1e30, inf,
                                                      nan),)], 2e-6, 0),
+    # either side of x^2 = 2.5625 (1.6) and of x = 36974, where the approximations change
+    ("fresnel", S.fresnel, jss.fresnel, [(REAL * 3,), (f32(-inf, -40000, -12, -1.61, -1.59, -0.0, 0, 1e-20, 1.59,
+                                                           1.61, 9.9, 36973, 36975, inf, nan),)], 2e-6, 1e-7),
     ("owens_t", S.owens_t, jss.owens_t, [(REAL, d.f32(24, lo=-4.0, hi=4.0)),
                                          (f32(0, 0.5, 1, 2, -1, 3, 0.2, nan, 1, 0.1, 0.0, inf),
                                           f32(0.5, 1, 2, 0.3, -0.7, 5, 10, 1, nan, 0.0, -1.0, 2.0))], 2e-5, 1e-7),
@@ -181,6 +184,7 @@ SMOOTH = [
     ("bessel_jn", lambda z: S.bessel_jn(z, v=2)[2], [6.0, 11.0]),
     ("sici si", lambda x: S.sici(x)[0], [-2.0, 0.5, 6.0]), ("sici ci", lambda x: S.sici(x)[1], [0.5, 6.0]),
     ("dawsn", S.dawsn, [-2.0, 0.5, 4.0, 9.0]),
+    ("fresnel s", lambda x: S.fresnel(x)[0], [-1.2, 0.5, 3.0]), ("fresnel c", lambda x: S.fresnel(x)[1], [0.5, 2.2]),
     ("hyp1f1 a", lambda a: S.hyp1f1(a, 1.8, 1.3), [0.7]), ("hyp1f1 b", lambda b: S.hyp1f1(0.7, b, 1.3), [1.8]),
     ("hyp1f1 x", lambda x: S.hyp1f1(0.7, 1.8, x), [1.3, 4.0]),
 ]
@@ -208,6 +212,7 @@ def test_derivatives_match_finite_differences(name, fn, points):
     ("betainc x", lambda x: S.betainc(2.5, 1.5, x), lambda x: jss.betainc(2.5, 1.5, x), 0.4),
     ("betainc x, mirrored", lambda x: S.betainc(0.5, 3.0, x), lambda x: jss.betainc(0.5, 3.0, x), 0.8),
     ("dawsn", S.dawsn, jss.dawsn, 1.5), ("sici ci", lambda x: S.sici(x)[1], lambda x: jss.sici(x)[1], 2.0),
+    ("fresnel c", lambda x: S.fresnel(x)[1], lambda x: jss.fresnel(x)[1], 7.3),
     ("owens_t h", lambda h: S.owens_t(h, 1.6), lambda h: jss.owens_t(h, 1.6), 0.7),
     ("owens_t a", lambda a: S.owens_t(0.7, a), lambda a: jss.owens_t(0.7, a), 0.4),
     ("expi", S.expi, jss.expi, -1.5), ("expn x", lambda x: S.expn(2, x), lambda x: jss.expn(2, x), 1.5),
@@ -289,7 +294,7 @@ def test_incomplete_gamma_at_infinite_a():
 
 # jax.scipy.special's names that fgrad does not provide: complex-valued (wofz, sph_harm_y; fgrad has
 # no complex dtype), or not yet written. A name in neither this set nor fgrad fails the test below.
-NOT_PROVIDED = {"wofz", "sph_harm_y", "hyp2f1", "fresnel", "lpmn", "lpmn_values"}
+NOT_PROVIDED = {"wofz", "sph_harm_y", "hyp2f1", "lpmn", "lpmn_values"}
 
 
 def test_every_function_of_jax_scipy_special_has_a_row():

@@ -1,14 +1,14 @@
 """`jax.scipy.special` as `fg.scipy.special`: gamma and beta functions, complete and incomplete, the
 normal distribution's functions and Owen's T, Bessel functions (modified of order 0 and 1, of the
 first kind of integer order), entropies, the Hurwitz zeta function and polygamma, the exponential,
-sine, cosine, Dawson and Spence integrals, Bernoulli numbers and Kummer's hypergeometric 1F1. Not
-provided: wofz and sph_harm_y (complex-valued), hyp2f1, fresnel, lpmn and lpmn_values.
+sine, cosine, Fresnel, Dawson and Spence integrals, Bernoulli numbers and Kummer's hypergeometric 1F1.
+Not provided: wofz and sph_harm_y (complex-valued), hyp2f1, lpmn and lpmn_values.
 
 Each is written with fgrad's functions as JAX writes it with `jax.numpy` and `jax.lax` (the same
 branches, the same values at the edges: poles, zeros, infinities, NaN), so it traces,
 differentiates, batches and compiles to WGSL; where JAX gives a function a derivative of its own
 (xlogy at x = 0, logit, log_ndtr, erfcx, poch, the incomplete gamma and beta functions, expi, expn,
-sici, dawsn, owens_t, hyp1f1) the same rule is a `custom_jvp` here. JAX's loops that run until
+sici, fresnel, dawsn, owens_t, hyp1f1) the same rule is a `custom_jvp` here. JAX's loops that run until
 convergence are `fori_loop`s of a fixed count here, each element's values frozen once converged.
 Integer and bool arguments compute in f32; arguments of several dtypes promote as jax.numpy's do.
 """
@@ -25,7 +25,7 @@ from fgrad.errors import DTypeError, InputError, TraceError, name_errors_after
 from fgrad.lax import digamma as _digamma, lgamma
 from fgrad.numpy import (
     abs, add, arctan, astype, broadcast_arrays, cos, divide, equal, erf, erfc, erfinv, exp, expand_dims, expm1,
-    floor, full_like, greater, greater_equal, isnan, isneginf, isposinf, less, less_equal, log, log1p, logical_and,
+    floor, fmod, full_like, greater, greater_equal, isnan, isneginf, isposinf, less, less_equal, log, log1p, logical_and,
     logical_not, logical_or, logsumexp, maximum, minimum, mod, multiply, negative, not_equal, piecewise, polyval,
     power, select, sigmoid, sign, signbit, sin, sinc, sqrt, square, subtract, sum, where, zeros_like,
 )
@@ -41,7 +41,7 @@ from fgrad.transforms.forward import jvp
 
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",
-    "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "gamma", "gammainc",
+    "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma", "gammainc",
     "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
     "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr",
     "sici", "softmax", "spence", "xlog1py", "xlogy", "zeta",
@@ -1232,6 +1232,78 @@ def dawsn(x: ArrayLike) -> Array:
     Paciorek and Thacher's rational approximations on |x| < 3.25, < 6.25 and beyond, as JAX's;
     its derivative 1 - 2 x dawsn(x)."""
     return _dawsn(*_inexact(x))
+
+
+# --- Fresnel integrals ----------------------------------------------------------------------------------
+# Cephes' fresnlf (single precision, as JAX's f32 path): a power series in x^4 for x^2 < 2.5625, beyond
+# it 1/2 plus the auxiliary functions f and g times sin and cos of pi x^2 / 2, each polynomial in
+# 1 / (pi x^2)^2; the limits 1/2 past x = 36974 and at infinity.
+_FRESNEL_SN = (1.647629463788700e-9, -1.522754752581096e-7, 8.424748808502400e-6, -3.120693124703272e-4,
+               7.244727626597022e-3, -9.228055941124598e-2, 5.235987735681432e-1)
+_FRESNEL_CN = (1.416802502367354e-8, -1.157231412229871e-6, 5.387223446683264e-5, -1.604381798862293e-3,
+               2.818489036795073e-2, -2.467398198317899e-1, 9.999999760004487e-1)
+_FRESNEL_FN = (-1.903009855649792e12, 1.355942388050252e11, -4.158143148511033e9, 7.343848463587323e7,
+               -8.732356681548485e5, 8.560515466275470e3, -1.032877601091159e2, 2.999401847870011e0)
+_FRESNEL_GN = (-1.860843997624650e11, 1.278350673393208e10, -3.779387713202229e8, 6.492611570598858e6,
+               -7.787789623358162e4, 8.602931494734327e2, -1.493439396592284e1, 9.999841934744914e-1)
+
+
+def _sin_cos_pi_x2_over_2(x: Array) -> tuple[Array, Array]:
+    """sin and cos of pi x^2 / 2 with the argument reduced exactly first: r = (x^2 / 2) mod 2 is
+    (s (x - s / 2)) mod 2 for s = x mod 2, as JAX's (SciPy's sinpi and cospi)."""
+    x = abs(x)
+    s = fmod(x, 2.0)
+    r = fmod(multiply(s, subtract(x, divide(s, 2.0))), 2.0)
+    sinpi = where(less(r, 0.5), sin(multiply(math.pi, r)),
+                  where(greater(r, 1.5), sin(multiply(math.pi, subtract(r, 2.0))),
+                        negative(sin(multiply(math.pi, subtract(r, 1.0))))))
+    cospi = where(equal(r, 0.5), 0.0, where(less(r, 1.0), negative(sin(multiply(math.pi, subtract(r, 0.5)))),
+                                              sin(multiply(math.pi, subtract(r, 1.5)))))
+    return sinpi, cospi
+
+
+@custom_jvp
+def _fresnel(x: Array) -> tuple[Array, Array]:
+    ax = abs(x)
+    x2 = square(ax)
+    t = square(x2)
+    s_small = multiply(multiply(ax, x2), polyval(_FRESNEL_SN, t))
+    c_small = multiply(ax, polyval(_FRESNEL_CN, t))
+    sinpi, cospi = _sin_cos_pi_x2_over_2(ax)
+    t = multiply(math.pi, x2)
+    u = divide(1.0, square(t))
+    f = subtract(1.0, multiply(u, polyval(_FRESNEL_FN, u)))
+    g = multiply(divide(1.0, t), polyval(_FRESNEL_GN, u))
+    t = multiply(math.pi, ax)
+    c_other = add(0.5, divide(subtract(multiply(f, sinpi), multiply(g, cospi)), t))
+    s_other = subtract(0.5, divide(add(multiply(f, cospi), multiply(g, sinpi)), t))
+    limit = logical_or(isposinf(ax), greater(ax, 36974.0))
+    small = less(x2, 2.5625)
+    s = select([limit, small], [full_like(x, 0.5), s_small], s_other)
+    c = select([limit, small], [full_like(x, 0.5), c_small], c_other)
+    negative_x = less(x, 0.0)
+    return where(negative_x, negative(s), s), where(negative_x, negative(c), c)
+
+
+def _fresnel_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents  # S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2)
+    sinpi, cospi = _sin_cos_pi_x2_over_2(x)
+    return _fresnel(x), (multiply(sinpi, t), multiply(cospi, t))
+
+
+_fresnel.defjvp(_fresnel_jvp)
+
+
+def fresnel(x: ArrayLike) -> tuple[Array, Array]:
+    """The Fresnel integrals (S(x), C(x)): the integrals of sin(pi t^2 / 2) and cos(pi t^2 / 2) from 0
+    to x, odd in x, by Cephes' single-precision approximations, as JAX's f32 path (accurate on
+    [-10, 10]); f16 computes in f32. Derivatives sin(pi x^2 / 2) and cos(pi x^2 / 2)."""
+    (x,) = _inexact(x)
+    dtype = _dtype(x)
+    if dtype is DType.f32:
+        return _fresnel(x)
+    s, c = _fresnel(astype(x, DType.f32))
+    return astype(s, dtype), astype(c, dtype)
 
 
 # --- Owen's T function ---------------------------------------------------------------------------------
