@@ -327,6 +327,8 @@ def _hoisted(body: Graph, found: _ByElement, reached: Sequence[int]) -> list[int
 
 def _loop_kernel(name: str, written: Any, body: Graph, reached: Sequence[int], reads: Sequence[int],
                  writes: Sequence[int], group: tuple[int, ...]) -> Kernel:
+    """The Kernel of a loop's one kernel on the outer plan's buffers, with the sites of the body's
+    nodes it computes."""
     sites = tuple(dict.fromkeys(s for s in (body.nodes[i].site for i in reached) if s))
     return Kernel(name, written.wgsl, tuple(reads), tuple(writes), written.grid, group, (), sites)
 
