@@ -333,19 +333,18 @@ def _loop_kernel(name: str, written: Any, body: Graph, reached: Sequence[int], r
     return Kernel(name, written.wgsl, tuple(reads), tuple(writes), written.grid, group, (), sites)
 
 
-def _one_while_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int],
-                      new: _Plan, limits: Limits) -> tuple[list[Kernel], tuple[int, int, int], int] | None:
-    """The kernels of the while loop whose result nodes are `group` where its predicate reads
-    only carries of shape () (a fori_loop with traced bounds: its counter) and its body is
-    elementwise over its carries: its predicate's program (the test), then the loop in one
-    kernel, which tests the predicate before each iteration (every invocation alike) and stops
-    where it fails, or after LOOP_LIMIT - 1 iterations (llvmpipe ends longer loops; the test then
-    finds the predicate true and the kernel runs on). Carries of the largest shape are updated
-    in place; the others are written to buffers of their own and copied back after the kernel, as
-    every invocation reads them. With where the test and the loop start and end, and the buffer
-    of the predicate (see while_kernels). None where the loop is not of this form or its kernel
-    would bind more buffers than the adapter allows."""
-    from fgrad.lower import _kernel_name, lower  # NOTE: the predicate is a program of its own
+def _one_while_body(graph: Graph, group: tuple[int, ...], where: dict[int, int], state: Sequence[int],
+                    new: _Plan, limits: Limits) -> list[Kernel] | None:
+    """The body's kernels of the while loop whose result nodes are `group` where its predicate
+    reads only carries of shape () (a fori_loop with traced bounds: its counter) and its body is
+    elementwise over its carries: one kernel, which tests the predicate before each iteration
+    (every invocation alike) and stops where it fails, or after LOOP_LIMIT - 1 iterations
+    (llvmpipe ends longer loops; the host's test then finds the predicate true and the kernel
+    runs on). Carries of the largest shape are updated in place; the others are written to
+    buffers of their own and copied back after the kernel, as every invocation reads them. None
+    where the loop is not of this form or its kernel would bind more buffers than the adapter
+    allows."""
+    from fgrad.lower import _kernel_name  # NOTE: a kernel is named as the planned ones are
 
     node = graph.nodes[group[0]]
     params = call_params(node)
@@ -378,14 +377,6 @@ def _one_while_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int
     if len(bound) + len(inits) > limits.max_storage_buffers_per_shader_stage or \
             {outer[j] for j in bound if j in outer} & in_place:
         return None
-    kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, _specs(graph, node)[1], group, limits)
-    test = len(kernels)
-    program = lower(cond, limits)
-    found_kernels, mapped = _splice(node.op, program, [*(where[j] for j in node.inputs[:n_cond]), *state], new, group,
-                                    limits, node.site)
-    kernels += found_kernels
-    flag = mapped[program.outputs[0]]
-    start = len(kernels)
     returned = {j: new("scratch", nodes[j].spec) for j in smaller}  # written apart, copied back
     writes = [returned.get(carried[k], state[k]) for k in live]
     _bind_constants(body, bound, outer, new)
@@ -393,10 +384,9 @@ def _one_while_kernel(graph: Graph, group: tuple[int, ...], where: dict[int, int
     written = loop_kernel(name, body, full, inits, [None] * len(inits), [outputs[k] for k in live], [], predicate,
                           bound, {j: f"b{k}" for k, j in enumerate(bound)}, _hoisted(body, found, reached),
                           LOOP_LIMIT - 1, False, limits.max_compute_workgroups_per_dimension)
-    kernels.append(_loop_kernel(name, written, body, reached, [outer[j] for j in bound], writes, group))
-    kernels += [_copy(f"{node.op}_state", b, outer[j], nodes[j].spec.max_nbytes, group, limits)
-                for j, b in returned.items()]
-    return kernels, (test, start, len(kernels)), flag
+    return [_loop_kernel(name, written, body, reached, [outer[j] for j in bound], writes, group),
+            *(_copy(f"{node.op}_state", b, outer[j], nodes[j].spec.max_nbytes, group, limits)
+              for j, b in returned.items())]
 
 
 def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
@@ -436,8 +426,8 @@ def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], bu
 def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
                   specs: list[Spec], limits: Limits) -> tuple[list[Kernel], tuple[int, int, int], int]:
     """The kernels of the while loop whose result nodes are `group`: the initial copy of the carry,
-    the predicate's program, then the body's (and the copies of the new carry it could not write
-    in place); with where the predicate and the body start and end among them, and the buffer of
+    the predicate's program, then the body's (one kernel where `_one_while_body` makes it, else
+    the body's program and the copies of the new carry it could not write in place); with where the predicate and the body start and end among them, and the buffer of
     the predicate, which the host reads after each test (Program.repeats)."""
     from fgrad.lower import lower  # NOTE: the predicate and the body are programs of their own
 
@@ -448,9 +438,6 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     cond_consts, body_consts = node.inputs[:n_cond], node.inputs[n_cond:n_cond + n_body]
     new = _Plan(buffers, specs)
     state = _state(graph, group, where, result_specs, new)
-    fused = _one_while_kernel(graph, group, where, state, new, limits)
-    if fused is not None:
-        return fused
     kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, result_specs, group, limits)
     test = len(kernels)
     predicate = lower(params["cond"], limits)
@@ -459,6 +446,9 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     kernels += found
     flag = mapped[predicate.outputs[0]]
     start = len(kernels)
+    fused = _one_while_body(graph, group, where, state, new, limits)
+    if fused is not None:
+        return kernels + fused, (test, start, start + len(fused)), flag
     carried = frozenset(range(n_body, n_body + len(state)))
     program = lower(params["body"], limits, carried)
     found, mapped = _splice(node.op, program, [*(where[j] for j in body_consts), *state], new, group, limits, node.site)

@@ -909,8 +909,8 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
     g = grid(math.ceil(count / WORKGROUP), max_groups)
     prelude = invocation("q", g[0] * WORKGROUP, f"{count}i")
     *outer, four = w.unravel("q", (*shape[:-1], shape[-1] // VEC))
-    lanes = w.quad(four)  # one set of names for every root, so that what roots share is computed once
-    values = [[w.value(r, [*outer, e]) for e in lanes] for r in roots]
+    places = w.quad(four)  # one set of names for every root, so that what roots share is computed once
+    values = [[w.value(r, [*outer, e]) for e in places] for r in roots]
     stores = []
     for k, (r, lanes) in enumerate(zip(roots, values)):
         out = outs[k]
