@@ -115,6 +115,13 @@ def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarr
     return bind(constant_p, value=value)
 
 
+def _inexact(*xs: ArrayLike) -> list[Tensor | np.ndarray]:
+    """The arguments in the float dtype they promote to (integers and bools: f32), as JAX's
+    promote_args_inexact."""
+    dtype = _float_dtype(result_dtype(*xs))
+    return [asarray(x, dtype) for x in xs]
+
+
 def _host_constant(x: Any, dtype: DType) -> Const:
     """A number or array of the user's as a Const of `dtype`, converted by astype's rules.
     Integers that do not fit raise OverflowError, as in JAX, instead of wrapping silently: an

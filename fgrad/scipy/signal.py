@@ -20,7 +20,7 @@ from fgrad.errors import InputError, ShapeError, name_errors_after
 from fgrad.numpy import concatenate, flip, mean, moveaxis, multiply, reshape, subtract, sum, transpose
 from fgrad.numpy.convolution import conv_general_dilated
 from fgrad.numpy.promotion import (
-    ArrayLike, _axes, _brief, _dtype, _float_dtype, _one_axis, _shape, asarray, result_dtype,
+    ArrayLike, _axes, _brief, _dtype, _inexact, _one_axis, _shape, asarray,
 )
 from fgrad.trace import Tensor, user_site
 
@@ -28,12 +28,6 @@ __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fft
 
 Array = Tensor | np.ndarray
 MODES = ("full", "same", "valid")
-
-
-def _inexact(*xs: ArrayLike) -> list[Array]:
-    """The arguments in the float dtype they promote to (integers and bools: f32)."""
-    dtype = _float_dtype(result_dtype(*xs))
-    return [asarray(x, dtype) for x in xs]
 
 
 def _mode(name: str, mode: str) -> None:

@@ -31,7 +31,7 @@ from fgrad.numpy import (
 )
 from fgrad.numpy import log_softmax as _log_softmax, softmax as _softmax
 from fgrad.numpy.elementwise import bessel_i
-from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _float_dtype, asarray, result_dtype
+from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _inexact, asarray
 from fgrad.ir import DType
 from fgrad.primitives import polygamma_p
 from fgrad.trace import Tensor, bind, user_site
@@ -48,12 +48,6 @@ __all__ = [
 ]
 
 Array = Tensor | np.ndarray
-
-
-def _inexact(*xs: ArrayLike) -> list[Array]:
-    """The arguments in the float dtype they promote to (integers and bools: f32)."""
-    dtype = _float_dtype(result_dtype(*xs))
-    return [asarray(x, dtype) for x in xs]
 
 
 # --- gamma and beta ---------------------------------------------------------------------------------
