@@ -76,10 +76,26 @@ def same(got: Any, want: Any, what: str, rtol: float = 2e-5, atol: float = 1e-6,
             np.testing.assert_array_equal(np.signbit(g[zeros]), np.signbit(w[zeros]), err_msg=f"{what}: signed zeros")
 
 
-def jax_call(fn: Callable, *args: Any, jit: bool = False, **kwargs: Any) -> Any:
-    """fn on `args`, NumPy arrays passed as JAX's, with JAX's warnings silenced; under jax.jit with
-    `jit` (one XLA program per call, far quicker than jax.numpy's op-by-op dispatch)."""
+def jax_call(fn: Callable, *args: Any, jit: bool = True, **kwargs: Any) -> Any:
+    """fn on `args`, NumPy arrays passed as JAX's, with JAX's warnings silenced: under jax.jit, over
+    the arrays (one XLA program a call, far quicker than jax.numpy's op-by-op dispatch, which
+    compiles each function it calls), eagerly where JAX needs concrete values (nonzero without
+    size=, a boolean mask's indexing) or with `jit` False."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
-        return (jax.jit(fn) if jit else fn)(*args, **kwargs)
+        if not jit:
+            return fn(*args, **kwargs)
+        positions = [k for k, a in enumerate(args) if isinstance(a, jax.Array)]
+
+        def over_arrays(*arrays: Any) -> Any:
+            full = list(args)
+            for k, a in zip(positions, arrays):
+                full[k] = a
+            return fn(*full, **kwargs)
+
+        try:
+            return jax.jit(over_arrays)(*(args[k] for k in positions))
+        except (jax.errors.ConcretizationTypeError, jax.errors.NonConcreteBooleanIndexError,
+                jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError):
+            return fn(*args, **kwargs)

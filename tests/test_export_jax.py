@@ -1,6 +1,7 @@
 """fg.export.to_jax: every op-table row's graph, exported, computes what `interpret` computes
-(values and dtypes; each primitive's first row under jax.jit too); gradients through jax.grad of
-the export match fgrad's grad; the sharded example's losses match fgrad's own steps."""
+(values and dtypes, under jax.jit; each primitive's first row and the rows exact to an ulp
+eagerly); gradients through jax.grad of the export, under jax.jit, match fgrad's grad; the
+sharded example's losses match fgrad's own steps."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from op_table import DTYPE_CASES, F16_CASES, OP_CASES, U32_CASES, f64, make, tra
 pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
 
 ROWS = [c for c in (*OP_CASES, *DTYPE_CASES, *F16_CASES, *U32_CASES) if c.specs is None]
-JITTED = {id(c) for c in {c.prim: c for c in reversed(ROWS)}.values()}  # each primitive's first row also under jax.jit
+EAGER = {id(c) for c in {c.prim: c for c in reversed(ROWS)}.values()}  # each primitive's first row also eagerly
+# Rows that pin values to an ulp or two run eagerly only: under jax.jit XLA fuses them and contracts multiply-adds
+# (trigamma's series moves by 1e-6), a change in JAX's rounding, not in the export.
+EXACT = {id(c) for c in ROWS if c.rtol < 1e-6}
 
 
 def _close(got: np.ndarray, want: np.ndarray, case, what: str) -> None:
@@ -35,9 +39,10 @@ def test_row_exported_to_jax_matches_interpret(case):
     graph = trace(case, args)
     want = np.asarray(fg.interpret(graph, *args))
     exported = to_jax(graph)
-    _close(np.asarray(exported(*args)), want, case, f"{case.id}: to_jax")
-    if id(case) in JITTED:
+    if id(case) not in EXACT:
         _close(np.asarray(jax.jit(exported)(*args)), want, case, f"{case.id}: jax.jit(to_jax)")
+    if id(case) in EAGER | EXACT:
+        _close(np.asarray(exported(*args)), want, case, f"{case.id}: to_jax")
 
 
 def _differentiable(case) -> bool:
@@ -52,14 +57,15 @@ GRAD_ROWS = [c for c in OP_CASES if _differentiable(c)]
 
 @pytest.mark.parametrize("case", GRAD_ROWS, ids=[c.id for c in GRAD_ROWS])
 def test_jax_grad_of_an_exported_row_matches_fgrads_grad(case):
-    """jax.grad of the export of sum(f(x) * w) against the export of fgrad's grad of it, for every f32 argument."""
+    """jax.grad of the export of sum(f(x) * w), under jax.jit, against fgrad's grad of it, for every f32
+    argument."""
     args = make(case)
     floats = tuple(k for k, a in enumerate(args) if np.asarray(a).dtype == np.float32)
     out = np.asarray(fg.interpret(trace(case, args), *args))
     w = np.random.default_rng(3).normal(size=out.shape).astype(np.float32)
     loss = fg.trace(lambda *a: fg.sum(case.fn(*a) * w), *args)
     want = fg.interpret(fg.grad(loss, argnums=floats), *args)
-    got = jax.grad(lambda *a: to_jax(loss)(*a), argnums=floats)(*(jnp.asarray(a) for a in args))
+    got = jax.jit(jax.grad(to_jax(loss), argnums=floats))(*(jnp.asarray(a) for a in args))
     for g, e in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-5, err_msg=case.id)
 

@@ -222,7 +222,7 @@ def test_derivatives_match_finite_differences(name, fn, points):
 ])
 def test_derivatives_where_jax_defines_its_own_rule(name, ours, theirs, x):
     got = fg.grad(ours)(np.float32(x))
-    want = jax_call(jax.grad(theirs), np.float32(x))
+    want = jax_call(jax.grad(theirs), np.float32(x), jit=False)  # under jax.jit erfcx'(20) moves by 8e-5
     same(np.float32(got), want, name, 1e-5, 1e-7, oracle="jax.grad")
 
 

@@ -123,7 +123,8 @@ PARAMS = table_params([r[:4] for r in ROWS])
 def test_values_match_jax_scipy_stats(ours, theirs, args, name):
     rtol, atol = next(r[4:] for r in ROWS if r[0] == name)
     args = args if name.split(".")[0] in VECTORS else cycled(args)
-    same(ours(*args), jax_call(theirs, *args), name, rtol, atol, oracle="jax.scipy.stats")
+    # JAX eagerly: under jax.jit XLA's fused code departs from it at infinities (cauchy.logcdf(-inf) is -18.9)
+    same(ours(*args), jax_call(theirs, *args, jit=False), name, rtol, atol, oracle="jax.scipy.stats")
 
 
 VECTORS = {"multinomial", "dirichlet", "multivariate_normal"}  # their last axes are vectors: kept whole

@@ -254,6 +254,42 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
     return matrix_transpose(factor) if upper else factor
 
 
+def _right_hand_side(name: str, a: ArrayLike, b: ArrayLike, *,
+                     vectors_deprecated: bool = False) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray, bool]:
+    """(a, b, vector) for solving a x = b, b read as `jnp.linalg.solve` reads it: one vector (m,),
+    solved against every matrix of a, or matrices (..., m, k) whose leading axes broadcast with
+    a's. Both come back promoted together to a float dtype and broadcast to the same leading axes,
+    b as matrices (a vector as one column). A b with one axis fewer than a and m last was a batch
+    of vectors before JAX 0.5: refused where it cannot be read as matrices, and with
+    `vectors_deprecated` (jax.scipy.linalg's triangular, Cholesky and LU solvers, which still read
+    it as vectors, with a FutureWarning) wherever it has that shape.
+
+    a must already be checked to hold square matrices (..., m, m)."""
+    a_shape, b_shape = _shape(a), _shape(b)
+    m = a_shape[-1]
+    if not b_shape:
+        raise ShapeError(f"{name}: b must be a vector (m,) or matrices (..., m, k), got a scalar, with a {a_shape}",
+                         user_site())
+    if (len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1 and b_shape[-1] == m
+            and (vectors_deprecated or b_shape[-2] != m)):
+        raise ShapeError(f"{name}: b {b_shape} is a batch of vectors (..., m) for a {a_shape}, which JAX no longer "
+                         "reads as vectors: b is a vector (m,) or matrices (..., m, k); for a batch of vectors use "
+                         f"{name}(a, b[..., None])[..., 0]", user_site())
+    if b_shape[-1 if len(b_shape) == 1 else -2] != m:
+        want = "(m,)" if len(b_shape) == 1 else "(..., m, k)"
+        raise ShapeError(f"{name}: b {b_shape} must be {want} with m = {m}, the size of a {a_shape}", user_site())
+    a, b = _lax_linalg()._float_operands(name, a, b, promote=True)
+    vector = len(b_shape) == 1
+    if vector:
+        b = b[:, None]
+    try:
+        batch = shapes.broadcast_shapes(a_shape[:-2], _shape(b)[:-2])
+    except ShapeError:
+        raise ShapeError(f"{name}: the leading axes of a {a_shape} and b {b_shape} do not broadcast",
+                         user_site()) from None
+    return broadcast_to(a, (*batch, m, m)), broadcast_to(b, (*batch, *_shape(b)[-2:])), vector
+
+
 def solve(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
     """x with a @ x = b, as `jnp.linalg.solve`, by LU with partial pivoting; infinities or NaNs
     where a is singular. Integers are converted to f32.
@@ -264,32 +300,8 @@ def solve(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
             (..., m, n), whose leading axes broadcast with a's (result (..., m, n)).
     """
     lax_linalg = _lax_linalg()
-    a_shape, b_shape = _shape(a), _shape(b)
-    if len(a_shape) < 2:
-        raise ShapeError(f"solve: a must be at least 2-D, (..., m, m), got {a_shape}", user_site())
     lax_linalg._matrices("solve", a, "a")
-    if not b_shape:
-        raise ShapeError(f"solve: b must be a vector (m,) or matrices (..., m, n), got a scalar, with a {a_shape}",
-                         user_site())
-    m = a_shape[-1]
-    if (len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1 and b_shape[-1] == m and b_shape[-2] != m):
-        raise ShapeError(f"solve: invalid shapes {a_shape} and {b_shape}: b is a stack of matrices (..., m, n), "
-                         "not of vectors (as since JAX 0.5); for a batch of vectors use "
-                         "solve(a, b[..., None])[..., 0]", user_site())
-    if b_shape[-1 if len(b_shape) == 1 else -2] != m:
-        want = "(m,)" if len(b_shape) == 1 else "(..., m, n)"
-        raise ShapeError(f"solve: b {b_shape} must be {want} with m = {m}, the size of a {a_shape}", user_site())
-    a, b = lax_linalg._float_operands("solve", a, b, promote=True)
-    vector = len(b_shape) == 1
-    if vector:
-        b = b[:, None]
-    try:
-        batch = shapes.broadcast_shapes(a_shape[:-2], _shape(b)[:-2])
-    except ShapeError:
-        raise ShapeError(f"solve: the leading axes of a {a_shape} and b {b_shape} do not broadcast",
-                         user_site()) from None
-    a = broadcast_to(a, (*batch, m, m))
-    b = broadcast_to(b, (*batch, *_shape(b)[-2:]))
+    a, b, vector = _right_hand_side("solve", a, b)
     x = lax_linalg._solve(a, b)
     return x[..., 0] if vector else x
 

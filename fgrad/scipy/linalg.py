@@ -49,34 +49,6 @@ def _square(name: str, a: ArrayLike, what: str = "a") -> tuple[Array, tuple[int,
     return _float_operands(name, a, promote=True)[0], shape
 
 
-def _right_hand_side(name: str, a_shape: tuple[int, ...], a: Array, b: ArrayLike) -> tuple[Array, Array, bool]:
-    """(a, b, vector) for solving a x = b as jax.scipy.linalg does: b (m,) is one vector, solved
-    against every matrix of a; b (..., m, k) holds matrices whose leading axes broadcast with a's.
-    Both come back with the broadcast leading axes, b as matrices (a vector as one column)."""
-    b_shape = _shape(b)
-    m = a_shape[-1]
-    if not b_shape:
-        raise ShapeError(f"{name}: b must be a vector (m,) or matrices (..., m, k), got a scalar, with a {a_shape}",
-                         user_site())
-    if len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1 and b_shape[-1] == m:
-        raise ShapeError(f"{name}: b {b_shape} is a batch of vectors, which JAX deprecates and will read as "
-                         f"matrices (..., m, k); with a {a_shape}, pass b[..., None] and take [..., 0] of the result",
-                         user_site())
-    if b_shape[-1 if len(b_shape) == 1 else -2] != m:
-        want = "(m,)" if len(b_shape) == 1 else "(..., m, k)"
-        raise ShapeError(f"{name}: b {b_shape} must be {want} with m = {m}, the size of a {a_shape}", user_site())
-    vector = len(b_shape) == 1
-    b, = _float_operands(name, b, promote=True)
-    if vector:
-        b = b[:, None]
-    try:
-        batch = fnp.broadcast_shapes(a_shape[:-2], _shape(b)[:-2])
-    except ShapeError:
-        raise ShapeError(f"{name}: the leading axes of a {a_shape} and b {b_shape} do not broadcast",
-                         user_site()) from None
-    return fnp.broadcast_to(a, (*batch, m, m)), fnp.broadcast_to(b, (*batch, *_shape(b)[-2:])), vector
-
-
 def _trans(name: str, trans: Any, letters: bool) -> bool:
     """Whether `trans` (0, 1, 2, or with `letters` 'N', 'T', 'C') solves with a's transpose; 'C'
     (2), the conjugate transpose, is 'T' for real a."""
@@ -139,7 +111,7 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
     c, lower = c_and_lower
     lower = _flag(name, "lower", lower)
     c, c_shape = _square(name, c, "c")
-    c, b, vector = _right_hand_side(name, c_shape, c, b)
+    c, b, vector = fnp_linalg._right_hand_side(name, c, b, vectors_deprecated=True)
     x = _cho_solve(c, b, lower)
     return x[..., 0] if vector else x
 
@@ -180,7 +152,7 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
     if _shape(pivots) != (*lu_shape[:-2], m):
         raise ShapeError(f"{name}: piv must be (..., m) = {(*lu_shape[:-2], m)} for lu {lu_shape}, got "
                          f"{_shape(pivots)}", user_site())
-    lu_, b, vector = _right_hand_side(name, lu_shape, lu_, b)
+    lu_, b, vector = fnp_linalg._right_hand_side(name, lu_, b, vectors_deprecated=True)
     perm = lax_linalg.lu_pivots_to_permutation(pivots, m)
     perm = fnp.broadcast_to(perm, _shape(b)[:-2] + (m,))
     if not transpose:  # a = P^T L U
@@ -294,7 +266,7 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
     transpose = _trans(name, trans, letters=True)
     lower, unit_diagonal = _flag(name, "lower", lower), _flag(name, "unit_diagonal", unit_diagonal)
     a, a_shape = _square(name, a)
-    a, b, vector = _right_hand_side(name, a_shape, a, b)
+    a, b, vector = fnp_linalg._right_hand_side(name, a, b, vectors_deprecated=True)
     x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose,
                                     unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
