@@ -256,6 +256,7 @@ P3 = np.float32([1.0, 2.0, 3.0])
      r"polymul: trim_leading_zeros=True needs concrete coefficients.*traced f32\[3\]"),
     (lambda: fg.trace(lambda a: fg.polydiv(a, P3[:2], trim_leading_zeros=True), P3), fg.TraceError,
      r"polydiv: trim_leading_zeros=True needs concrete"),
+    (lambda: fg.polydiv(P3, P3[:0]), fg.ShapeError, r"polydiv: the divisor v has no coefficients"),
 ])
 def test_refused_forms_name_the_function_and_the_line(call, error, match):
     with pytest.raises(error, match=match) as info:

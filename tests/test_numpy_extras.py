@@ -35,7 +35,9 @@ def test_constants_are_jax_numpy_s():
 
 @pytest.mark.parametrize("name, dtype", [
     ("float32", fg.f32), ("float16", fg.f16), ("int32", fg.i32), ("uint32", fg.u32), ("bool_", fg.DType.bool),
-    ("float64", fg.f32), ("int64", fg.i32),  # x64 off, as jax.numpy's default
+    ("bool", fg.DType.bool), ("single", fg.f32),
+    ("float64", fg.f32), ("int64", fg.i32), ("uint64", fg.u32),  # x64 off, as jax.numpy's default
+    ("double", fg.f32), ("float_", fg.f32), ("int_", fg.i32), ("uint", fg.u32),
 ])
 def test_dtype_names_are_fgrad_dtypes(name, dtype):
     named = getattr(fg, name)

@@ -189,6 +189,7 @@ T = fg.dim("T", 8)
     (lambda: fg.trace(lambda f: fg.gradient(f, axis=0), fg.spec((T, 3))), fg.ShapeError,
      r"gradient: the symbolic axis T"),
     (lambda: fg.trapezoid(Y, axis=2), fg.ShapeError, r"trapezoid: axis 2 is out of range"),
+    (lambda: fg.trapezoid(Y[:0], axis=0), fg.ShapeError, r"trapezoid: y \(0, 5\) has no samples along axis 0"),
     (lambda: fg.unwrap(np.float32(1.0)), fg.ShapeError, r"unwrap: axis -1 is out of range"),
     (lambda: fg.unwrap(Y, axis=(0, 1)), fg.ShapeError, r"unwrap: axis must be a single integer"),
 ])

@@ -28,7 +28,9 @@ from fgrad.numpy.functional import *  # noqa: F403
 from fgrad.numpy import linalg  # noqa: F401  (jax.numpy.linalg: fg.numpy.linalg, not star-exported)
 from fgrad.numpy import operators  # noqa: F401  (installs the Tensor operators and methods)
 
-__all__ = sorted({
+bool = bool_  # noqa: A001, F405  (jax.numpy.bool; set here, where no code calls the builtin)
+
+__all__ = sorted({"bool",
     *promotion.__all__, *creation.__all__, *shapes.__all__, *elementwise.__all__, *reductions.__all__,
     *products.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__, *constants.__all__,
     *searching.__all__, *functional.__all__,

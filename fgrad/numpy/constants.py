@@ -3,7 +3,8 @@ issubdtype, can_cast, ...), of a value's shape (shape, ndim, size, isscalar), an
 
 The dtype names are fgrad's DTypes (`fg.float32 is fg.f32`), so they go wherever a dtype does:
 `fg.zeros(3, dtype=fg.float32)`, `x.astype(fg.int32)`, `x.dtype == fg.float16`. As jax.numpy
-with x64 off, `float64` and `int64` name f32 and i32.
+with x64 off, `float64` and `int64` (and `double`, `float_`, `int_`, `uint64`, `uint`) name f32,
+i32 and u32; `bool` (fg.numpy's, beside `bool_`) is DType.bool.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from fgrad.numpy.shapes import reshape, stack
 
 __all__ = [  # the public names, re-exported by fgrad.numpy and fgrad
     "e", "euler_gamma", "inf", "nan", "newaxis", "pi",
-    "bool_", "float16", "float32", "float64", "int32", "int64", "uint32",
+    "bool_", "double", "float_", "float16", "float32", "float64", "int_", "int32", "int64", "single", "uint", "uint32",
+    "uint64",
     "floating", "generic", "inexact", "integer", "number", "signedinteger", "unsignedinteger",
     "array", "can_cast", "copy", "dtype", "finfo", "iinfo", "isdtype", "isscalar", "issubdtype", "ndim",
     "promote_types", "result_type", "shape", "size",
@@ -33,8 +35,10 @@ euler_gamma = 0.5772156649015329
 newaxis = None
 
 float32, float16, int32, uint32, bool_ = DType.f32, DType.f16, DType.i32, DType.u32, DType.bool
-# NOTE: jax.numpy with x64 off (fgrad's only mode) truncates float64 and int64 to these.
-float64, int64 = DType.f32, DType.i32
+single = float32
+# NOTE: jax.numpy with x64 off (fgrad's only mode) truncates the 64-bit types to these.
+float64, int64, uint64 = DType.f32, DType.i32, DType.u32
+double, float_, int_, uint = float64, float64, int64, uint64
 # NumPy's abstract scalar types, as jax.numpy re-exports them, for issubdtype(x.dtype, fg.floating).
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger

@@ -1051,6 +1051,8 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
     length (its leading entries 0); with `trim_leading_zeros` (outside a trace only) the entries
     below sqrt(eps) in magnitude are dropped from its front, as NumPy's. Integers give f32."""
     u, v = _coefficients("polydiv", u, v)
+    if not _shape(v)[0]:  # as jnp.polydiv, which fails to index its leading coefficient
+        raise ShapeError("polydiv: the divisor v has no coefficients", user_site())
     m, n = _shape(u)[0] - 1, _shape(v)[0] - 1
     scale = divide(1.0, v[0])
     quotient = []

@@ -938,6 +938,8 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
         values, coords = asarray(y, dtype), asarray(x, dtype)
         axis = _one_axis("trapezoid", values, axis)
         step = diff(coords) if len(_shape(coords)) == 1 else moveaxis(diff(coords, axis=axis), axis, -1)
+    if _shape(values)[axis] == 0:  # as jnp.trapezoid, which fails to index its ends
+        raise ShapeError(f"trapezoid: y {_shape(values)} has no samples along axis {axis}", user_site())
     values = moveaxis(values, axis, -1)
     if not _shape(step) or _shape(step)[-1] == 1:  # one step along the axis: step * (the sum less half the ends)
         step = step[..., 0] if _shape(step) else step
