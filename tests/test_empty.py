@@ -168,6 +168,8 @@ CASES = {
     "cummax-empty": Case(lambda e: fg.lax.cummax(e, 0), (E,), lambda e: e),
     "sort-argsort": Case(lambda e: (fg.sort(e, 0), fg.argsort(e, 0), fg.sort(e, 1)), (E,),
                          lambda e: (np.sort(e, 0), np.argsort(e, 0), np.sort(e, 1))),
+    "sort-key-val": Case(lambda e: (*fg.lax.sort_key_val(e, e * 2.0), *fg.lax.sort((e, e), 0, num_keys=1)), (E,),
+                         lambda e: (e, e, e, e)),
     "top-k-0": Case(lambda x: fg.lax.top_k(x, 0), (X,), lambda x: (np.zeros((2, 0)), np.zeros((2, 0), np.int32))),
     "softmax": Case(lambda e: (fg.softmax(e, 0), fg.log_softmax(e, 1)), (E,), lambda e: (e, e)),
     # random numbers of no entries

@@ -711,7 +711,7 @@ def take_along_last(x: Tensor | np.ndarray, idx: Tensor | np.ndarray) -> Tensor 
     if rows == 1:
         return fnp.reshape(fnp.take(fnp.reshape(x, (n,)), fnp.reshape(idx, (-1,)), mode="clip"), idx.shape)
     offsets = fnp.reshape(fnp.arange(rows) * n, (rows, 1))
-    flat = fnp.take(fnp.reshape(x, (-1,)), fnp.reshape(idx, (rows, -1)) + offsets, mode="clip")
+    flat = fnp.take(fnp.reshape(x, (-1,)), fnp.reshape(idx, (rows, idx.shape[-1])) + offsets, mode="clip")
     return fnp.reshape(flat, idx.shape)
 
 

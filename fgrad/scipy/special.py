@@ -50,6 +50,17 @@ __all__ = [
 Array = Tensor | np.ndarray
 
 
+def _in_f32(fn: Any, *xs: Array) -> Any:
+    """fn(*xs), with f16 arguments computed in f32 and the results rounded back to f16 (as XLA
+    computes f16 special functions): the series, continued fractions and rational approximations
+    below are written for f32, whose coefficients and stopping tests f16 cannot hold."""
+    dtype = _dtype(xs[0])
+    if dtype is not DType.f16:
+        return fn(*xs)
+    out = fn(*(astype(x, DType.f32) for x in xs))
+    return tuple(astype(v, dtype) for v in out) if isinstance(out, tuple) else astype(out, dtype)
+
+
 # --- gamma and beta ---------------------------------------------------------------------------------
 
 def gammaln(x: ArrayLike) -> Array:
@@ -410,14 +421,14 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     0 at x = 0 and at a = +inf, 1 at x = +inf, NaN for a < 0, x < 0, a = x = 0, a = x = +inf and
     NaN (jax 0.11's values; jax 0.10 gave NaN at a = +inf). Differentiable in x and,
     as JAX's, in a (by the same series and fraction, differentiated)."""
-    return _igamma(*broadcast_arrays(*_inexact(a, x)))
+    return _in_f32(_igamma, *broadcast_arrays(*_inexact(a, x)))
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), without cancellation
     where it is small: 0 at x = +inf and where a = 0 < x, 1 at a = +inf, NaN for a < 0, x < 0,
     a = x = 0, a = x = +inf and NaN (jax 0.11's values; jax 0.10 gave NaN at a = +inf)."""
-    return _igammac(*broadcast_arrays(*_inexact(a, x)))
+    return _in_f32(_igammac, *broadcast_arrays(*_inexact(a, x)))
 
 
 def _betainc_numerator(n: Array, a: Array, b: Array, x: Array, odd: bool) -> Array:
@@ -733,7 +744,7 @@ def rel_entr(p: ArrayLike, q: ArrayLike) -> Array:
     both = logical_and(greater(p, 0.0), greater(q, 0.0))
     zero_p = logical_and(equal(p, 0.0), greater_equal(q, 0.0))
     safe_p, safe_q = where(both, p, 1.0), where(both, q, 1.0)
-    return where(both, subtract(_xlogx(safe_p), xlogy(safe_p, safe_q)), where(zero_p, 0.0, math.inf))
+    return where(both, subtract(_xlogx(safe_p), xlogy(safe_p, safe_q)), where(zero_p, 0.0, full_like(p, math.inf)))
 
 
 def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
@@ -777,8 +788,7 @@ _erfcx.defjvps(lambda t, ans, x: multiply(t, subtract(multiply(multiply(2.0, x),
 def erfcx(x: ArrayLike) -> Array:
     """The scaled complementary error function e^(x^2) erfc(x), without overflow for large x
     (an asymptotic series beyond sqrt(log(the dtype's largest value)))."""
-    (x,) = _inexact(x)
-    return _erfcx(x)
+    return _in_f32(_erfcx, *_inexact(x))
 
 
 # --- exponential integrals, Spence's function, Bernoulli numbers ----------------------------------------
@@ -859,7 +869,7 @@ def expi(x: ArrayLike) -> Array:
     """The exponential integral Ei(x), the principal value of the integral of e^t / t from -inf to
     x: -exp1(-x) for x < 0, Cephes' rational approximations for x > 0 (as JAX's); its derivative
     e^x / x."""
-    return _expi(*_inexact(x))
+    return _in_f32(_expi, *_inexact(x))
 
 
 def _expn_series(x: Array, n: Array) -> Array:
@@ -943,8 +953,7 @@ def expn(n: ArrayLike, x: ArrayLike) -> Array:
     """The generalized exponential integral E_n(x) = the integral of e^(-x t) / t^n over t > 1, as
     JAX's (Cephes' expn.c): NaN for n < 0 or x < 0, inf at x = 0 for n < 2, 1 / (n - 1) there
     otherwise, e^-x / x for n = 0. Its derivative in x is -E_(n-1)(x); none in n."""
-    n, x = broadcast_arrays(*_inexact(n, x))
-    return _expn(n, x)
+    return _in_f32(_expn, *broadcast_arrays(*_inexact(n, x)))
 
 
 def exp1(x: ArrayLike) -> Array:
@@ -1192,7 +1201,7 @@ def sici(x: ArrayLike) -> tuple[Array, Array]:
     """The sine and cosine integrals (Si(x), Ci(x)): the integral of sin(t) / t from 0 to x, and
     gamma + log(x) + the integral of (cos(t) - 1) / t from 0 to x (as JAX's: Ci of -x is Ci of x,
     NaN at -inf). Derivatives sin(x) / x and cos(x) / x."""
-    return _sici(*_inexact(x))
+    return _in_f32(_sici, *_inexact(x))
 
 
 def _dawsn_of(x: Array) -> Array:
@@ -1225,7 +1234,7 @@ def dawsn(x: ArrayLike) -> Array:
     """Dawson's integral e^(-x^2) times the integral of e^(t^2) from 0 to x (odd in x), by Cody,
     Paciorek and Thacher's rational approximations on |x| < 3.25, < 6.25 and beyond, as JAX's;
     its derivative 1 - 2 x dawsn(x)."""
-    return _dawsn(*_inexact(x))
+    return _in_f32(_dawsn, *_inexact(x))
 
 
 # --- Fresnel integrals ----------------------------------------------------------------------------------
@@ -1292,12 +1301,7 @@ def fresnel(x: ArrayLike) -> tuple[Array, Array]:
     """The Fresnel integrals (S(x), C(x)): the integrals of sin(pi t^2 / 2) and cos(pi t^2 / 2) from 0
     to x, odd in x, by Cephes' single-precision approximations, as JAX's f32 path (accurate on
     [-10, 10]); f16 computes in f32. Derivatives sin(pi x^2 / 2) and cos(pi x^2 / 2)."""
-    (x,) = _inexact(x)
-    dtype = _dtype(x)
-    if dtype is DType.f32:
-        return _fresnel(x)
-    s, c = _fresnel(astype(x, DType.f32))
-    return astype(s, dtype), astype(c, dtype)
+    return _in_f32(_fresnel, *_inexact(x))
 
 
 # --- Owen's T function ---------------------------------------------------------------------------------
