@@ -1,14 +1,14 @@
 """`jax.scipy.special` as `fg.scipy.special`: gamma and beta functions, complete and incomplete, the
 normal distribution's functions and Owen's T, Bessel functions (modified of order 0 and 1, of the
 first kind of integer order), entropies, the Hurwitz zeta function and polygamma, the exponential,
-sine, cosine, Fresnel, Dawson and Spence integrals, Bernoulli numbers and Kummer's hypergeometric 1F1.
-Not provided: wofz and sph_harm_y (complex-valued), hyp2f1, lpmn and lpmn_values.
+sine, cosine, Fresnel, Dawson and Spence integrals, Bernoulli numbers, Kummer's hypergeometric 1F1 and
+Gauss's 2F1. Not provided: wofz and sph_harm_y (complex-valued), lpmn and lpmn_values.
 
 Each is written with fgrad's functions as JAX writes it with `jax.numpy` and `jax.lax` (the same
 branches, the same values at the edges: poles, zeros, infinities, NaN), so it traces,
 differentiates, batches and compiles to WGSL; where JAX gives a function a derivative of its own
 (xlogy at x = 0, logit, log_ndtr, erfcx, poch, the incomplete gamma and beta functions, expi, expn,
-sici, fresnel, dawsn, owens_t, hyp1f1) the same rule is a `custom_jvp` here. JAX's loops that run until
+sici, fresnel, dawsn, owens_t, hyp1f1, hyp2f1) the same rule is a `custom_jvp` here. JAX's loops that run until
 convergence are `fori_loop`s of a fixed count here, each element's values frozen once converged.
 Integer and bool arguments compute in f32; arguments of several dtypes promote as jax.numpy's do.
 """
@@ -27,7 +27,7 @@ from fgrad.numpy import (
     abs, add, arctan, astype, broadcast_arrays, cos, divide, equal, erf, erfc, erfinv, exp, expand_dims, expm1,
     floor, fmod, full_like, greater, greater_equal, isnan, isneginf, isposinf, less, less_equal, log, log1p, logical_and,
     logical_not, logical_or, logsumexp, maximum, minimum, mod, multiply, negative, not_equal, piecewise, polyval,
-    power, select, sigmoid, sign, signbit, sin, sinc, sqrt, square, subtract, sum, where, zeros_like,
+    power, round, select, sigmoid, sign, signbit, sin, sinc, sqrt, square, subtract, sum, where, zeros_like,
 )
 from fgrad.numpy import log_softmax as _log_softmax, softmax as _softmax
 from fgrad.numpy.elementwise import bessel_i
@@ -42,7 +42,7 @@ from fgrad.transforms.forward import jvp
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",
     "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma", "gammainc",
-    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
     "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr",
     "sici", "softmax", "spence", "xlog1py", "xlogy", "zeta",
 ]
@@ -1039,17 +1039,17 @@ def bessel_jn(z: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     return divide(values[:operator.index(v) + 1], subtract(bs, values[0]))
 
 
-_HYP1F1_STEPS, _HYP1F1_UNROLL = 50, 5  # JAX's 250 terms at most
+_HYPER_STEPS, _HYPER_UNROLL = 50, 5  # JAX's 250 terms at most
 
 
-def _hyp1f1_sum(first: Array, ratio: Any, weight: Any = None) -> Array:
+def _hypergeometric_sum(first: Array, ratio: Any, weight: Any = None) -> Array:
     """1 + the sum over k >= 1 of term_k, term_1 = `first` and term_(k+1) = term_k ratio(k); with a
     `weight`, the sum over k >= 1 of term_k weight(k) instead. JAX's loops: each element stopped
     once its next term is within eps of its sum, and at 250 terms."""
     eps = float(np.finfo(_dtype(first).np).eps)
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
-        for _ in range(_HYP1F1_UNROLL):
+        for _ in range(_HYPER_UNROLL):
             on, serie, k, term = vals
             serie = add(serie, term if weight is None else multiply(term, weight(k)))
             term = multiply(term, ratio(k))
@@ -1060,14 +1060,14 @@ def _hyp1f1_sum(first: Array, ratio: Any, weight: Any = None) -> Array:
 
     start = full_like(first, 1.0 if weight is None else 0.0)
     on = greater(divide(abs(first), abs(start)), eps)  # JAX's test before its first step (inf from 0)
-    return fori_loop(0, _HYP1F1_STEPS, steps, (on, start, full_like(first, 1.0), first))[1]
+    return fori_loop(0, _HYPER_STEPS, steps, (on, start, full_like(first, 1.0), first))[1]
 
 
 def _hyp1f1_of(a: Array, b: Array, x: Array) -> Array:
-    series = _hyp1f1_sum(multiply(divide(a, b), x), lambda k: divide(multiply(divide(add(a, k), add(b, k)), x),
+    series = _hypergeometric_sum(multiply(divide(a, b), x), lambda k: divide(multiply(divide(add(a, k), add(b, k)), x),
                                                                      add(k, 1.0)))
     ba, a1 = subtract(b, a), subtract(1.0, a)
-    asymptotic = _hyp1f1_sum(divide(multiply(ba, a1), x),
+    asymptotic = _hypergeometric_sum(divide(multiply(ba, a1), x),
                              lambda k: divide(divide(multiply(add(ba, k), add(a1, k)), add(k, 1.0)), x))
     asymptotic = multiply(multiply(multiply(divide(gamma(b), gamma(a)), exp(x)), power(x, subtract(a, b))), asymptotic)
     result = where(less(abs(x), 100.0), series, asymptotic)
@@ -1088,7 +1088,7 @@ def _hyp1f1_parameter_derivative(wrt_a: bool) -> Any:
         weight = (lambda k: subtract(_digamma(add(a, k)), _digamma(a))) if wrt_a else \
             (lambda k: subtract(_digamma(b), _digamma(add(b, k))))
         ratio = lambda k: divide(multiply(divide(add(a, k), add(b, k)), x), add(k, 1.0))  # noqa: E731
-        return multiply(t, _hyp1f1_sum(multiply(divide(a, b), x), ratio, weight))
+        return multiply(t, _hypergeometric_sum(multiply(divide(a, b), x), ratio, weight))
     return rule
 
 
@@ -1102,6 +1102,161 @@ def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     where b = 0), e^x at a = b, inf at b = 0. For positive real arguments (large values lose
     accuracy in f32). Derivatives in a and b by JAX's series, in x: (a / b) 1F1(a + 1; b + 1; x)."""
     return _hyp1f1(*broadcast_arrays(*_inexact(a, b, x)))
+
+
+# --- Gauss's hypergeometric function 2F1 ------------------------------------------------------------------
+# JAX's port of Pearson, Olver and Porter (2014): the Taylor series (ending after |a| terms where a or b is
+# a non-positive integer), and for x > 0.9 the digamma transformation of AMS55 15.3.10-12; its loops at
+# most 250 terms each, as JAX's.
+
+
+def _hyp2f1_terminal(a: Array, b: Array, c: Array, x: Array) -> Array:
+    """The series where a or b is a non-positive integer: its terms vanish after |a| (of the two,
+    the one of larger magnitude that c's poles allow)."""
+    eps = float(np.finfo(_dtype(x).np).eps) * 50
+    ib = round(b)
+    c_pole_first = logical_and(equal(mod(c, 1.0), 0.0), logical_and(less_equal(c, 0.0), greater(c, b)))
+    swap = logical_and(less(b, a), logical_and(less(abs(subtract(b, ib)), eps), logical_not(c_pole_first)))
+    a, b = abs(where(swap, b, a)), where(swap, a, b)
+
+    def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
+        for _ in range(_HYPER_UNROLL):
+            i, serie, term = vals
+            on = less(i, add(a, 1.0))  # JAX's fori_loop(1, a + 1)
+            term_ = multiply(term, multiply(divide(divide(negative(add(subtract(a, i), 1.0)), subtract(add(c, i), 1.0)),
+                                                   i), multiply(subtract(add(b, i), 1.0), x)))
+            new = _frozen(on, (add(serie, term_), term_), (serie, term))
+            vals = (add(i, 1.0), *new)
+        return vals
+
+    one = full_like(x, 1.0)
+    return fori_loop(0, _HYPER_STEPS, steps, (one, one, one))[1]
+
+
+def _hyp2f1_series(a: Array, b: Array, c: Array, x: Array) -> Array:
+    """The Taylor series: term_(k+1) = term_k (a + k)(b + k) x / ((c + k)(k + 1))."""
+    return _hypergeometric_sum(multiply(divide(multiply(a, b), c), x), lambda k: divide(
+        multiply(divide(multiply(add(a, k), add(b, k)), add(c, k)), x), add(k, 1.0)))
+
+
+def _hyp2f1_digamma_transform(a: Array, b: Array, c: Array, x: Array) -> Array:
+    """2F1 near x = 1 where d = c - a - b is near an integer, by AMS55 15.3.10-12 (as JAX's)."""
+    eps = float(np.finfo(_dtype(x).np).eps)
+    d = subtract(subtract(c, a), b)
+    s = subtract(1.0, x)
+    rd = round(d)
+    up = greater_equal(rd, 0.0)
+    e = where(up, d, negative(d))
+    d1, d2 = where(up, d, 0.0), where(up, 0.0, d)
+    ard = abs(rd)
+    ax = log(s)
+    y = divide(subtract(subtract(subtract(add(_digamma(full_like(x, 1.0)), _digamma(add(e, 1.0))),
+                                          _digamma(add(a, d1))), _digamma(add(b, d1))), ax), gamma(add(e, 1.0)))
+    p = divide(multiply(multiply(add(a, d1), add(b, d1)), s), gamma(add(e, 2.0)))
+
+    def series(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
+        for _ in range(_HYPER_UNROLL):
+            on, p, q, t, y = vals
+            r = subtract(subtract(subtract(add(_digamma(add(t, 1.0)), _digamma(add(add(t, 1.0), e))),
+                                           _digamma(add(add(a, t), d1))), _digamma(add(add(b, t), d1))), ax)
+            q = multiply(p, r)
+            y = add(y, q)
+            p = multiply(p, divide(multiply(s, add(add(a, t), d1)), add(t, 1.0)))
+            p = multiply(p, divide(add(add(b, t), d1), add(add(t, 1.0), e)))
+            t = add(t, 1.0)
+            going = logical_and(less(t, 250.0), greater_equal(abs(q), multiply(eps, abs(y))))
+            vals = (logical_and(on, going), *_frozen(on, (p, q, t, y), vals[1:]))
+        return vals
+
+    on = greater_equal(abs(y), multiply(eps, abs(y)))  # JAX's first test, with q = y
+    y = fori_loop(0, _HYPER_STEPS, series, (on, p, y, full_like(x, 1.0), y))[-1]
+
+    def finite(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
+        for _ in range(_HYPER_UNROLL):
+            i, p, t, y1 = vals
+            on = less(i, ard)  # JAX's fori_loop(1, ard)
+            p_ = multiply(p, divide(multiply(multiply(s, add(add(a, t), d2)), add(add(b, t), d2)),
+                                    add(subtract(1.0, e), t)))
+            t_ = add(t, 1.0)
+            p_ = divide(p_, t_)
+            vals = (add(i, 1.0), *_frozen(on, (p_, t_, add(y1, p_)), (p, t, y1)))
+        return vals
+
+    one = full_like(x, 1.0)
+    y1 = fori_loop(0, _HYPER_STEPS, finite, (one, one, zeros_like(x), one))[-1]
+    gc = gamma(c)
+    y1 = multiply(y1, divide(multiply(gamma(e), gc), multiply(gamma(add(a, d1)), gamma(add(b, d1)))))
+    yy = multiply(y, divide(gc, multiply(gamma(add(a, d2)), gamma(add(b, d2)))))
+    yy = where(not_equal(mod(ard, 2.0), 0.0), negative(yy), yy)
+    q = power(s, rd)
+    summed = where(greater(rd, 0.0), add(multiply(yy, q), y1), add(yy, multiply(y1, q)))
+    return where(equal(rd, 0.0), divide(multiply(y, gc), multiply(gamma(a), gamma(b))), summed)
+
+
+def _hyp2f1_terminal_or_series(a: Array, b: Array, c: Array, x: Array) -> Array:
+    eps = float(np.finfo(_dtype(x).np).eps) * 50
+    d = subtract(subtract(c, a), b)
+    negative_int = [logical_and(less_equal(v, 0.0), less(abs(subtract(v, round(v))), eps)) for v in (a, b)]
+    terminating = logical_or(*negative_int)
+    near_one = logical_and(greater(x, 0.9), logical_not(terminating))
+    d_integer = less(abs(subtract(d, round(d))), eps)
+    return select([logical_and(near_one, d_integer), logical_and(logical_not(near_one), terminating)],
+                  [_hyp2f1_digamma_transform(a, b, c, x), _hyp2f1_terminal(a, b, c, x)], _hyp2f1_series(a, b, c, x))
+
+
+def _hyp2f1_of(a: Array, b: Array, c: Array, x: Array) -> Array:
+    eps = float(np.finfo(_dtype(x).np).eps) * 50
+    d = subtract(subtract(c, a), b)
+    s = subtract(1.0, x)
+    ca, cb = subtract(c, a), subtract(c, b)
+    d_integer = less(abs(subtract(d, round(d))), eps)
+    conds = [
+        logical_or(equal(x, 0.0), logical_and(logical_or(equal(a, 0.0), equal(b, 0.0)), not_equal(c, 0.0))),
+        logical_or(equal(c, 0.0), logical_and(less(c, 0.0), equal(mod(c, 1.0), 0.0))),
+        logical_and(less_equal(d, -1.0), logical_not(logical_and(logical_not(d_integer), less(s, 0.0)))),
+        logical_and(less_equal(d, 0.0), equal(x, 1.0)),
+        logical_and(less(x, 1.0), equal(b, c)),
+        logical_and(less(x, 1.0), equal(a, c)),
+        greater(x, 1.0),
+        equal(x, 1.0),
+    ]
+    values = [full_like(x, 1.0), full_like(x, math.inf), multiply(power(s, d), _hyp2f1_terminal_or_series(ca, cb, c, x)),
+              full_like(x, math.inf), power(s, negative(a)), power(s, negative(b)), full_like(x, math.inf),
+              divide(multiply(gamma(c), gamma(d)), multiply(gamma(ca), gamma(cb)))]
+    return select(conds, values, _hyp2f1_terminal_or_series(a, b, c, x))
+
+
+@custom_jvp
+def _hyp2f1(a: Array, b: Array, c: Array, x: Array) -> Array:
+    return _hyp2f1_of(a, b, c, x)
+
+
+def _hyp2f1_parameter_derivative(which: int) -> Any:
+    """d/da 2F1 = the sum of term_k (psi(a + k) - psi(a)), d/db likewise, d/dc of term_k (psi(c) - psi(c + k))."""
+    def rule(t: Array, ans: Array, a: Array, b: Array, c: Array, x: Array) -> Array:
+        v = (a, b, c)[which]
+        sign = -1.0 if which == 2 else 1.0
+        weight = lambda k: multiply(sign, subtract(_digamma(add(v, k)), _digamma(v)))  # noqa: E731
+        ratio = lambda k: divide(multiply(divide(multiply(add(a, k), add(b, k)), add(c, k)), x), add(k, 1.0))  # noqa: E731
+        return multiply(t, _hypergeometric_sum(multiply(divide(multiply(a, b), c), x), ratio, weight))
+    return rule
+
+
+_hyp2f1.defjvps(*(_hyp2f1_parameter_derivative(k) for k in range(3)),
+                lambda t, ans, a, b, c, x: multiply(t, multiply(divide(multiply(a, b), c),
+                                                                _hyp2f1(add(a, 1.0), add(b, 1.0), add(c, 1.0), x))))
+
+
+def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
+    """Gauss's hypergeometric function 2F1(a, b; c; x) = sum over k of (a)_k (b)_k x^k / ((c)_k k!),
+    as JAX's: the Taylor series (ending where a or b is a non-positive integer), 1 at x = 0 and
+    where a or b is 0, inf where c is a non-positive integer and for x > 1, Gauss's value
+    Gamma(c) Gamma(d) / (Gamma(c - a) Gamma(c - b)) at x = 1 (d = c - a - b), Euler's
+    transformation where d <= -1 and the digamma transformation near x = 1 where d is an
+    integer; at most 250 terms a series. For real arguments and x <= 1 (large values lose
+    accuracy in f32). Derivatives in a, b and c by JAX's series, in x: (a b / c) 2F1(a + 1, b + 1;
+    c + 1; x)."""
+    return _in_f32(_hyp2f1, *broadcast_arrays(*_inexact(a, b, c, x)))
 
 
 # --- sine and cosine integrals, Dawson's integral --------------------------------------------------------
