@@ -141,6 +141,13 @@ ROWS = [
                                        f32(2.0, 4.0, 2.5, 1.5, 1.0, 0.0, 2.5, 3.0, 3.0, 3.5, 1.5, 3.0, 5.0, 2.0, -0.5),
                                        f32(0.5, 0.95, 0.7, 0.4, 0.3, 0.5, 0.6, 0.97, 1.0, 1.0, 0.0, 1.5, 0.93, 0.99,
                                            0.2))], 5e-6, 0),
+    # the associated Legendre functions: orders and degrees 0..n, at points in [-1, 1] and at its ends
+    ("lpmn", lambda z: S.lpmn(3, 3, z), lambda z: jss.lpmn(3, 3, z), [(d.f32(8, lo=-0.99, hi=0.99),),
+                                                                      (f32(-1.0, 1.0, 0.0, 0.5),)], 2e-6, 1e-6),
+    ("lpmn_values", lambda z: S.lpmn_values(5, 5, z, False), lambda z: jss.lpmn_values(5, 5, z, False),
+     [(d.f32(8, lo=-1.0, hi=1.0),), (f32(-1.0, 1.0, 0.0),)], 2e-6, 1e-6),
+    ("lpmn_values normalized", lambda z: S.lpmn_values(5, 5, z, True), lambda z: jss.lpmn_values(5, 5, z, True),
+     [(d.f32(8, lo=-1.0, hi=1.0),), (f32(-1.0, 1.0, 0.0),)], 2e-6, 1e-6),
 ]
 STATIC = {"bernoulli"}  # its argument is a static int: nothing to compile
 
@@ -274,6 +281,11 @@ def test_batched_over_vmap():
     (lambda: fg.jit(S.bernoulli)(np.int32(3)), fg.TraceError, "bernoulli: .*traced"),
     (lambda: S.bessel_jn(f32(1.0), v=1.5), fg.DTypeError, "bessel_jn: v"),
     (lambda: S.expn(1, "x"), fg.DTypeError, "expn"),
+    (lambda: S.lpmn(2, 3, f32(0.5)), fg.InputError, "lpmn: the maximum order m and degree n must be one"),
+    (lambda: S.lpmn(2.5, 2.5, f32(0.5)), fg.DTypeError, "lpmn: m must be a static integer"),
+    (lambda: S.lpmn(2, 2, np.int32([0])), fg.DTypeError, "lpmn: z must be f32"),
+    (lambda: S.lpmn_values(2, 2, f32(0.5).reshape(1, 1), False), fg.ShapeError, "lpmn_values: z must be a 1-d"),
+    (lambda: S.lpmn_values(2, 2, f32(0.5), 1), fg.TraceError, "lpmn_values: is_normalized must be True or False"),
 ])
 def test_refusals_name_the_function_and_the_user_s_line(call, error, words):
     with pytest.raises(error, match=words) as info:
@@ -329,8 +341,8 @@ def test_f16_arguments_give_f16_results_as_jax_s(name):
 
 
 # jax.scipy.special's names that fgrad does not provide: complex-valued (wofz, sph_harm_y; fgrad has
-# no complex dtype), or not yet written. A name in neither this set nor fgrad fails the test below.
-NOT_PROVIDED = {"wofz", "sph_harm_y", "lpmn", "lpmn_values"}
+# no complex dtype). A name in neither this set nor fgrad fails the test below.
+NOT_PROVIDED = {"wofz", "sph_harm_y"}
 
 
 def test_every_function_of_jax_scipy_special_has_a_row():

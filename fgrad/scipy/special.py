@@ -2,7 +2,7 @@
 normal distribution's functions and Owen's T, Bessel functions (modified of order 0 and 1, of the
 first kind of integer order), entropies, the Hurwitz zeta function and polygamma, the exponential,
 sine, cosine, Fresnel, Dawson and Spence integrals, Bernoulli numbers, Kummer's hypergeometric 1F1 and
-Gauss's 2F1. Not provided: wofz and sph_harm_y (complex-valued), lpmn and lpmn_values.
+Gauss's 2F1, the associated Legendre functions. Not provided: wofz and sph_harm_y (complex-valued).
 
 Each is written with fgrad's functions as JAX writes it with `jax.numpy` and `jax.lax` (the same
 branches, the same values at the edges: poles, zeros, infinities, NaN), so it traces,
@@ -21,17 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, InputError, TraceError, name_errors_after
+from fgrad.errors import DTypeError, InputError, ShapeError, TraceError, name_errors_after
 from fgrad.lax import digamma as _digamma, lgamma
 from fgrad.numpy import (
     abs, add, arctan, astype, broadcast_arrays, cos, divide, equal, erf, erfc, erfinv, exp, expand_dims, expm1,
     floor, fmod, full_like, greater, greater_equal, isnan, isneginf, isposinf, less, less_equal, log, log1p, logical_and,
     logical_not, logical_or, logsumexp, maximum, minimum, mod, multiply, negative, not_equal, piecewise, polyval,
-    power, round, select, sigmoid, sign, signbit, sin, sinc, sqrt, square, subtract, sum, where, zeros_like,
+    power, round, select, sigmoid, sign, signbit, sin, sinc, sqrt, square, stack, subtract, sum, where, zeros_like,
 )
 from fgrad.numpy import log_softmax as _log_softmax, softmax as _softmax
 from fgrad.numpy.elementwise import bessel_i
-from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _inexact, asarray
+from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _inexact, _shape, asarray
 from fgrad.ir import DType
 from fgrad.primitives import polygamma_p
 from fgrad.trace import Tensor, bind, user_site
@@ -42,9 +42,9 @@ from fgrad.transforms.forward import jvp
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",
     "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel", "gamma", "gammainc",
-    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-    "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr",
-    "sici", "softmax", "spence", "xlog1py", "xlogy", "zeta",
+    "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
+    "log_softmax", "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr", "ndtri", "owens_t",
+    "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "xlog1py", "xlogy", "zeta",
 ]
 
 Array = Tensor | np.ndarray
@@ -1037,6 +1037,139 @@ def bessel_jn(z: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
     ks = asarray(np.arange(n_iter + 1, dtype=np.float32), _dtype(z))
     (_, _, bs), values = scan(step, (zero, full_like(z, 1e-16), zero), ks, reverse=True)
     return divide(values[:operator.index(v) + 1], subtract(bs, values[0]))
+
+
+# --- associated Legendre functions of the first kind -------------------------------------------------------
+# JAX's recurrences: the diagonal P_l^l from P_0^0 by products of sqrt(1 - z^2), the first off-diagonal
+# P_l^(l+1) = (2l + 1) z P_l^l, then P_m^l = d0 z P_m^(l-1) - d1 P_m^(l-2) away from it; derivatives from
+# the values of degree l - 1 and orders m -+ 1, 2 (unnormalized only, as JAX's).
+
+
+def _legendre_degree(name: str, m: Any, n: Any, z: ArrayLike) -> tuple[int, Array]:
+    """The maximum degree (m = n, as JAX requires) and z, checked: a 1-D float array."""
+    for what, value in (("m", m), ("n", n)):
+        try:
+            operator.index(value)
+        except TypeError:
+            raise DTypeError(f"{name}: {what} must be a static integer, got {_brief(value)}", user_site()) from None
+    if operator.index(m) != operator.index(n) or operator.index(n) < 0:
+        raise InputError(f"{name}: the maximum order m and degree n must be one non-negative integer (JAX computes "
+                         f"no m != n either), got m={m}, n={n}", user_site())
+    if _dtype(z) is not DType.f32:
+        raise DTypeError(f"{name}: z must be f32 (as JAX's: f32 or f64), got {_dtype(z)}", user_site())
+    if len(_shape(z)) != 1:
+        raise ShapeError(f"{name}: z must be a 1-d array of points, got shape {_shape(z)}", user_site())
+    return operator.index(n), asarray(z)
+
+
+def _legendre_values(l_max: int, z: Array, normalized: bool) -> list[list[Array | None]]:
+    """P[m][l] for 0 <= m <= l <= l_max (None below the diagonal), each of z's shape."""
+    f32 = np.float32
+    a, b = np.arange(1, l_max + 1, dtype=f32), np.arange(l_max, dtype=f32)
+    m_mat, l_mat = np.meshgrid(np.arange(l_max + 1, dtype=f32), np.arange(l_max + 1, dtype=f32), indexing="ij")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if normalized:
+            first = f32(0.5 / np.sqrt(np.pi))
+            f_a, f_b = np.cumprod(-np.sqrt(f32(1) + f32(0.5) / a)), np.sqrt(f32(2) * b + f32(3))
+            c0, c1, c2, c3 = l_mat * l_mat, m_mat * m_mat, f32(2) * l_mat, (l_mat - f32(1)) ** 2
+            d0 = np.sqrt((f32(4) * c0 - f32(1)) / (c0 - c1))
+            d1 = np.sqrt(((c2 + f32(1)) * (c3 - c1)) / ((c2 - f32(3)) * (c0 - c1)))
+        else:
+            first = f32(1.0)
+            f_a, f_b = np.cumprod(f32(1) - f32(2) * a), f32(2) * b + f32(1)
+            d0 = (f32(2) * l_mat - f32(1)) / (l_mat - m_mat)
+            d1 = (l_mat + m_mat - f32(1)) / (l_mat - m_mat)
+    p: list[list[Array | None]] = [[None] * (l_max + 1) for _ in range(l_max + 1)]
+    p[0][0] = full_like(z, float(first))
+    y = sqrt(subtract(1.0, multiply(z, z)))
+    power_of_y = y
+    for l in range(1, l_max + 1):
+        p[l][l] = multiply(float(first), multiply(float(f_a[l - 1]), power_of_y))
+        power_of_y = multiply(power_of_y, y)
+    for l in range(l_max):
+        p[l][l + 1] = multiply(multiply(float(f_b[l]), z), p[l][l])
+    for i in range(2, l_max + 1):
+        for m in range(l_max + 1 - i):
+            l = m + i
+            p[m][l] = subtract(multiply(float(d0[m, l]), multiply(p[m][l - 1], z)),
+                               multiply(float(d1[m, l]), p[m][l - 2]))
+    return p
+
+
+def _legendre_derivatives(p: list[list[Array | None]], z: Array) -> list[list[Array | None]]:
+    """dP[m][l]/dz from the values (unnormalized), as JAX's `_gen_derivatives`."""
+    n = len(p)
+
+    def at(m: int, l: int) -> Array | None:
+        return p[m][l] if 0 <= m < n and 0 <= l < n else None
+
+    def term(c: float, v: Array | None) -> Array | None:
+        return None if v is None or c == 0.0 else multiply(c, v)
+
+    def plus(*vs: Array | None) -> Array:
+        present = [v for v in vs if v is not None]
+        out = present[0] if present else zeros_like(z)
+        for v in present[1:]:
+            out = add(out, v)
+        return out
+
+    dp: list[list[Array | None]] = [[None] * n for _ in range(n)]
+    for m in range(n):
+        for l in range(m, n):
+            below_two = at(m - 2, l - 1)  # P_(l-1)^(m-2), of negative order where m < 2
+            if m == 1 and l >= 2:
+                below_two = term(-1.0 / (l * (l - 1)), at(1, l - 1))
+            elif m == 0 and l >= 3:
+                lv = l - 1
+                below_two = term(1.0 / ((lv + 2) * (lv + 1) * lv * (lv - 1)), at(2, l - 1))
+            a0 = 0.0 if m == 1 else -0.5 / (m - 1.0)
+            c0 = a0 * (l + m - 2.0) * (l + m - 1.0)
+            d0 = -0.5 / (m + 1.0)
+            e0 = d0 * (l + m) * (l + m + 1.0)
+            f0 = (l + m) * (l - m + 1.0) / 2.0
+            minus_one = plus(term(a0, at(m, l - 1)), term(c0, below_two))  # P_l^(m-1)
+            plus_one = plus(term(d0, at(m + 2, l - 1)), term(e0, at(m, l - 1)))  # P_l^(m+1)
+            dp[m][l] = subtract(multiply(f0, minus_one), multiply(0.5, plus_one))
+    if n > 1:  # the singularity at m = 1
+        scale = divide(0.5, sqrt(subtract(1.0, multiply(z, z))))
+        for l in range(n):
+            g = multiply(float((l + 1) * l), p[0][l])
+            if n > 2 and p[2][l] is not None:
+                g = subtract(g, p[2][l])
+            dp[1][l] = zeros_like(z) if l == 0 else multiply(scale, g)
+    return dp
+
+
+def _stacked(rows: list[list[Array | None]], z: Array) -> Array:
+    zero = zeros_like(z)
+    return stack([stack([zero if v is None else v for v in row]) for row in rows])
+
+
+def lpmn(m: int, n: int, z: ArrayLike) -> tuple[Array, Array]:
+    """The associated Legendre functions of the first kind P_l^m(z) and their derivatives in z, for
+    orders and degrees 0 ... n (m must equal n, as JAX requires), as `jax.scipy.special.lpmn`:
+    two arrays (n + 1, n + 1, len(z)), indexed by order, degree and point, zero where l < m; with
+    the Condon-Shortley phase (-1)^m, as SciPy's.
+
+    Args:
+        m, n: the maximum order and degree (static integers, equal).
+        z: a 1-d f32 array of points in [-1, 1].
+    """
+    l_max, z = _legendre_degree("lpmn", m, n, z)
+    values = _legendre_values(l_max, z, normalized=False)
+    return _stacked(values, z), _stacked(_legendre_derivatives(values, z), z)
+
+
+def lpmn_values(m: int, n: int, z: ArrayLike, is_normalized: bool) -> Array:
+    """The associated Legendre functions of the first kind P_l^m(z) for orders and degrees 0 ... n
+    (m must equal n), as `jax.scipy.special.lpmn_values`: (n + 1, n + 1, len(z)), indexed by order,
+    degree and point; with `is_normalized`, scaled so that the spherical harmonics they make are
+    orthonormal on the sphere."""
+    l_max, z = _legendre_degree("lpmn_values", m, n, z)
+    if not isinstance(is_normalized, (bool, np.bool_)):
+        raise TraceError(f"lpmn_values: is_normalized must be True or False, got {_brief(is_normalized)}",
+                         user_site())
+    return _stacked(_legendre_values(l_max, z, bool(is_normalized)), z)
 
 
 _HYPER_STEPS, _HYPER_UNROLL = 50, 5  # JAX's 250 terms at most
