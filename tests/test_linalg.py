@@ -50,6 +50,8 @@ TABLE = [
     ("solve", LA.solve, jnp.linalg.solve,
      [(G1, f32(1)), (G5, f32(5)), (G25, f32(5)), (G25, f32(2, 5, 3)), (G3, f32(4, 1, 3, 2)), (SWAP, f32(3, 2)),
       (INTS, np.int32([1, 2, 3])), (G25, f32(5, 5))]),  # the last: matrices, with one axis fewer than a
+    ("slogdet-qr", lambda a: LA.slogdet(a, method="qr"), lambda a: jnp.linalg.slogdet(a, method="qr"),
+     [(G3,), (G5,), (G25,), (SWAP,), (-G5,), (INTS,)]),
     ("inv", LA.inv, jnp.linalg.inv, [(G1,), (G3,), (G25,), (SWAP,), (INTS,)]),
     ("det", LA.det, jnp.linalg.det, [(G1,), (G25[:, :2, :2],), (G3,), (G5,), (G25,), (SWAP,), (INTS,)]),
     ("slogdet", LA.slogdet, jnp.linalg.slogdet, [(G1,), (G25[:, :2, :2],), (G3,), (G5,), (G25,), (SWAP,), (-G5,),
@@ -58,7 +60,7 @@ TABLE = [
 
 # One row of each function compiled to WGSL on the local adapter (llvmpipe is slow: small matrices).
 COMPILED = {"cholesky-0", "cholesky-2", "cholesky-upper-1", "lu-2", "lu-3", "lu-4", "solve-2", "solve-4", "inv-2",
-            "det-4", "slogdet-4", "lu_pivots_to_permutation-0"}
+            "det-4", "slogdet-4", "slogdet-qr-2", "lu_pivots_to_permutation-0"}
 
 
 def eager_and_traced(ours, args, want, what, **tol):
@@ -287,7 +289,7 @@ ERRORS = [
     (lambda: LA.det(f32(2, 3)), fg.ShapeError, r"det: a must be square matrices .* \(2, 3\)"),
     (lambda: LA.det(F16), fg.DTypeError, r"det: dtype f16 is not supported"),
     (lambda: LA.slogdet(f32(2, 3)), fg.ShapeError, r"slogdet: a must be square matrices .* \(2, 3\)"),
-    (lambda: LA.slogdet(G3, method="qr"), fg.ShapeError, r"slogdet: method 'qr' is not supported"),
+    (lambda: LA.slogdet(G3, method="svd"), fg.ShapeError, r"slogdet: method 'svd' is not supported"),
     (lambda: LL.lu_pivots_to_permutation(np.int32([[1, 2]]), 1), fg.ShapeError,
      r"lu_pivots_to_permutation: pivots must have a last axis of at most permutation_size=1"),
 ]

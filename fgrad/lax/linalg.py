@@ -909,11 +909,28 @@ def _slogdet(a: Value) -> tuple[Value, Value]:
     return fnp.astype(sign, _dtype(a)), logabsdet
 
 
-@_slogdet.defjvp
-def _slogdet_jvp(primals: tuple[Value], tangents: tuple[Value]) -> tuple[Any, Any]:
-    (a,), (da,) = primals, tangents
-    sign, logabsdet = _slogdet(a)
-    return (sign, logabsdet), (fnp.zeros_like(sign), fnp.trace(_solve(a, da), 0, -2, -1))
+@custom_jvp
+def _slogdet_qr(a: Value) -> tuple[Value, Value]:
+    """slogdet from the Householder QR (jnp.linalg.slogdet's method 'qr'): R's diagonal gives the
+    magnitude and a sign, and each reflection made (tau != 0) flips the sign."""
+    n = _shape(a)[-1]
+    packed, taus = _geqrf(a)
+    diag = fnp.diagonal(packed, 0, -2, -1)
+    reflections = fnp.prod(fnp.where(taus[..., :n - 1] != 0, -1.0, 1.0), axis=-1)
+    sign = fnp.prod(fnp.sign(diag), axis=-1) * reflections
+    return fnp.astype(sign, _dtype(a)), fnp.sum(fnp.log(fnp.abs(diag)), axis=-1)
+
+
+def _slogdet_rule(slogdet: Any) -> Any:
+    def jvp(primals: tuple[Value], tangents: tuple[Value]) -> tuple[Any, Any]:
+        (a,), (da,) = primals, tangents
+        sign, logabsdet = slogdet(a)
+        return (sign, logabsdet), (fnp.zeros_like(sign), fnp.trace(_solve(a, da), 0, -2, -1))
+    return jvp
+
+
+_slogdet.defjvp(_slogdet_rule(_slogdet))
+_slogdet_qr.defjvp(_slogdet_rule(_slogdet_qr))
 
 
 # d det a = det a * trace(a^-1 da).

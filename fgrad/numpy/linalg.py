@@ -341,10 +341,11 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """The sign and the natural log of the absolute value of the determinants of square matrices
     (..., n, n), as `jnp.linalg.slogdet`: `SlogdetResult(sign, logabsdet)`, each a.shape[:-2];
     sign 0 and logabsdet -inf for a singular matrix. Written out for n <= 2, else from the LU
-    factorization (method None or 'lu'; not 'qr'). Integers are converted to f32."""
-    if method not in (None, "lu"):
-        raise ShapeError(f"slogdet: method {_brief(method)} is not supported: fgrad computes it from the LU "
-                         "factorization only (method None or 'lu')", user_site())
+    factorization (method None or 'lu') or the Householder QR (method 'qr'). Integers are
+    converted to f32."""
+    if method not in (None, "lu", "qr"):
+        raise ShapeError(f"slogdet: method {_brief(method)} is not supported: use None or 'lu' (the LU "
+                         "factorization) or 'qr'", user_site())
     a, n = _checked_square("slogdet", a)
     if n == 0:
         batch = _shape(a)[:-2]
@@ -352,7 +353,8 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     if n <= 2:
         d = a[..., 0, 0] if n == 1 else a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
         return SlogdetResult(fnp_sign(d), fnp_log(abs(d)))
-    return SlogdetResult(*_lax_linalg()._slogdet(a))
+    lax_linalg = _lax_linalg()
+    return SlogdetResult(*(lax_linalg._slogdet_qr if method == "qr" else lax_linalg._slogdet)(a))
 
 
 # ---------------------------------------------------------------------------
