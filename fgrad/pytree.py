@@ -154,20 +154,38 @@ def _sort_key(key: Any) -> tuple[str, Any]:
     return type(key).__name__, key
 
 
-def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
-    """Leaves of `tree` in a stable order, and its structure."""
+def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], TreeDef]:
+    """Leaves of `tree` in a stable order, and its structure; a subtree for which `is_leaf` is
+    true is one leaf, as jax.tree_util's."""
     leaves: list[Any] = []
-    return leaves, _structure(tree, leaves)
+    return leaves, _structure(tree, leaves, is_leaf)
 
 
-def _structure(node: Any, leaves: list[Any]) -> TreeDef:
+def _structure(node: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> TreeDef:
     """The structure of `node`, appending its leaves (see _walk's note)."""
-    found = _children(node)
+    found = None if is_leaf is not None and is_leaf(node) else _children(node)
     if found is None:
         leaves.append(node)
         return LEAF
     kind, meta, kids = found
-    return TreeDef(kind, meta, tuple(_structure(k, leaves) for k in kids))
+    return TreeDef(kind, meta, tuple(_structure(k, leaves, is_leaf) for k in kids))
+
+
+def flatten_up_to(treedef: TreeDef, tree: Any) -> list[Any] | None:
+    """The subtrees of `tree` at the leaves of `treedef`, in flatten order, where `tree` has that
+    structure down to them (jax's `PyTreeDef.flatten_up_to`); else None."""
+    out: list[Any] = []
+    return out if _up_to(tree, treedef, out) else None
+
+
+def _up_to(node: Any, td: TreeDef, out: list[Any]) -> bool:
+    if td.kind == "leaf":
+        out.append(node)
+        return True
+    found = _children(node)
+    if found is None or found[:2] != (td.kind, td.meta) or len(found[2]) != len(td.children):
+        return False
+    return all(_up_to(kid, child, out) for kid, child in zip(found[2], td.children))
 
 
 def leaves_in(tree: Any, treedef: TreeDef) -> list[Any] | None:
@@ -280,19 +298,21 @@ def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
     return list(walk(treedef, prefix))
 
 
-def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """Apply `fn` leaf-wise over `tree` and trees of the same structure."""
+def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Apply `fn` leaf-wise over `tree` and the trees `rest`, as `jax.tree.map`: each of `rest`
+    has tree's structure, or tree's as a prefix (fn then gets its subtrees at tree's leaves); a
+    subtree of `tree` for which `is_leaf` is true is one leaf."""
     # NOTE: imported here because trace.py builds on this module.
     from fgrad.trace import user_site
 
     if not callable(fn):
         raise InputError(f"tree_map: expected a function, got a {type(fn).__name__}", user_site())
-    leaves, td = flatten(tree)
+    leaves, td = flatten(tree, is_leaf)
     others = []
     for other in rest:
-        other_leaves, other_td = flatten(other)
-        if other_td != td:
-            path, what = first_difference(td, other_td)
+        other_leaves = flatten_up_to(td, other)
+        if other_leaves is None:
+            path, what = first_difference(td, flatten(other)[1])
             raise InputError(f"tree_map: structures differ at {path or 'the top level'}: {what}", user_site())
         others.append(other_leaves)
     return unflatten(td, [fn(*xs) for xs in zip(leaves, *others)])

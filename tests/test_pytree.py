@@ -198,7 +198,7 @@ def test_tree_map_is_exported_by_fgrad() -> None:
     [
         pytest.param({"a": 1, "b": [2, 3, 4]}, "b", id="list-length"),
         pytest.param({"a": 1, "b": (2, 3)}, "b", id="list-vs-tuple"),
-        pytest.param({"a": [1], "b": [2, 3]}, "a", id="leaf-vs-list"),
+        pytest.param({"a": 1, "b": 5}, "b", id="list-vs-leaf"),
         pytest.param(5, "the top level", id="leaf-vs-dict"),
         pytest.param({"a": 1, "c": [2, 3]}, "the top level", id="dict-keys"),
     ],
@@ -207,6 +207,12 @@ def test_tree_map_mismatched_structures(other: Any, where: str) -> None:
     with pytest.raises(ValueError, match="tree_map: structures differ") as e:
         tree_map(lambda x, y: x + y, {"a": 1, "b": [2, 3]}, other)
     assert f"at {where}:" in str(e.value)
+
+
+def test_tree_map_takes_trees_of_which_the_first_is_a_prefix():
+    """As jax.tree.map: where the first tree has a leaf, the others may have subtrees."""
+    assert tree_map(lambda x, y: (x, y), {"a": 1, "b": [2, 3]}, {"a": [1], "b": [2, 3]}) == \
+        {"a": (1, [1]), "b": [(2, 2), (3, 3)]}
 
 
 # -- first_difference --------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""fg.tree_util: JAX's names for pytrees, and the user's own containers as pytree nodes."""
+"""fg.tree_util: JAX's names for pytrees, and the user's own containers as pytree nodes; key paths,
+is_leaf, prefixes, transposes and broadcasts against jax.tree_util."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -85,3 +87,110 @@ def test_mistakes_are_clear_errors():
         tree_util.register_dataclass(Layer, data_fields=["w"], meta_fields=["act"])
     with pytest.raises(fg.InputError, match=r"tree_unflatten: the structure .* has 2 leaves, got 3"):
         tree_util.tree_unflatten(tree_util.tree_structure(Pair(X, Y, 1.0)), [X, X, X])
+
+
+# --- key paths, is_leaf, prefixes, transposes: jax.tree_util as the oracle -------------------------------
+
+jtu = pytest.importorskip("jax").tree_util
+Point = collections.namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass
+class Plain:  # a dataclass fgrad sees through unregistered; JAX after register_dataclass
+    u: object
+    v: object
+
+
+jtu.register_dataclass(Plain, data_fields=["u", "v"], meta_fields=[])
+jtu.register_dataclass(Layer, data_fields=["w", "b"], meta_fields=["act"])
+TREE = {"b": [1.0, (2.0, None)], "a": Point(3.0, 4.0), "c": Plain(5.0, [6.0, 7.0]), "d": Layer(8.0, 9.0)}
+
+
+def test_key_paths_and_their_text_are_jax_s():
+    ours, _ = tree_util.tree_flatten_with_path(TREE)
+    theirs, _ = jtu.tree_flatten_with_path(TREE)
+    assert [(tree_util.keystr(p), v) for p, v in ours] == [(jtu.keystr(p), v) for p, v in theirs]
+    assert [tree_util.keystr(p, simple=True, separator="/") for p, _ in ours] == \
+        [jtu.keystr(p, simple=True, separator="/") for p, _ in theirs]
+    assert [str(k) for k, _ in tree_util.flatten_one_level_with_keys({"a": 1, "b": 2})[0]] == ["['a']", "['b']"]
+    depth = tree_util.tree_map_with_path(lambda path, x: (len(path), x), TREE)
+    assert depth == jtu.tree_map_with_path(lambda path, x: (len(path), x), TREE)
+    assert [v for _, v in tree_util.tree_leaves_with_path(TREE)] == tree_util.tree_leaves(TREE)
+
+
+def test_a_node_registered_with_keys_names_its_children():
+    class Box:
+        def __init__(self, inside, label):
+            self.inside, self.label = inside, label
+
+    tree_util.register_pytree_with_keys(Box, lambda b: ([(tree_util.GetAttrKey("inside"), b.inside)], b.label),
+                                        lambda label, kids: Box(kids[0], label))
+    ((path, leaf),), treedef = tree_util.tree_flatten_with_path({"k": Box(X, "tag")})
+    assert tree_util.keystr(path) == "['k'].inside" and leaf is X
+    assert tree_util.tree_unflatten(treedef, [Y]).get("k").inside is Y
+    assert tree_util.keystr(tree_util.tree_leaves_with_path(Pair(X, Y, 1.0))[1][0]) == "[<flat index 1>]"
+
+
+def test_is_leaf_prefixes_transpose_and_broadcast_are_jax_s():
+    def is_pair(x):
+        return isinstance(x, tuple) and len(x) == 2
+
+    tree = [(1, 2), [3, (4, 5)], None]
+    for ours, theirs in [(tree_util.tree_leaves(tree, is_leaf=is_pair), jtu.tree_leaves(tree, is_leaf=is_pair)),
+                         (fg.tree_map(lambda a, b: (a, b), {"x": 1, "y": 2}, {"x": [1, 2], "y": 3}),
+                          jtu.tree_map(lambda a, b: (a, b), {"x": 1, "y": 2}, {"x": [1, 2], "y": 3})),
+                         (tree_util.tree_map(str, tree, is_leaf=is_pair), jtu.tree_map(str, tree, is_leaf=is_pair)),
+                         (tree_util.tree_transpose(tree_util.tree_structure([0, 0, 0]),
+                                                   tree_util.tree_structure((0, 0)), [(1, 2), (3, 4), (5, 6)]),
+                          jtu.tree_transpose(jtu.tree_structure([0, 0, 0]), jtu.tree_structure((0, 0)),
+                                             [(1, 2), (3, 4), (5, 6)])),
+                         (tree_util.tree_broadcast({"a": 0, "b": 1}, {"a": [1, 2], "b": 3}),
+                          jtu.tree_broadcast({"a": 0, "b": 1}, {"a": [1, 2], "b": 3})),
+                         (tree_util.all_leaves([1, X, None]), jtu.all_leaves([1, X, None])),
+                         (tree_util.all_leaves([1, X]), jtu.all_leaves([1, X])),
+                         ([tree_util.treedef_is_leaf(tree_util.tree_structure(t)) for t in (None, 1, [1], ())],
+                          [jtu.treedef_is_leaf(jtu.tree_structure(t)) for t in (None, 1, [1], ())]),
+                         (tree_util.tree_reduce_associative(lambda a, b: a + b, [1, [2, 3], 4]),
+                          jtu.tree_reduce_associative(lambda a, b: a + b, [1, [2, 3], 4]))]:
+        assert ours == theirs
+    pair = tree_util.treedef_tuple([tree_util.tree_structure([0]), tree_util.tree_structure(0)])
+    assert tree_util.tree_unflatten(pair, [1, 2]) == ([1], 2)
+    with pytest.raises(fg.InputError, match=r"tree_map: structures differ at y: expected \[\*, \*\], got \*"):
+        fg.tree_map(lambda a, b: a, {"x": 1, "y": [2, 3]}, {"x": 1, "y": 2})
+    with pytest.raises(fg.InputError, match=r"tree_transpose: the tree does not have the outer structure"):
+        tree_util.tree_transpose(tree_util.tree_structure([0, 0]), None, [(1, 2)])
+
+
+def test_partial_classes_and_static_values_pass_through_jit_and_grad():
+    scaled = tree_util.Partial(lambda a, b, c=0.0: a * b + c, np.float32(2.0), c=np.float32(1.0))
+    assert tree_util.tree_leaves(scaled) == [np.float32(2.0), np.float32(1.0)]
+    assert float(fg.jit(lambda p, x: p(x))(scaled, np.float32(3.0))) == 7.0
+    assert float(fg.grad(lambda p, x: p(x))(scaled, np.float32(3.0)).args[0]) == 3.0  # d/da (a b + c) = b
+
+    @tree_util.register_pytree_node_class
+    class Scaled:
+        def __init__(self, w, scale):
+            self.w, self.scale = w, scale
+
+        def tree_flatten(self):
+            return (self.w,), self.scale
+
+        @classmethod
+        def tree_unflatten(cls, scale, children):
+            return cls(children[0], scale)
+
+    g = fg.grad(lambda s: fg.sum(s.w * s.w) * s.scale)(Scaled(X, 3.0))
+    assert isinstance(g, Scaled) and g.scale == 3.0
+    np.testing.assert_allclose(np.asarray(g.w), 6.0 * X, rtol=1e-6)
+
+    @tree_util.register_static
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        power: int
+
+    assert tree_util.tree_leaves([Config(2), X]) == [X]
+    np.testing.assert_allclose(np.asarray(fg.jit(lambda c, x: x ** c.power)(Config(3), X)), X ** 3, rtol=1e-6)
+    with pytest.raises(fg.InputError, match=r"register_pytree_node_class: expected a class with tree_flatten"):
+        tree_util.register_pytree_node_class(Pair)
+    with pytest.raises(fg.InputError, match=r"flatten_one_level: a int is a leaf"):
+        tree_util.flatten_one_level(3)
