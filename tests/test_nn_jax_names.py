@@ -377,18 +377,36 @@ def test_initializers_refuse_what_jax_refuses():
         (fg.TraceError, "zeros", lambda: I.zeros(key, (2,), out_sharding="x"), r"out_sharding"),
         (fg.DTypeError, "he_normal", lambda: I.he_normal()(np.zeros(3, np.float32), (2, 3)), r"normal: a key"),
         (fg.ShapeError, "glorot_uniform", lambda: I.xavier_uniform()(key, (0, 3)), r"no elements"),  # an alias
+        (fg.ShapeError, "orthogonal", lambda: I.orthogonal()(key, (4,)), r"at least 2 axes"),
+        (fg.ShapeError, "orthogonal", lambda: I.orthogonal(column_axis=2)(key, (2, 3)), r"column_axis 2"),
+        (fg.ShapeError, "delta_orthogonal", lambda: I.delta_orthogonal()(key, (3, 3)), r"3, 4 or 5 axes"),
+        (fg.ShapeError, "delta_orthogonal", lambda: I.delta_orthogonal()(key, (3, 4, 2)), r"fan_in 4 must be at most"),
     ]
     for error, name, call, message in cases:
         with pytest.raises(error, match=rf"^{name}: .*{message}"):
             call()
 
 
+@pytest.mark.parametrize("name, args, shape", [
+    ("orthogonal", (), (4, 4)), ("orthogonal", (1.5,), (3, 5)), ("orthogonal", (), (5, 3)),
+    ("orthogonal", (1.0, 0), (2, 3, 4)), ("orthogonal", (), (0, 3)),
+    ("delta_orthogonal", (), (3, 3, 3)), ("delta_orthogonal", (0.5,), (3, 3, 2, 4)),
+    ("delta_orthogonal", (), (2, 3, 1, 2, 2)),
+])
+def test_orthogonal_initializers_are_jax_s_to_the_factorization_s_rounding(name, args, shape):
+    key = fg.random.PRNGKey(3)
+    want = np.asarray(getattr(jax.nn.initializers, name)(*args)(jax.random.PRNGKey(3), shape, jnp.float32))
+    got = getattr(I, name)(*args)(key, shape)
+    assert got.shape == want.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(fg.jit(lambda k: getattr(I, name)(*args)(k, shape))(key)), got, atol=2e-6)
+
+
 def test_fgrad_nn_has_jax_nn_s_names():
     left_out = {"scaled_matmul", "scaled_dot_general", "get_scaled_dot_general_config"}  # block-scaled fp8/fp4
     wanted = {n for n in dir(jax.nn) if not n.startswith("_")} - left_out
     assert wanted <= set(fg.nn.__all__), sorted(wanted - set(fg.nn.__all__))
-    no_qr = {"orthogonal", "delta_orthogonal"}
-    initializers = {n for n in dir(jax.nn.initializers) if not n.startswith("_")} - no_qr
+    initializers = {n for n in dir(jax.nn.initializers) if not n.startswith("_")}
     assert initializers == set(I.__all__), sorted(initializers ^ set(I.__all__))
     for name in I.__all__:
         make = getattr(I, name)

@@ -4,8 +4,8 @@ Each draws as JAX's does, from the same `fg.random` sampler with the same key, a
 dtype as JAX's, so the uniform families (uniform, variance_scaling's "uniform", glorot_/he_/
 lecun_uniform) give JAX's values bit for bit; the normal families pass through erf_inv and agree
 to its rounding. Keys may be traced: an init runs eagerly on NumPy, traced, or compiled.
-
-`orthogonal` and `delta_orthogonal` are left out: they need a QR decomposition, which fgrad lacks.
+`orthogonal` and `delta_orthogonal` take `fg.random.orthogonal`'s matrices (a QR factorization of
+a normal draw), JAX's to the factorization's rounding.
 """
 
 from __future__ import annotations
@@ -19,15 +19,17 @@ import numpy as np
 from fgrad import random
 from fgrad.errors import DTypeError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import DType
-from fgrad.numpy import asarray, divide, full, multiply, ones as _ones, sqrt, zeros as _zeros
+from fgrad.numpy import (
+    asarray, concatenate, divide, full, moveaxis, multiply, ones as _ones, reshape, sqrt, zeros as _zeros,
+)
 from fgrad.numpy.promotion import ArrayLike, _as_dtype
 from fgrad.numpy.shapes import _shape_arg
 from fgrad.trace import Tensor, user_site
 
 __all__ = [
-    "Initializer", "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
-    "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "truncated_normal", "uniform",
-    "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
+    "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
+    "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "orthogonal",
+    "truncated_normal", "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
 ]
 
 Array = Tensor | np.ndarray
@@ -208,6 +210,54 @@ def he_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), d
 def he_normal(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None) -> Initializer:
     """variance_scaling(2, "fan_in", "truncated_normal") (also kaiming_normal)."""
     return _variance_scaling("he_normal", 2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
+
+
+def _orthogonal(name: str, key: ArrayLike, dims: tuple[int, ...], dt: DType, scale: ArrayLike,
+                column_axis: int) -> Array:
+    if len(dims) < 2:
+        raise ShapeError(f"{name}: needs a shape of at least 2 axes, got {dims}", user_site())
+    if isinstance(column_axis, bool) or not isinstance(column_axis, (int, np.integer)) or \
+            not -len(dims) <= column_axis < len(dims):
+        raise ShapeError(f"{name}: column_axis {column_axis!r} is not an axis of {dims}", user_site())
+    if 0 in dims:
+        return _zeros(dims, dt)
+    columns = dims[column_axis]
+    rows = math.prod(dims) // columns
+    q = random.orthogonal(key, rows, (), dt, columns)
+    q = reshape(q, tuple(d for k, d in enumerate(dims) if k != column_axis % len(dims)) + (columns,))
+    return multiply(asarray(scale, dt), moveaxis(q, -1, column_axis))
+
+
+def orthogonal(scale: ArrayLike = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+    """An initializer of Haar-random orthogonal matrices times `scale`: the shape's `column_axis`
+    holds the columns, the other axes flattened the rows; orthonormal columns (or rows, where
+    there are fewer rows than columns)."""
+    def init(key: ArrayLike, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Array:
+        dims, dt = _arguments("orthogonal", shape, dtype, out_sharding)
+        return _orthogonal("orthogonal", key, dims, dt, scale, column_axis)
+
+    return _named("orthogonal", init)
+
+
+def delta_orthogonal(scale: ArrayLike = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+    """An initializer of convolution kernels (3 to 5 axes, the last two in and out channels, in
+    <= out) that are an orthogonal matrix at the centre of the window and zero elsewhere (Xiao et
+    al. 2018), as JAX's."""
+    def init(key: ArrayLike, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None) -> Array:
+        dims, dt = _arguments("delta_orthogonal", shape, dtype, out_sharding)
+        if len(dims) not in (3, 4, 5):
+            raise ShapeError(f"delta_orthogonal: needs a shape of 3, 4 or 5 axes, got {dims}", user_site())
+        if dims[-1] < dims[-2]:
+            raise ShapeError(f"delta_orthogonal: fan_in {dims[-2]} must be at most fan_out {dims[-1]} in {dims}",
+                             user_site())
+        matrix = _orthogonal("delta_orthogonal", key, dims[-2:], dt, scale, column_axis)
+        window = dims[:-2]
+        centre = int(np.ravel_multi_index([(k - 1) // 2 for k in window], window))
+        zeros = _zeros((math.prod(window) - 1 - centre, *dims[-2:]), dt)
+        taps = concatenate([_zeros((centre, *dims[-2:]), dt), reshape(matrix, (1, *dims[-2:])), zeros])
+        return reshape(taps, dims)
+
+    return _named("delta_orthogonal", init)
 
 
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
