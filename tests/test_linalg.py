@@ -52,6 +52,12 @@ TABLE = [
       (INTS, np.int32([1, 2, 3])), (G25, f32(5, 5))]),  # the last: matrices, with one axis fewer than a
     ("slogdet-qr", lambda a: LA.slogdet(a, method="qr"), lambda a: jnp.linalg.slogdet(a, method="qr"),
      [(G3,), (G5,), (G25,), (SWAP,), (-G5,), (INTS,)]),
+    ("tensorinv", LA.tensorinv, jnp.linalg.tensorinv, [(general(6, 6).reshape(2, 3, 3, 2),)]),
+    ("tensorinv-ind1", lambda a: LA.tensorinv(a, 1), lambda a: jnp.linalg.tensorinv(a, 1),
+     [(general(6, 6).reshape(6, 2, 3),)]),
+    ("tensorsolve", LA.tensorsolve, jnp.linalg.tensorsolve, [(general(6, 6).reshape(2, 3, 3, 2), f32(2, 3))]),
+    ("tensorsolve-axes", lambda a, b: LA.tensorsolve(a, b, (0,)), lambda a, b: jnp.linalg.tensorsolve(a, b, (0,)),
+     [(np.moveaxis(general(6, 6).reshape(2, 3, 6), -1, 0).copy(), f32(2, 3))]),
     ("inv", LA.inv, jnp.linalg.inv, [(G1,), (G3,), (G25,), (SWAP,), (INTS,)]),
     ("det", LA.det, jnp.linalg.det, [(G1,), (G25[:, :2, :2],), (G3,), (G5,), (G25,), (SWAP,), (INTS,)]),
     ("slogdet", LA.slogdet, jnp.linalg.slogdet, [(G1,), (G25[:, :2, :2],), (G3,), (G5,), (G25,), (SWAP,), (-G5,),
@@ -290,6 +296,9 @@ ERRORS = [
     (lambda: LA.det(F16), fg.DTypeError, r"det: dtype f16 is not supported"),
     (lambda: LA.slogdet(f32(2, 3)), fg.ShapeError, r"slogdet: a must be square matrices .* \(2, 3\)"),
     (lambda: LA.slogdet(G3, method="svd"), fg.ShapeError, r"slogdet: method 'svd' is not supported"),
+    (lambda: LA.tensorinv(G3, ind=0), fg.ShapeError, r"tensorinv: ind must be a positive integer, got 0"),
+    (lambda: LA.tensorinv(f32(2, 3), 1), fg.ShapeError, r"tensorinv: the product of the first ind=1 axes of \(2, 3\)"),
+    (lambda: LA.tensorsolve(f32(2, 3, 6), f32(3, 2)), fg.ShapeError, r"tensorsolve: a \(2, 3, 6\) must begin with"),
     (lambda: LL.lu_pivots_to_permutation(np.int32([[1, 2]]), 1), fg.ShapeError,
      r"lu_pivots_to_permutation: pivots must have a last axis of at most permutation_size=1"),
 ]

@@ -1,8 +1,8 @@
 """`jax.numpy.linalg` as `fg.numpy.linalg`: norms and the products and views the array API puts
 here (matmul, outer, tensordot, vecdot, matrix_transpose, trace, diagonal, cross, matrix_power,
 multi_dot), and the factorizations and solvers built on `fg.lax.linalg` (cholesky, solve, inv,
-det, slogdet, qr, eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq, cond), all composites
-of fgrad's functions.
+tensorinv, tensorsolve, det, slogdet, qr, eigh, eigvalsh, svd, svdvals, pinv, matrix_rank,
+lstsq, cond), all composites of fgrad's functions.
 
 The factorizations are loops (`scan`) over the rows or columns of f32 matrices, or sweeps of
 Jacobi rotations, with JAX's derivative rules attached (fgrad/lax/linalg.py). The general
@@ -34,8 +34,8 @@ from fgrad.numpy.reductions import any as _any, max as _max, min as _min, sum as
 __all__ = [  # the names of jax.numpy.linalg that fgrad has (fg.numpy.linalg.*; not re-exported by fgrad)
     "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "cross", "det", "diagonal", "eigh",
     "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
-    "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-    "vector_norm",
+    "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
+    "tensorsolve", "trace", "vecdot", "vector_norm",
 ]
 
 
@@ -311,6 +311,37 @@ def inv(a: ArrayLike) -> Tensor | np.ndarray:
     or NaNs where a matrix is singular. Integers are converted to f32."""
     shape = _lax_linalg()._matrices("inv", a, "a")
     return solve(a, broadcast_to(eye(shape[-1], dtype=_dtype(a)), shape))
+
+
+def tensorinv(a: ArrayLike, ind: int = 2) -> Tensor | np.ndarray:
+    """The inverse of a read as a matrix whose rows are its first `ind` axes and whose columns
+    the rest (their sizes' products equal), as `jnp.linalg.tensorinv`: shape
+    a.shape[ind:] + a.shape[:ind], so that tensordot(tensorinv(a), a, ind) is the identity."""
+    if isinstance(ind, bool) or not isinstance(ind, (int, np.integer)) or ind <= 0:
+        raise ShapeError(f"tensorinv: ind must be a positive integer, got {_brief(ind)}", user_site())
+    shape = _shape(asarray(a))
+    rows, columns = shape[:ind], shape[ind:]
+    if math.prod(rows) != math.prod(columns) or not columns:
+        raise ShapeError(f"tensorinv: the product of the first ind={ind} axes of {shape} must equal that of the "
+                         "others", user_site())
+    return shapes.reshape(inv(shapes.reshape(a, (math.prod(rows), math.prod(columns)))), (*columns, *rows))
+
+
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Tensor | np.ndarray:
+    """x with tensordot(a, x, x.ndim) = b, as `jnp.linalg.tensorsolve`: a's first b.ndim axes
+    are b's shape, the rest x's (their sizes' products equal); `axes` of a are moved to the end
+    first."""
+    a, b = asarray(a), asarray(b)
+    if axes is not None:  # moved last in their order, as NumPy's
+        moved = _axis_list("tensorsolve", axes, len(_shape(a)))
+        a = shapes.transpose(a, [k for k in range(len(_shape(a))) if k not in moved] + list(moved))
+    a_shape, b_shape = _shape(a), _shape(b)
+    out_shape = a_shape[len(b_shape):]
+    if a_shape[:len(b_shape)] != b_shape or math.prod(b_shape) != math.prod(out_shape):
+        raise ShapeError(f"tensorsolve: a {a_shape} must begin with b's shape {b_shape}, and the product of the rest "
+                         "must equal b's size", user_site())
+    n = math.prod(b_shape)
+    return shapes.reshape(solve(shapes.reshape(a, (n, n)), shapes.reshape(b, (n,))), out_shape)
 
 
 def _checked_square(name: str, a: ArrayLike) -> tuple[Tensor | np.ndarray, int]:
