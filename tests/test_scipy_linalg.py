@@ -92,6 +92,29 @@ TABLE = [
     ("block_diag", sla.block_diag, jsl.block_diag, [(G4[:2, :3], np.int32([1, 2]), np.float32(5.0), f32(2, 1)), ()]),
     ("toeplitz", sla.toeplitz, jsl.toeplitz, [(np.int32([1, 2, 3]), np.int32([9, 4])), (f32(2, 3),)]),
     ("hilbert", lambda: sla.hilbert(5), lambda: jsl.hilbert(5), [()]),
+    # the special matrices, leading axes batched where JAX batches them
+    ("circulant", sla.circulant, jsl.circulant, [(f32(5),), (np.int32([[1, 2, 3], [4, 5, 6]]),)]),
+    ("companion", sla.companion, jsl.companion, [(f32(5),), (f32(2, 4),), (np.int32([1, 2, 3]),)]),
+    ("convolution_matrix", lambda a: sla.convolution_matrix(a, 3), lambda a: jsl.convolution_matrix(a, 3),
+     [(f32(5),), (f32(2, 4),)]),
+    ("convolution_matrix-same", lambda a: sla.convolution_matrix(a, 6, "same"),
+     lambda a: jsl.convolution_matrix(a, 6, "same"), [(f32(4),), (f32(2, 7),)]),
+    ("convolution_matrix-valid", lambda a: sla.convolution_matrix(a, 2, "valid"),
+     lambda a: jsl.convolution_matrix(a, 2, "valid"), [(f32(5),)]),
+    ("fiedler", sla.fiedler, jsl.fiedler, [(f32(5),), (np.int32([1, 5, 2]),)]),
+    ("fiedler_companion", sla.fiedler_companion, jsl.fiedler_companion,
+     [(f32(6),), (f32(2, 5),), (f32(2),), (f32(1),)]),
+    ("hadamard", lambda: sla.hadamard(8), lambda: jsl.hadamard(8), [()]),
+    ("hadamard-f32", lambda: sla.hadamard(4, np.float32), lambda: jsl.hadamard(4, np.float32), [()]),
+    ("hankel", sla.hankel, jsl.hankel, [(f32(4),), (f32(3), f32(2, 5)), (np.int32([1, 2]), np.int32([7, 8, 9]))]),
+    ("helmert", lambda: sla.helmert(5), lambda: jsl.helmert(5), [()]),
+    ("helmert-full", lambda: sla.helmert(4, full=True), lambda: jsl.helmert(4, full=True), [()]),
+    ("invhilbert", lambda: sla.invhilbert(4), lambda: jsl.invhilbert(4), [()]),
+    ("pascal", lambda: sla.pascal(5), lambda: jsl.pascal(5), [()]),
+    ("pascal-upper", lambda: sla.pascal(5, "upper"), lambda: jsl.pascal(5, "upper"), [()]),
+    ("invpascal", lambda: sla.invpascal(5), lambda: jsl.invpascal(5), [()]),
+    ("invpascal-lower", lambda: sla.invpascal(4, "lower"), lambda: jsl.invpascal(4, "lower"), [()]),
+    ("leslie", sla.leslie, jsl.leslie, [(f32(4), f32(3)), (f32(2, 3), f32(2))]),
 ]
 
 # inv and det are fg.numpy.linalg's, traced in test_linalg.py (det's LU rule takes seconds to trace).
@@ -118,6 +141,17 @@ def test_compiled():
     args = (S24, G24, T24, B242)
     got = fg.jit(functools.partial(program, sla))(*args)
     same(got, jax_call(functools.partial(program, jsl), *args, jit=True), "jit", RTOL, ATOL, oracle="jax.scipy.linalg")
+
+
+def test_special_matrices_compiled():
+    """The special matrices of traced vectors in one program through WGSL, against JAX's."""
+    def program(m, a, b, c):
+        return (m.circulant(a), m.companion(b), m.convolution_matrix(c, 4, "same"), m.fiedler(a),
+                m.fiedler_companion(b), m.hankel(a, c), m.leslie(c, a[..., :2]), m.toeplitz(c, a))
+
+    args = (f32(2, 3), f32(2, 5), f32(3))
+    got = fg.jit(functools.partial(program, sla))(*args)
+    same(got, jax_call(functools.partial(program, jsl), *args), "jit", RTOL, ATOL, oracle="jax.scipy.linalg")
 
 
 def test_expm_needing_more_than_max_squarings_is_nan():
@@ -194,6 +228,11 @@ GRADS = [
     ("hessenberg", functools.partial(sla.hessenberg, calc_q=True), (G4,)),
     ("toeplitz", sla.toeplitz, (B4, f32(3))),
     ("block_diag", sla.block_diag, (G4[:2], B4)),
+    ("companion", sla.companion, (f32(2, 4),)),
+    ("fiedler_companion", sla.fiedler_companion, (f32(5),)),
+    ("hankel", sla.hankel, (f32(3), f32(4))),
+    ("convolution_matrix", lambda a: sla.convolution_matrix(a, 4, "same"), (f32(3),)),
+    ("leslie", sla.leslie, (f32(4), f32(3))),
 ]
 
 
@@ -287,6 +326,17 @@ ERRORS = [
     (lambda: sla.hessenberg(WIDE), fg.ShapeError, r"hessenberg: a must be square matrices .* \(3, 5\)"),
     (lambda: sla.hessenberg(G4, calc_q="yes"), fg.TraceError, r"hessenberg: calc_q must be True or False"),
     (lambda: sla.hilbert(2.5), fg.TraceError, r"hilbert: n must be a static non-negative integer"),
+    (lambda: sla.companion(f32(1)), fg.ShapeError, r"companion: a needs at least 2 coefficients"),
+    (lambda: sla.convolution_matrix(f32(3), 0), fg.ShapeError, r"convolution_matrix: n must be at least 1"),
+    (lambda: sla.convolution_matrix(f32(3), 2, "middle"), fg.InputError, r"convolution_matrix: mode must be"),
+    (lambda: sla.fiedler_companion(f32(0)), fg.ShapeError, r"fiedler_companion: a needs coefficients"),
+    (lambda: sla.hadamard(6), fg.ShapeError, r"hadamard: n must be a positive power of 2, got 6"),
+    (lambda: sla.hankel(np.float32(1.0)), fg.ShapeError, r"hankel: c must have at least one axis"),
+    (lambda: sla.helmert(0), fg.ShapeError, r"helmert: n must be at least 1"),
+    (lambda: sla.pascal(4, "diagonal"), fg.InputError, r"pascal: kind must be 'symmetric', 'lower' or 'upper'"),
+    (lambda: sla.leslie(f32(4), f32(2)), fg.ShapeError, r"leslie: f needs at least 2 entries and s one fewer"),
+    (lambda: sla.hankel(f32(2, 3), f32(3, 4)), fg.ShapeError,
+     r"hankel: the leading axes of \(2, 3\), \(3, 4\) do not broadcast"),
 ]
 
 

@@ -2,15 +2,18 @@
 symmetric eigen-, singular value, polar and Hessenberg decompositions and the solvers built on
 them (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve, solve, solve_triangular, inv,
 det, eigh, eigh_tridiagonal, svd, qr, polar, hessenberg), the matrix exponential and its Frechet
-derivative (expm, expm_frechet), and the constructors block_diag, toeplitz and hilbert.
+derivative (expm, expm_frechet), and the constructors block_diag, toeplitz, hankel, circulant,
+companion, fiedler, fiedler_companion, convolution_matrix, leslie, hadamard, helmert, hilbert,
+invhilbert, pascal and invpascal.
 
 Everything is written with `fg.lax.linalg` and `fg.numpy.linalg` (loops over rows and columns,
 Jacobi sweeps, with JAX's derivative rules), so it traces, differentiates, vmaps and compiles to
 WGSL; leading axes are batched wherever JAX batches them. Integer inputs are converted to f32, as
 jax.numpy promotes them; f16 is refused (JAX's LAPACK kernels have none).
 
-Not here: whatever has complex results (schur, rsf2csf, eig, sqrtm of a general matrix), funm,
-and the generalized eigenproblem (eigh with b), which JAX does not implement either.
+Not here: whatever has complex results (schur, rsf2csf, eig, sqrtm of a general matrix, dft, and
+solve_sylvester, which JAX solves through the complex Schur form), funm, qr_multiply, and the
+generalized eigenproblem (eigh with b), which JAX does not implement either.
 polar's method 'qdwh' is computed from the SVD (the factors are unique for a matrix of full
 rank). Eigenvectors and singular vectors have arbitrary signs, not LAPACK's.
 """
@@ -25,19 +28,22 @@ import numpy as np
 from fgrad import numpy as fnp
 from fgrad.errors import DTypeError, InputError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import DType
+from fgrad import lax as fgrad_lax
 from fgrad.lax import linalg as lax_linalg
 from fgrad.lax.linalg import _flag, _float_operands, _matrices, _t
 from fgrad.numpy import linalg as fnp_linalg
 from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _shape, asarray
+from fgrad.scipy.special import comb
 from fgrad.trace import Tensor, user_site
 from fgrad.transforms.control_flow import scan
 from fgrad.transforms.custom import custom_jvp
 from fgrad.transforms.forward import jvp
 
 __all__ = [
-    "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
-    "hessenberg", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve", "solve_triangular", "svd",
-    "toeplitz",
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det", "eigh",
+    "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
+    "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
+    "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz",
 ]
 
 Array = Tensor | np.ndarray
@@ -621,6 +627,202 @@ def hilbert(n: int) -> Array:
         raise TraceError(f"hilbert: n must be a static non-negative integer, got {_brief(n)}", user_site())
     i = fnp.arange(n, dtype=DType.f32)
     return 1.0 / (i[:, None] + i[None, :] + 1.0)
+
+
+def _order(name: str, n: Any, least: int = 0) -> int:
+    """A matrix order: a static integer of at least `least`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TraceError(f"{name}: n must be a static integer, got {_brief(n)}", user_site())
+    if n < least:
+        raise ShapeError(f"{name}: n must be at least {least}, got {n}", user_site())
+    return int(n)
+
+
+def _vectors(name: str, *xs: ArrayLike, inexact: bool = False) -> tuple[list[Array], tuple[int, ...]]:
+    """xs as arrays of at least one axis in one dtype (a float one with `inexact`), and the batch
+    their leading axes broadcast to."""
+    xs = [fnp.atleast_1d(asarray(x)) for x in xs]
+    dtype = fnp.result_type(*xs)
+    dtype = DType.f32 if inexact and not dtype.is_float else dtype
+    xs = [asarray(x, dtype) for x in xs]
+    try:
+        batch = fnp.broadcast_shapes(*(_shape(x)[:-1] for x in xs))
+    except ShapeError:
+        raise ShapeError(f"{name}: the leading axes of {', '.join(str(_shape(x)) for x in xs)} do not broadcast",
+                         user_site()) from None
+    return [fnp.broadcast_to(x, (*batch, _shape(x)[-1])) for x in xs], batch
+
+
+def _gathered(v: Array, index: np.ndarray) -> Array:
+    """v's last axis read at `index` (a static integer array): shape (..., *index.shape)."""
+    return fnp.take(v, index.astype(np.int32), axis=-1)
+
+
+def circulant(c: ArrayLike) -> Array:
+    """The circulant matrix whose first column is c: entry (i, j) is c[(i - j) mod n], as
+    `jax.scipy.linalg.circulant`; leading axes of c are a batch."""
+    (c,), _ = _vectors("circulant", c)
+    n = _shape(c)[-1]
+    return _gathered(c, (np.arange(n)[:, None] - np.arange(n)[None, :]) % max(n, 1))
+
+
+def companion(a: ArrayLike) -> Array:
+    """The companion matrix of the polynomial with coefficients a (highest power first, at least
+    2): first row -a[1:] / a[0], ones below the diagonal, as `jax.scipy.linalg.companion`."""
+    (a,), batch = _vectors("companion", a, inexact=True)
+    if _shape(a)[-1] < 2:
+        raise ShapeError(f"companion: a needs at least 2 coefficients along its last axis, got {_shape(a)}",
+                         user_site())
+    m = _shape(a)[-1] - 1
+    first = fnp.negative(fnp.divide(a[..., 1:], a[..., :1]))
+    below = fnp.broadcast_to(fnp.eye(m, m, k=-1, dtype=_dtype(a))[1:], (*batch, m - 1, m))
+    return fnp.concatenate([first[..., None, :], below], axis=-2)
+
+
+def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
+    """The Toeplitz matrix whose product with a vector of length n is its convolution with a, as
+    `jax.scipy.linalg.convolution_matrix`: mode 'full' (m + n - 1 rows), 'same' (max(m, n)) or
+    'valid' (max(m, n) - min(m, n) + 1)."""
+    n = _order("convolution_matrix", n, 1)
+    if mode not in ("full", "valid", "same"):
+        raise InputError(f"convolution_matrix: mode must be 'full', 'valid' or 'same', got {_brief(mode)}",
+                         user_site())
+    a = asarray(a)
+    if not _shape(a) or _shape(a)[-1] < 1:
+        raise ShapeError(f"convolution_matrix: a must have at least one entry along a last axis, got {_shape(a)}",
+                         user_site())
+    m = _shape(a)[-1]
+    pad = [(0, 0)] * (len(_shape(a)) - 1) + [(0, n - 1)]
+    az, raz = fnp.pad(a, pad), fnp.pad(fnp.flip(a, -1), pad)
+    length = m + n - 1
+    trim = {"full": (0, 0), "valid": (min(n, m) - 1,) * 2,
+            "same": ((min(n, m) - 1) // 2, (min(n, m) - 1) - (min(n, m) - 1) // 2)}[mode]
+    return toeplitz(az[..., trim[0]:length - trim[1]], raz[..., length - n - trim[0]:length - trim[0]])
+
+
+def fiedler(a: ArrayLike) -> Array:
+    """The symmetric Fiedler matrix |a[i] - a[j]|, as `jax.scipy.linalg.fiedler`."""
+    a = fnp.atleast_1d(asarray(a))
+    return fnp.abs(fnp.subtract(a[..., :, None], a[..., None, :]))
+
+
+def fiedler_companion(a: ArrayLike) -> Array:
+    """The Fiedler companion matrix of the polynomial with coefficients a (highest power first): a
+    pentadiagonal matrix with a's companion's eigenvalues, as `jax.scipy.linalg.fiedler_companion`."""
+    (a,), batch = _vectors("fiedler_companion", a, inexact=True)
+    if _shape(a)[-1] == 0:
+        raise ShapeError(f"fiedler_companion: a needs coefficients along its last axis, got {_shape(a)}", user_site())
+    n = _shape(a)[-1] - 1
+    if n == 0:
+        return fnp.zeros((*batch, 0, 0), _dtype(a))
+    a = fnp.divide(a, a[..., :1])
+    if n == 1:
+        return fnp.negative(a[..., 1:])[..., None]
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    even, odd = i % 2 == 0, i % 2 == 1
+    conditions = [(i == 0) & (j == 0), (i == 1) & (j == 0), (j == i + 1) & even, (j == i + 2) & even,
+                  (j == i - 1) & even & (i >= 2), (j == i - 2) & odd & (i >= 3)]
+    negated = fnp.negative(a)
+    choices = [negated[..., 1:2, None], 1.0, _gathered(negated, np.minimum(i + 2, n)), 1.0,
+               _gathered(negated, np.minimum(i + 1, n)), 1.0]
+    out = fnp.zeros((*batch, n, n), _dtype(a))
+    for condition, choice in reversed(list(zip(conditions, choices))):  # the first that holds wins
+        out = fnp.where(condition, choice, out)
+    return out
+
+
+def hadamard(n: int, dtype: Any = int) -> Array:
+    """The Hadamard matrix of order n (a power of 2) by Sylvester's construction, entries +-1, as
+    `jax.scipy.linalg.hadamard` (i32 by default)."""
+    n = _order("hadamard", n, 1)
+    if n & (n - 1):
+        raise ShapeError(f"hadamard: n must be a positive power of 2, got {n}", user_site())
+    h = np.ones((1, 1), np.int32)
+    while h.shape[0] < n:
+        h = np.block([[h, h], [h, -h]])
+    return asarray(h, fnp.dtype(dtype))
+
+
+def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Array:
+    """The Hankel matrix with first column c (m,) and last row r (n,) (r[0] is ignored; zeros
+    when None): entry (i, j) is c[i + j] where i + j < m, else r[i + j - m + 1], as
+    `jax.scipy.linalg.hankel`; leading axes of c and r broadcast into a batch."""
+    for what, x in (("c", c), ("r", r)):
+        if x is not None and not _shape(x):
+            raise ShapeError(f"hankel: {what} must have at least one axis, got a scalar", user_site())
+    (c, r), batch = _vectors("hankel", c, fnp.zeros_like(asarray(c)) if r is None else r)
+    m, n = _shape(c)[-1], _shape(r)[-1]
+    if m == 0 or n == 0:
+        return fnp.zeros((*batch, m, n), _dtype(c))
+    return _gathered(fnp.concatenate([c, r[..., 1:]], axis=-1), np.arange(m)[:, None] + np.arange(n)[None, :])
+
+
+def helmert(n: int, full: bool = False) -> Array:
+    """The Helmert matrix of order n, f32: rows orthonormal and orthogonal to the ones vector
+    ((n - 1, n)), with `full` the row of 1 / sqrt(n) above them, as `jax.scipy.linalg.helmert`."""
+    n = _order("helmert", n, 1)
+    full = _flag("helmert", "full", full)
+    i, j = np.arange(n - 1)[:, None], np.arange(n)[None, :]
+    k = (i + 1).astype(np.float32)
+    denominator = np.sqrt(k * (k + np.float32(1)))
+    h = np.where(j <= i, np.float32(1) / denominator, np.where(j == i + 1, -k / denominator, np.float32(0)))
+    if full:
+        h = np.concatenate([np.full((1, n), np.float32(1) / np.sqrt(np.float32(n))), h])
+    return asarray(h.astype(np.float32))
+
+
+def _binomial(n: Array, k: Array) -> Array:
+    """n choose k as e^(lgamma(n + 1) - lgamma(n - k + 1) - lgamma(k + 1)), as JAX's: 0 past n."""
+    lgamma = fgrad_lax.lgamma
+    return fnp.exp(lgamma(n + 1.0) - lgamma(n - k + 1.0) - lgamma(k + 1.0))
+
+
+def invhilbert(n: int) -> Array:
+    """The inverse of the Hilbert matrix of order n, f32 (its integer entries grow fast: exact in
+    f32 only for small n), as `jax.scipy.linalg.invhilbert`."""
+    n = _order("invhilbert", n)
+    a = fnp.arange(n, dtype=DType.f32)
+    i, j = a[:, None], a[None, :]
+    s = i + j
+    return fnp.power(-1.0, s) * (s + 1.0) * comb(n + i, n - j - 1) * comb(n + j, n - i - 1) * comb(s, i) ** 2
+
+
+def _pascal_kind(name: str, kind: Any) -> str:
+    kind = "symmetric" if kind is None else kind
+    if kind not in ("symmetric", "lower", "upper"):
+        raise InputError(f"{name}: kind must be 'symmetric', 'lower' or 'upper', got {_brief(kind)}", user_site())
+    return kind
+
+
+def pascal(n: int, kind: str | None = None) -> Array:
+    """The Pascal matrix of order n, f32: binomials i choose j ('lower'), their transpose
+    ('upper') or the product of the two ('symmetric', the default), as `jax.scipy.linalg.pascal`."""
+    kind = _pascal_kind("pascal", kind)
+    a = fnp.arange(_order("pascal", n), dtype=DType.f32)
+    lower = _binomial(a[:, None], a[None, :])
+    return lower if kind == "lower" else _t(lower) if kind == "upper" else fnp.matmul(lower, _t(lower))
+
+
+def invpascal(n: int, kind: str | None = None) -> Array:
+    """The inverse of `pascal(n, kind)`, f32: (-1)^(i - j) (i choose j) below the diagonal for
+    'lower', as `jax.scipy.linalg.invpascal`."""
+    kind = _pascal_kind("invpascal", kind)
+    a = fnp.arange(_order("invpascal", n), dtype=DType.f32)
+    i, j = a[:, None], a[None, :]
+    lower = fnp.power(-1.0, i - j) * _binomial(i, j)
+    return lower if kind == "lower" else _t(lower) if kind == "upper" else fnp.matmul(_t(lower), lower)
+
+
+def leslie(f: ArrayLike, s: ArrayLike) -> Array:
+    """The Leslie matrix of a population model: fecundities f (n,) in the first row, survival
+    rates s (n - 1,) below the diagonal, as `jax.scipy.linalg.leslie`."""
+    (f, s), batch = _vectors("leslie", f, s)
+    n = _shape(f)[-1]
+    if n < 2 or _shape(s)[-1] != n - 1:
+        raise ShapeError(f"leslie: f needs at least 2 entries and s one fewer along their last axes, got "
+                         f"{_shape(f)} and {_shape(s)}", user_site())
+    below = fnp.multiply(s[..., :, None], fnp.eye(n - 1, n, dtype=_dtype(s)))
+    return fnp.concatenate([f[..., None, :], below], axis=-2)
 
 
 name_errors_after(globals(), __all__)
