@@ -129,6 +129,16 @@ ROWS = [
         ours=lambda a, b: L.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b)),
         theirs=jax.jit(lambda a, b: jax.lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b))),
         rtol=1e-5),
+    # reduce with a monoid's computation, from an initial value that is not its identity too
+    Row("reduce", T, ours=lambda x: L.reduce(x, np.float32(2.0), L.add, (1,)),
+        theirs=lambda x: jax.lax.reduce(x, np.float32(2.0), jax.lax.add, (1,))),
+    Row("reduce", T, ours=lambda x: L.reduce(x, np.float32(-np.inf), L.max, (0, 1)),
+        theirs=lambda x: jax.lax.reduce(x, np.float32(-np.inf), jax.lax.max, (0, 1)), id="reduce-max"),
+    Row("reduce", I, ours=lambda x: L.reduce(x, np.int32(3), L.mul, (0,)),
+        theirs=lambda x: jax.lax.reduce(x, np.int32(3), jax.lax.mul, (0,)), id="reduce-mul-i32"),
+    Row("stack", X, Y, ours=lambda a, b: L.stack([a, b], 1), theirs=lambda a, b: jax.lax.stack([a, b], 1)),
+    Row("unstack", T, ours=lambda x: L.unstack(x, 1), theirs=lambda x: jax.lax.unstack(x, 1)),
+    Row("broadcast_like", X[0], X),
 ]
 ROWS_BY_ID = {}
 for _row in ROWS:
@@ -136,7 +146,7 @@ for _row in ROWS:
     ROWS_BY_ID[_row.id] = _row
 JITTED = ["add", "div-truncates", "round", "select_n-int", "clamp-arrays", "broadcast_in_dim-unsorted", "slice",
           "dynamic_update_index_in_dim", "reduce_xor-i32", "dot_general", "argmax", "associative_scan",
-          "lgamma-negative", "digamma-negative", "lgamma-edges", "digamma-edges"]
+          "lgamma-negative", "digamma-negative", "lgamma-edges", "digamma-edges", "reduce", "unstack"]
 
 
 def _with_arrays(row):
@@ -289,6 +299,19 @@ def test_python_numbers_take_the_dtype_of_their_kind():
     assert L.add(1, 2).dtype == np.int32
     with pytest.raises(fg.DTypeError, match="^max: operands must have one dtype"):
         L.max(half, np.float32(1))
+
+
+def test_shape_and_dtype_helpers_are_jax_s():
+    assert L.broadcast_shapes((2, 1), (3,), ()) == jax.lax.broadcast_shapes((2, 1), (3,), ())
+    assert L.dtype(np.float64) is fg.f32 and L.dtype(I) is fg.i32
+    empty = L.empty((2, 3), np.int32)
+    assert empty.shape == (2, 3) and empty.dtype == np.int32
+    with pytest.raises(fg.TraceError, match=r"reduce: the computation must be one of add, mul"):
+        L.reduce(X, np.float32(0), lambda a, b: a * b + 1.0, (0,))
+    with pytest.raises(fg.TraceError, match=r"reduce: several operands reduced together"):
+        L.reduce((X, Y), (np.float32(0), np.float32(0)), lambda a, b: a, (0,))
+    with pytest.raises(fg.ShapeError, match=r"stack: operands must share one shape"):
+        L.stack([X, X[:1]])
 
 
 def test_existing_names_keep_working():

@@ -21,7 +21,7 @@ from fgrad.lax.elementwise import _operands
 from fgrad.lax.shapes import _dims, _ints, _static, slice_in_dim
 
 __all__ = [
-    "Precision", "approx_max_k", "approx_min_k", "argmax", "argmin", "batch_matmul", "dot", "dot_general",
+    "Precision", "approx_max_k", "approx_min_k", "argmax", "argmin", "batch_matmul", "dot", "dot_general", "reduce",
     "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "reduce_xor", "sort_key_val",
 ]
 
@@ -121,6 +121,46 @@ def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Tensor | np.ndarray:
         return fnp.not_equal(fnp.remainder(fnp.sum(x, axes, dtype=DType.i32), 2), 0)
 
     return _logical("reduce_xor", operand, axes, odd, bitwise_xor, 0)
+
+
+# The computations `reduce` recognizes, by the primitive its traced body is: the reduction each
+# stands for (JAX's monoid reducers; any other body is refused).
+_MONOIDS: dict[str, Callable[[Any, tuple[int, ...]], Any]] = {
+    "add": reduce_sum, "mul": reduce_prod, "maximum": reduce_max, "minimum": reduce_min,
+    "logical_and": reduce_and, "bitwise_and": reduce_and, "logical_or": reduce_or, "bitwise_or": reduce_or,
+    "bitwise_xor": reduce_xor, "ne": reduce_xor,
+}
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any], dimensions: Sequence[int],
+           out_sharding: Any = None) -> Any:
+    """`operands` folded over `dimensions` with `computation` from `init_values`, as
+    `jax.lax.reduce`, for a computation that is one of add, mul, max, min, and, or and xor (as
+    JAX's monoid reductions): that reduction, combined once with the initial value."""
+    from fgrad.trace import trace  # NOTE: here, as the tracer builds on lax's neighbours
+
+    name = "reduce"
+    if out_sharding is not None:
+        raise TraceError(f"{name}: out_sharding is not supported (fgrad runs on one device); pass None", user_site())
+    if isinstance(operands, (tuple, list)) or isinstance(init_values, (tuple, list)):
+        raise TraceError(f"{name}: several operands reduced together (a variadic reduce) are not supported; "
+                         "reduce each operand, or use argmax / argmin", user_site())
+    (x,) = _operands(name, operands, kinds="biuf")
+    init = asarray(init_values, _dtype(x))
+    if _shape(init):
+        raise ShapeError(f"{name}: init_values must be a scalar, got shape {_shape(init)}", user_site())
+    if not callable(computation):
+        raise TraceError(f"{name}: computation must be a function of two scalars, got {_brief(computation)}",
+                         user_site())
+    scalar = np.zeros((), _dtype(x).np)
+    graph = trace(computation, scalar, scalar)
+    node = graph.nodes[graph.outputs[0]] if len(graph.outputs) == 1 else None
+    monoid = _MONOIDS.get(node.op) if node is not None and sorted(node.inputs) == sorted(graph.inputs) else None
+    if monoid is None or node.spec.dtype is not _dtype(x) or node.spec.shape != ():
+        body = " ".join(n.op for n in graph.nodes[2:]) or "none"
+        raise TraceError(f"{name}: the computation must be one of add, mul, max, min, and, or, xor of its two "
+                         f"arguments (JAX's monoid reductions); got {body}", user_site())
+    return computation(monoid(x, dimensions), init)
 
 
 def _arg_extreme(name: str, pick: Callable[..., Any], operand: ArrayLike, axis: int, index_dtype: Any

@@ -21,10 +21,10 @@ from fgrad.numpy.shapes import _shape_arg
 from fgrad.lax.elementwise import _one_dtype
 
 __all__ = [
-    "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse", "concatenate",
-    "dynamic_index_in_dim", "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice_in_dim",
-    "expand_dims", "full", "full_like", "index_in_dim", "iota", "reshape", "rev", "slice", "slice_in_dim", "split",
-    "squeeze", "tile", "transpose",
+    "broadcast", "broadcast_in_dim", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "broadcasted_iota",
+    "collapse", "concatenate", "dtype", "dynamic_index_in_dim", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
+    "dynamic_update_slice_in_dim", "empty", "expand_dims", "full", "full_like", "index_in_dim", "iota", "reshape",
+    "rev", "slice", "slice_in_dim", "split", "squeeze", "stack", "tile", "transpose", "unstack",
 ]
 
 
@@ -139,6 +139,28 @@ def full(shape: Sequence[int], fill_value: ArrayLike, dtype: Any = None) -> Tens
     return fnp.broadcast_to(asarray(fill_value, dt), _shape_arg("full", shape))
 
 
+def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Tensor | np.ndarray:
+    """An array of `shape` and `dtype`, as `jax.lax.empty` (whose values are unspecified): zeros."""
+    if out_sharding is not None:
+        raise TraceError("empty: out_sharding is not supported (fgrad runs on one device); pass None", user_site())
+    return full(shape, 0, _as_dtype(dtype, "empty"))
+
+
+def dtype(x: Any) -> DType:
+    """The dtype of a value or the dtype a type names, as `jax.lax.dtype` (x64 off: float64 is f32)."""
+    return fnp.dtype(x)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape NumPy's rules broadcast `shapes` to, as `jax.lax.broadcast_shapes`."""
+    return fnp.broadcast_shapes(*shapes)
+
+
+def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Tensor | np.ndarray:
+    """`arr` broadcast to the shape of `like_arr`, as `jax.lax.broadcast_like`."""
+    return fnp.broadcast_to(arr, _shape(like_arr))
+
+
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: Any = None, shape: Sequence[int] | None = None
               ) -> Tensor | np.ndarray:
     """An array of x's shape (or `shape`) and dtype (or `dtype`) filled with the scalar
@@ -244,6 +266,28 @@ def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Tensor | np.nd
         raise ShapeError(f"concatenate: operands must share every size but dimension {dim}, got "
                          f"{', '.join(map(str, shapes))}", user_site())
     return fnp.concatenate(xs, dim)
+
+
+def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Tensor | np.ndarray:
+    """`operands` (one dtype, one shape) joined along a new `axis`, as `jax.lax.stack`."""
+    if not isinstance(operands, (tuple, list)) or not operands:
+        raise ShapeError(f"stack: operands must be a non-empty sequence of arrays, got {_brief(operands)}",
+                         user_site())
+    dt = _one_dtype("stack", tuple(operands), "biuf")
+    xs = [asarray(x, dt) for x in operands]
+    if len({_shape(x) for x in xs}) != 1:
+        raise ShapeError(f"stack: operands must share one shape, got {', '.join(str(_shape(x)) for x in xs)}",
+                         user_site())
+    axis = _axis("stack", axis, len(_shape(xs[0])) + 1)
+    return concatenate([expand_dims(x, (axis,)) for x in xs], axis)
+
+
+def unstack(x: ArrayLike, axis: int = 0) -> tuple[Tensor | np.ndarray, ...]:
+    """The slices of x along `axis`, that axis removed, as `jax.lax.unstack`."""
+    x = asarray(x)
+    axis = _axis("unstack", axis, len(_shape(x)))
+    n = _fixed("unstack", _shape(x)[axis], f"axis {axis}")
+    return tuple(index_in_dim(x, k, axis, keepdims=False) for k in range(n))
 
 
 def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
