@@ -82,6 +82,11 @@ G2 = np.int32([18, 12, 5, 0, 6, -7, 2, 12, 1134903170, -14, -21, -(2**31 - 1)])
 U1, U2 = np.uint32([2**32 - 1, 2971215073, 0, 12, 2**31]), np.uint32([3, 1836311903, 9, 0, 2**30])
 
 # (name, fgrad function, jax.numpy function, argument sets, whether to compile the first set as well)
+FIT_X = np.linspace(-0.6, 1.4, 12, dtype=np.float32)  # off-centre: no covariance of 0
+FIT_Y = (0.3 * FIT_X ** 3 + 2 * FIT_X ** 2 - FIT_X + 0.5 + 0.01 * np.cos(7 * FIT_X)).astype(np.float32)
+FIT_YS = np.stack([FIT_Y, np.exp(FIT_X)], 1).astype(np.float32)  # no coefficient near 0: compared relatively
+FIT_W = (1.0 + 0.5 * np.cos(FIT_X)).astype(np.float32)
+
 TABLE = [
     ("fabs", fg.fabs, jnp.fabs, [(SPECIAL,), (SUBNORMAL,), (INTS,), (np.array([True, False]),), (HALF,)], True),
     ("modf", fg.modf, jnp.modf, [(SPECIAL,), (INTS,), (HALF,), (2.75,)], True),
@@ -116,6 +121,15 @@ TABLE = [
                               fg.polyint(p, 3, 2)],
      lambda p, k: [jnp.polyint(p), jnp.polyint(p, 0), jnp.polyint(p, 2, k), jnp.polyint(p, 1, k[:1]),
                    jnp.polyint(p, 3, 2)], [(P1, np.float32([4.0, 5.0])), (IP1, np.int32([1, -1]))], False),
+    # least squares through 12 points: one fit, two at once, weighted; with the residuals; with the covariance
+    ("polyfit", lambda x, y: fg.polyfit(x, y, 2), lambda x, y: jnp.polyfit(x, y, 2), [(FIT_X, FIT_Y), (FIT_X, FIT_YS)],
+     True),
+    ("polyfit-weighted", lambda x, y, w: fg.polyfit(x, y, 3, w=w), lambda x, y, w: jnp.polyfit(x, y, 3, w=w),
+     [(FIT_X, FIT_Y, FIT_W)], False),
+    ("polyfit-full", lambda x, y: fg.polyfit(x, y, 1, full=True), lambda x, y: jnp.polyfit(x, y, 1, full=True),
+     [(FIT_X, FIT_Y), (FIT_X, FIT_YS)], False),
+    ("polyfit-cov", lambda x, y: fg.polyfit(x, y, 2, cov=True), lambda x, y: jnp.polyfit(x, y, 2, cov=True),
+     [(FIT_X, FIT_Y), (FIT_X, FIT_YS)], False),
 ]
 EAGER_ONLY = {"polymul-trim"}  # the result's length depends on the values: refused while tracing, as jit does
 
@@ -257,6 +271,9 @@ P3 = np.float32([1.0, 2.0, 3.0])
     (lambda: fg.trace(lambda a: fg.polydiv(a, P3[:2], trim_leading_zeros=True), P3), fg.TraceError,
      r"polydiv: trim_leading_zeros=True needs concrete"),
     (lambda: fg.polydiv(P3, P3[:0]), fg.ShapeError, r"polydiv: the divisor v has no coefficients"),
+    (lambda: fg.polyfit(P3, P3, -1), fg.ShapeError, r"polyfit: deg must be a non-negative integer, got -1"),
+    (lambda: fg.polyfit(P3, P3[:2], 1), fg.ShapeError, r"polyfit: y must be \(n,\) or \(n, k\) with n = 3"),
+    (lambda: fg.polyfit(P3, P3, 2, cov=True), fg.ShapeError, r"polyfit: scaling the covariance needs more points"),
 ])
 def test_refused_forms_name_the_function_and_the_line(call, error, match):
     with pytest.raises(error, match=match) as info:

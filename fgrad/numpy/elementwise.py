@@ -41,7 +41,7 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "sinh", "sqrt", "square", "stop_gradient", "subtract", "tan", "tanh", "true_divide", "trunc", "where",
     "conj", "conjugate", "float_power", "fmax", "fmin", "heaviside", "imag", "iscomplex", "isreal", "isrealobj",
     "ldexp", "real", "rint", "around", "polyval", "fabs", "modf", "frexp", "nextafter", "spacing", "i0", "kaiser",
-    "poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv", "angle", "iscomplexobj",
+    "poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv", "polyfit", "angle", "iscomplexobj",
 ]
 
 
@@ -1064,6 +1064,53 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
     if trim_leading_zeros:
         u = _trim_leading("polydiv", u, _dtype(u), float(np.sqrt(np.finfo(_dtype(u).np).eps)))
     return q, u
+
+
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, full: bool = False,
+            w: ArrayLike | None = None, cov: bool | str = False) -> Any:
+    """The least-squares polynomial of degree `deg` through the points (x, y), highest power
+    first, as `jnp.polyfit`: y (n,) or (n, k) for k fits at once; `w` weights each point; with
+    `full`, also (residuals, rank, singular values, rcond); with `cov`, also the coefficients'
+    covariance (scaled by the residuals unless cov='unscaled'). Solved by `linalg.lstsq` of
+    the Vandermonde matrix, its columns scaled to unit norm."""
+    linalg = fnp.linalg  # NOTE: found at call time, as linalg builds on this module
+    name = "polyfit"
+    if isinstance(deg, bool) or not isinstance(deg, (int, np.integer)) or deg < 0:
+        raise ShapeError(f"{name}: deg must be a non-negative integer, got {deg!r}", user_site())
+    x, y = _as_float(x), _as_float(y)
+    n, order = (_shape(x) or (0,))[0], int(deg) + 1
+    if len(_shape(x)) != 1 or n == 0:
+        raise ShapeError(f"{name}: x must be a non-empty 1-d array, got shape {_shape(x)}", user_site())
+    if len(_shape(y)) not in (1, 2) or _shape(y)[0] != n:
+        raise ShapeError(f"{name}: y must be (n,) or (n, k) with n = {n}, the length of x; got {_shape(y)}",
+                         user_site())
+    rcond = n * float(np.finfo(_dtype(x).np).eps) if rcond is None else float(rcond)
+    lhs, rhs = fnp.vander(x, order), y
+    if w is not None:
+        w = _as_float(w)
+        if _shape(w) != (n,):
+            raise ShapeError(f"{name}: w must be 1-d with the length {n} of x and y, got {_shape(w)}", user_site())
+        lhs = multiply(lhs, w[:, None])
+        rhs = multiply(rhs, w[:, None] if len(_shape(y)) == 2 else w)
+    scale = sqrt(fnp.sum(multiply(lhs, lhs), axis=0))
+    lhs = divide(lhs, scale[None, :])
+    c, residuals, rank, s = linalg.lstsq(lhs, rhs, rcond)
+    c = divide(c, scale[:, None] if len(_shape(c)) > 1 else scale)
+    if full:
+        return c, residuals, rank, s, fnp.asarray(rcond, _dtype(x))
+    if not cov:
+        return c
+    base = divide(linalg.inv(fnp.matmul(fnp.matrix_transpose(lhs), lhs)), fnp.outer(scale, scale))
+    if cov == "unscaled":
+        factor = fnp.ones((1,), _dtype(base))
+    else:
+        if n <= order:
+            raise ShapeError(f"{name}: scaling the covariance needs more points ({n}) than coefficients ({order}); "
+                             "use cov='unscaled'", user_site())
+        factor = fnp.atleast_1d(divide(residuals, n - order))
+    if len(_shape(y)) == 1:
+        return c, multiply(base, factor[None])
+    return c, multiply(base[:, :, None], factor[None, None, :])
 
 
 def polyder(p: ArrayLike, m: int = 1) -> Tensor | np.ndarray:
