@@ -159,40 +159,45 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[tuple[tuple[Any, Any], ...],
 # --- key paths --------------------------------------------------------------------------------------------
 
 
+class _Key:
+    """A key entry of a key path: one field, written as `_text` formats it."""
+
+    _text = "{}"
+
+    @property
+    def value(self) -> Any:
+        return getattr(self, dataclasses.fields(self)[0].name)
+
+    def __str__(self) -> str:
+        return self._text.format(self.value)
+
+
 @dataclasses.dataclass(frozen=True)
-class DictKey:
+class DictKey(_Key):
     """A dict entry's key in a key path."""
     key: Hashable
-
-    def __str__(self) -> str:
-        return f"[{self.key!r}]"
+    _text = "[{!r}]"
 
 
 @dataclasses.dataclass(frozen=True)
-class SequenceKey:
+class SequenceKey(_Key):
     """A list or tuple entry's index in a key path."""
     idx: int
-
-    def __str__(self) -> str:
-        return f"[{self.idx}]"
+    _text = "[{}]"
 
 
 @dataclasses.dataclass(frozen=True)
-class GetAttrKey:
+class GetAttrKey(_Key):
     """A named tuple's or a dataclass's field in a key path."""
     name: str
-
-    def __str__(self) -> str:
-        return f".{self.name}"
+    _text = ".{}"
 
 
 @dataclasses.dataclass(frozen=True)
-class FlattenedIndexKey:
+class FlattenedIndexKey(_Key):
     """A child's position among those of a node registered without keys."""
     key: int
-
-    def __str__(self) -> str:
-        return f"[<flat index {self.key}>]"
+    _text = "[<flat index {}>]"
 
 
 KeyEntry = Any  # one of the key classes above, or a registered node's own keys
@@ -246,10 +251,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Is
 def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
     """A key path as text: `['layers'][0].w`; with `simple`, the bare keys joined by `separator`
     (`layers/0/w` with "/")."""
-    if simple:
-        return separator.join(str(next(getattr(k, f.name) for f in dataclasses.fields(k)))
-                              if dataclasses.is_dataclass(k) else str(k) for k in keys)
-    return separator.join(str(k) for k in keys)
+    return separator.join(str(k.value) if simple and isinstance(k, _Key) else str(k) for k in keys)
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Any, Hashable]],
