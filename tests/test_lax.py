@@ -319,3 +319,69 @@ def test_existing_names_keep_working():
     np.testing.assert_array_equal(L.rem(np.int32([7, -7]), 3), [1, -1])
     np.testing.assert_array_equal(L.stop_gradient({"a": I})["a"], I)
     assert fg.grad(lambda x: fg.sum(L.stop_gradient(x) * x))(X).tolist() == X.tolist()
+
+
+# custom_linear_solve: implicit differentiation, checked against JAX's
+SYSTEM = (draws.general(4, 4) + 3.0 * np.eye(4, dtype=np.float32)).astype(np.float32)
+RHS = f32(4)
+
+
+def _jacobi(a):
+    """A solver that iterates: its steps must not be differentiated, only the solution."""
+    def solve(mv, b):
+        d = fg.diagonal(a)
+        x = b / d
+        for _ in range(60):
+            x = x + (b - mv(x)) / d
+        return x
+    return solve
+
+
+def _loss(lax, linalg, a, b, solve, transpose_solve):
+    x = lax.custom_linear_solve(lambda v: a @ v, b, solve, transpose_solve)
+    return (x * x).sum()
+
+
+def _theirs(a, b):
+    return _loss(jax.lax, jnp.linalg, a, b, lambda mv, c: jnp.linalg.solve(a, c),
+                 lambda vm, c: jnp.linalg.solve(a.T, c))
+
+
+@pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+@pytest.mark.parametrize("solver", ["direct", "iterative", "direct-no-transpose", "compiled"])
+def test_custom_linear_solve_differentiates_implicitly_as_jax(solver):
+    want = jax.grad(_theirs, argnums=(0, 1))(SYSTEM, RHS)
+
+    def ours(a, b):
+        solve = _jacobi(a) if solver == "iterative" else (lambda mv, c: fg.numpy.linalg.solve(a, c))
+        transpose = None if solver == "direct-no-transpose" else (lambda vm, c: fg.numpy.linalg.solve(a.T, c))
+        return _loss(L, fg.numpy.linalg, a, b, solve, transpose)
+
+    grad = fg.grad(ours, argnums=(0, 1))
+    got = (fg.jit(grad) if solver == "compiled" else grad)(SYSTEM, RHS)
+    same(got, want, f"{solver} grad", rtol=1e-4, atol=1e-5)
+
+
+def test_custom_linear_solve_of_pytrees_symmetric_with_aux():
+    spd = (SYSTEM @ SYSTEM.T).astype(np.float32)
+
+    def loss(lax, linalg, s, u, v):
+        def solve(mv, rhs):
+            return {"u": linalg.solve(s, rhs["u"]), "v": rhs["v"] / 2.0}, rhs["u"].sum()
+
+        x, aux = lax.custom_linear_solve(lambda t: {"u": s @ t["u"], "v": 2.0 * t["v"]}, {"u": u, "v": v}, solve,
+                                         symmetric=True, has_aux=True)
+        return (x["u"] ** 2).sum() + x["v"].sum() + 0.0 * aux
+
+    args = (spd, RHS, RHS[:2].copy())
+    want = jax.grad(functools.partial(loss, jax.lax, jnp.linalg), argnums=(0, 1, 2))(*args)
+    same(fg.grad(functools.partial(loss, L, fg.numpy.linalg), argnums=(0, 1, 2))(*args), want, "pytree grad",
+         rtol=1e-4, atol=1e-5)
+    batch = np.random.default_rng(5).uniform(-2, 2, (3, 4)).astype(np.float32)
+    solved = fg.vmap(lambda c: L.custom_linear_solve(lambda v: SYSTEM @ v, c,
+                                                     lambda mv, r: fg.numpy.linalg.solve(SYSTEM, r)))(batch)
+    np.testing.assert_allclose(solved, np.linalg.solve(SYSTEM, batch.T).T, rtol=1e-4, atol=1e-5)
+    with pytest.raises(fg.ShapeError, match=r"custom_linear_solve: matvec must map b's structure"):
+        L.custom_linear_solve(lambda v: v[:2], RHS, lambda mv, c: c)
+    with pytest.raises(fg.TraceError, match=r"custom_linear_solve: solve must be a function"):
+        L.custom_linear_solve(lambda v: v, RHS, None)

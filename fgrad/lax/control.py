@@ -1,9 +1,10 @@
 """jax.lax's map and associative_scan, over fgrad's scan and slicing, so that both trace,
-differentiate and compile as any other fgrad function."""
+differentiate and compile as any other fgrad function; custom_linear_solve, a solve differentiated
+implicitly through a custom_vjp."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,13 +12,14 @@ import numpy as np
 from fgrad import numpy as fnp
 from fgrad.errors import ShapeError, TraceError
 from fgrad.ir import Dim
-from fgrad.pytree import flatten, unflatten
+from fgrad.ir import Spec
+from fgrad.pytree import flatten, tree_map, unflatten
 from fgrad.trace import Tensor, user_site
 from fgrad.transforms.control_flow import scan
-from fgrad.numpy.promotion import _brief, _shape, asarray
+from fgrad.numpy.promotion import _brief, _dtype, _shape, asarray
 from fgrad.lax.shapes import _axis, concatenate, rev, slice_in_dim
 
-__all__ = ["associative_scan", "map"]
+__all__ = ["associative_scan", "custom_linear_solve", "map"]
 
 
 def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001
@@ -86,3 +88,103 @@ def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = 
     if reverse:
         out = [rev(x, (axis,)) for x in out]
     return unflatten(tree, out)
+
+
+def _closed(name: str, fn: Callable[[Any], Any], like: Any) -> tuple[Callable[..., Any], list[Any]]:
+    """`fn`, a function of one pytree shaped like `like` to a pytree shaped like it, with the
+    Tensors it closes over made explicit: `(apply(closures, x), closures)`, JAX's closure
+    conversion, so that a rule can differentiate with respect to them."""
+    from fgrad.primitives.calls import traced_body
+    from fgrad.transforms.bodies import evaluate
+
+    leaves, tree = flatten(like)
+    specs = [Spec(_shape(v), _dtype(v)) for v in leaves]
+    graph, closures, out_tree = traced_body(lambda *ls: fn(unflatten(tree, ls)), specs,
+                                            [f"x.{k}" for k in range(len(leaves))])
+    got = [graph.nodes[o].spec for o in graph.outputs]
+    if out_tree != tree or got != specs:
+        raise ShapeError(f"{name}: matvec must map b's structure and specs {[str(s) for s in specs]} to themselves, "
+                         f"got {out_tree} of {[str(s) for s in got]}", user_site())
+
+    def apply(values: Sequence[Any], x: Any) -> Any:
+        env = dict(zip(graph.inputs, [*flatten(x)[0], *values]))
+        return unflatten(tree, evaluate(graph, env, graph.outputs))
+
+    return apply, list(closures)
+
+
+def custom_linear_solve(matvec: Callable[[Any], Any], b: Any, solve: Callable[[Callable[[Any], Any], Any], Any],
+                        transpose_solve: Callable[[Callable[[Any], Any], Any], Any] | None = None,
+                        symmetric: bool = False, has_aux: bool = False) -> Any:
+    """x = solve(matvec, b) for the linear map `matvec`, differentiated implicitly, as
+    `jax.lax.custom_linear_solve`: the cotangent of b is transpose_solve(vecmat, ct) (solve itself
+    where `symmetric`), that of what matvec closes over -(d matvec(x))^T of it; what solve closes
+    over gets none. Without transpose_solve, b's cotangent is the transpose of the solver's own
+    linear map (reverse mode through its steps), where JAX raises. b is a pytree; matvec maps b's
+    structure to itself.
+
+    Args:
+        matvec: the linear map A (a function of one pytree).
+        b: the right-hand side.
+        solve: solve(matvec, b) -> x with matvec(x) = b (its method is free: direct, iterative).
+        transpose_solve: transpose_solve(vecmat, b) -> x with vecmat(x) = b, vecmat A's transpose.
+        has_aux: solve and transpose_solve return (x, aux); aux goes along, not differentiated.
+    """
+    from fgrad.transforms.autodiff import vjp
+    from fgrad.transforms.custom import custom_vjp
+
+    name = "custom_linear_solve"
+    for what, fn in (("matvec", matvec), ("solve", solve)):
+        if not callable(fn):
+            raise TraceError(f"{name}: {what} must be a function, got {_brief(fn)}", user_site())
+    apply, closures = _closed(name, matvec, b)
+    b_leaves, tree = flatten(b)
+    n, m = len(b_leaves), len(closures)
+    # solve too with what it closes over made explicit: that gets no cotangent (as in JAX, the
+    # solver is not differentiated), where custom_vjp would differentiate it through solve's graph
+    from fgrad.primitives.calls import traced_body
+    from fgrad.transforms.bodies import evaluate
+
+    specs = [Spec(_shape(v), _dtype(v)) for v in (*b_leaves, *closures)]
+    solve_graph, solve_closures, out_tree = traced_body(
+        lambda *ls: solve(lambda x: apply(ls[n:], x), unflatten(tree, list(ls[:n]))), specs,
+        [f"arg.{k}" for k in range(n + m)])
+
+    def solved(*args: Any) -> tuple[Any, ...]:
+        return tuple(evaluate(solve_graph, dict(zip(solve_graph.inputs, args)), solve_graph.outputs))
+
+    def forward(*args: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        out = solved(*args)
+        return out, (out[:n], args[n:n + m])
+
+    def backward(residuals: tuple[Any, ...], cotangents: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, values = residuals
+        x, ct = unflatten(tree, list(x)), unflatten(tree, list(cotangents[:n]))
+        mv = lambda v: apply(values, v)  # noqa: E731
+        if symmetric:
+            ct_b = solve(mv, ct)
+        elif transpose_solve is None:  # the transpose of the solver's own map b -> x, through its steps
+            def solution(rhs: Any) -> Any:
+                return solve(mv, rhs)[0] if has_aux else solve(mv, rhs)
+
+            ct_b = vjp(solution, x)[1](ct)[0]
+        else:
+            pull = vjp(mv, x)[1]
+            ct_b = transpose_solve(lambda v: pull(v)[0], ct)
+        ct_b = ct_b[0] if has_aux and (symmetric or transpose_solve is not None) else ct_b
+        floats = [k for k, v in enumerate(values) if _dtype(v).is_float]
+        ct_values: list[Any] = [None] * len(values)
+        if floats:
+            def at(*vs: Any) -> Any:
+                chosen = list(values)
+                for k, v in zip(floats, vs):
+                    chosen[k] = v
+                return apply(chosen, x)
+
+            for k, g in zip(floats, vjp(at, *(values[k] for k in floats))[1](tree_map(fnp.negative, ct_b))):
+                ct_values[k] = g
+        return (*flatten(ct_b)[0], *ct_values, *([None] * len(solve_closures)))
+
+    call = custom_vjp(solved)
+    call.defvjp(forward, backward)
+    return unflatten(out_tree, list(call(*b_leaves, *closures, *solve_closures)))
