@@ -381,7 +381,38 @@ def test_custom_linear_solve_of_pytrees_symmetric_with_aux():
     solved = fg.vmap(lambda c: L.custom_linear_solve(lambda v: SYSTEM @ v, c,
                                                      lambda mv, r: fg.numpy.linalg.solve(SYSTEM, r)))(batch)
     np.testing.assert_allclose(solved, np.linalg.solve(SYSTEM, batch.T).T, rtol=1e-4, atol=1e-5)
-    with pytest.raises(fg.ShapeError, match=r"custom_linear_solve: matvec must map b's structure"):
+    with pytest.raises(fg.ShapeError, match=r"custom_linear_solve: the function must map its argument's structure"):
         L.custom_linear_solve(lambda v: v[:2], RHS, lambda mv, c: c)
     with pytest.raises(fg.TraceError, match=r"custom_linear_solve: solve must be a function"):
         L.custom_linear_solve(lambda v: v, RHS, None)
+
+
+def _newton(f, x0):
+    x = x0
+    for _ in range(30):
+        x = x - f(x) / (2.0 * x)
+    return x
+
+
+@pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+def test_custom_root_differentiates_by_the_implicit_function_theorem_as_jax():
+    """sqrt(a) as the root of x^2 - a by Newton's steps (never differentiated), and a linear
+    system's solution as the root of A x - b with a tangent solve through the Jacobian."""
+    def root(lax, a):
+        return lax.custom_root(lambda x: x * x - a, np.float32(1.0), _newton, lambda g, y: y / g(1.0))
+
+    a = np.float32(2.0)
+    want = jax.grad(functools.partial(root, jax.lax))(a)
+    for grad in (fg.grad(functools.partial(root, L)), fg.jit(fg.grad(functools.partial(root, L)))):
+        same(grad(a), want, "sqrt's derivative", rtol=1e-6, atol=0)
+
+    def system(lax, linalg, jacfwd, a, b):
+        x = lax.custom_root(lambda x: a @ x - b, np.zeros(4, np.float32), lambda f, x0: x0 - linalg.solve(a, f(x0)),
+                            lambda g, y: linalg.solve(jacfwd(g)(y), y))
+        return (x * x).sum()
+
+    want = jax.grad(functools.partial(system, jax.lax, jnp.linalg, jax.jacfwd), argnums=(0, 1))(SYSTEM, RHS)
+    got = fg.grad(functools.partial(system, L, fg.numpy.linalg, fg.jacfwd), argnums=(0, 1))(SYSTEM, RHS)
+    same(got, want, "linear system's root", rtol=1e-4, atol=1e-5)
+    with pytest.raises(fg.TraceError, match=r"custom_root: tangent_solve must be a function"):
+        L.custom_root(lambda x: x, np.float32(1.0), _newton, None)

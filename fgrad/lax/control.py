@@ -1,6 +1,6 @@
 """jax.lax's map and associative_scan, over fgrad's scan and slicing, so that both trace,
-differentiate and compile as any other fgrad function; custom_linear_solve, a solve differentiated
-implicitly through a custom_vjp."""
+differentiate and compile as any other fgrad function; custom_linear_solve and custom_root, solves
+differentiated implicitly through a custom_vjp."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from fgrad.transforms.control_flow import scan
 from fgrad.numpy.promotion import _brief, _dtype, _shape, asarray
 from fgrad.lax.shapes import _axis, concatenate, rev, slice_in_dim
 
-__all__ = ["associative_scan", "custom_linear_solve", "map"]
+__all__ = ["associative_scan", "custom_linear_solve", "custom_root", "map"]
 
 
 def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001
@@ -103,14 +103,71 @@ def _closed(name: str, fn: Callable[[Any], Any], like: Any) -> tuple[Callable[..
                                             [f"x.{k}" for k in range(len(leaves))])
     got = [graph.nodes[o].spec for o in graph.outputs]
     if out_tree != tree or got != specs:
-        raise ShapeError(f"{name}: matvec must map b's structure and specs {[str(s) for s in specs]} to themselves, "
-                         f"got {out_tree} of {[str(s) for s in got]}", user_site())
+        raise ShapeError(f"{name}: the function must map its argument's structure and specs "
+                         f"{[str(s) for s in specs]} to themselves, got {out_tree} of {[str(s) for s in got]}",
+                         user_site())
 
     def apply(values: Sequence[Any], x: Any) -> Any:
         env = dict(zip(graph.inputs, [*flatten(x)[0], *values]))
         return unflatten(tree, evaluate(graph, env, graph.outputs))
 
     return apply, list(closures)
+
+
+def _implicit(name: str, fn: Callable[[Any], Any], like: Any, solve: Callable[..., Any],
+              adjoint: Callable[[Callable[[Any], Any], Any, Any], Any], to_like: bool) -> Any:
+    """solve(fn, like) differentiated implicitly, the part custom_linear_solve and custom_root
+    share: a custom_vjp over like's leaves and the tensors fn and solve close over (both made
+    explicit). Its backward pass takes w = adjoint(fn at the tensors, x, cotangent of x) and gives
+    fn's tensors -(d fn(x) / d tensors)^T w, like w itself where `to_like` (else none), and solve's
+    tensors none: the solver's steps are never differentiated."""
+    from fgrad.primitives.calls import traced_body
+    from fgrad.transforms.autodiff import vjp
+    from fgrad.transforms.bodies import evaluate
+    from fgrad.transforms.custom import custom_vjp
+
+    for what, f in (("the function", fn), ("solve", solve)):
+        if not callable(f):
+            raise TraceError(f"{name}: {what} must be a function, got {_brief(f)}", user_site())
+    apply, closures = _closed(name, fn, like)
+    leaves, tree = flatten(like)
+    n, m = len(leaves), len(closures)
+    specs = [Spec(_shape(v), _dtype(v)) for v in (*leaves, *closures)]
+    solve_graph, solve_closures, out_tree = traced_body(
+        lambda *ls: solve(lambda x: apply(ls[n:], x), unflatten(tree, list(ls[:n]))), specs,
+        [f"arg.{k}" for k in range(n + m)])
+
+    def solved(*args: Any) -> tuple[Any, ...]:
+        return tuple(evaluate(solve_graph, dict(zip(solve_graph.inputs, args)), solve_graph.outputs))
+
+    def forward(*args: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        out = solved(*args)
+        return out, (out[:n], args[n:n + m])
+
+    def backward(residuals: tuple[Any, ...], cotangents: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, values = residuals
+        x = unflatten(tree, list(x))
+        w = adjoint(lambda v: apply(values, v), x, unflatten(tree, list(cotangents[:n])))
+        floats = [k for k, v in enumerate(values) if _dtype(v).is_float]
+        ct_values: list[Any] = [None] * m
+        if floats:
+            def at(*vs: Any) -> Any:
+                chosen = list(values)
+                for k, v in zip(floats, vs):
+                    chosen[k] = v
+                return apply(chosen, x)
+
+            for k, g in zip(floats, vjp(at, *(values[k] for k in floats))[1](tree_map(fnp.negative, w))):
+                ct_values[k] = g
+        return (*(flatten(w)[0] if to_like else [None] * n), *ct_values, *([None] * len(solve_closures)))
+
+    call = custom_vjp(solved)
+    call.defvjp(forward, backward)
+    return unflatten(out_tree, list(call(*leaves, *closures, *solve_closures)))
+
+
+def _first(has_aux: bool, out: Any) -> Any:
+    return out[0] if has_aux else out
 
 
 def custom_linear_solve(matvec: Callable[[Any], Any], b: Any, solve: Callable[[Callable[[Any], Any], Any], Any],
@@ -131,60 +188,43 @@ def custom_linear_solve(matvec: Callable[[Any], Any], b: Any, solve: Callable[[C
         has_aux: solve and transpose_solve return (x, aux); aux goes along, not differentiated.
     """
     from fgrad.transforms.autodiff import vjp
-    from fgrad.transforms.custom import custom_vjp
 
-    name = "custom_linear_solve"
-    for what, fn in (("matvec", matvec), ("solve", solve)):
-        if not callable(fn):
-            raise TraceError(f"{name}: {what} must be a function, got {_brief(fn)}", user_site())
-    apply, closures = _closed(name, matvec, b)
-    b_leaves, tree = flatten(b)
-    n, m = len(b_leaves), len(closures)
-    # solve too with what it closes over made explicit: that gets no cotangent (as in JAX, the
-    # solver is not differentiated), where custom_vjp would differentiate it through solve's graph
-    from fgrad.primitives.calls import traced_body
-    from fgrad.transforms.bodies import evaluate
-
-    specs = [Spec(_shape(v), _dtype(v)) for v in (*b_leaves, *closures)]
-    solve_graph, solve_closures, out_tree = traced_body(
-        lambda *ls: solve(lambda x: apply(ls[n:], x), unflatten(tree, list(ls[:n]))), specs,
-        [f"arg.{k}" for k in range(n + m)])
-
-    def solved(*args: Any) -> tuple[Any, ...]:
-        return tuple(evaluate(solve_graph, dict(zip(solve_graph.inputs, args)), solve_graph.outputs))
-
-    def forward(*args: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        out = solved(*args)
-        return out, (out[:n], args[n:n + m])
-
-    def backward(residuals: tuple[Any, ...], cotangents: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, values = residuals
-        x, ct = unflatten(tree, list(x)), unflatten(tree, list(cotangents[:n]))
-        mv = lambda v: apply(values, v)  # noqa: E731
+    def adjoint(mv: Callable[[Any], Any], x: Any, ct: Any) -> Any:
         if symmetric:
-            ct_b = solve(mv, ct)
-        elif transpose_solve is None:  # the transpose of the solver's own map b -> x, through its steps
-            def solution(rhs: Any) -> Any:
-                return solve(mv, rhs)[0] if has_aux else solve(mv, rhs)
+            return _first(has_aux, solve(mv, ct))
+        if transpose_solve is None:  # the transpose of the solver's own map b -> x, through its steps
+            return vjp(lambda rhs: _first(has_aux, solve(mv, rhs)), x)[1](ct)[0]
+        pull = vjp(mv, x)[1]
+        return _first(has_aux, transpose_solve(lambda v: pull(v)[0], ct))
 
-            ct_b = vjp(solution, x)[1](ct)[0]
-        else:
-            pull = vjp(mv, x)[1]
-            ct_b = transpose_solve(lambda v: pull(v)[0], ct)
-        ct_b = ct_b[0] if has_aux and (symmetric or transpose_solve is not None) else ct_b
-        floats = [k for k, v in enumerate(values) if _dtype(v).is_float]
-        ct_values: list[Any] = [None] * len(values)
-        if floats:
-            def at(*vs: Any) -> Any:
-                chosen = list(values)
-                for k, v in zip(floats, vs):
-                    chosen[k] = v
-                return apply(chosen, x)
+    return _implicit("custom_linear_solve", matvec, b, solve, adjoint, to_like=True)
 
-            for k, g in zip(floats, vjp(at, *(values[k] for k in floats))[1](tree_map(fnp.negative, ct_b))):
-                ct_values[k] = g
-        return (*flatten(ct_b)[0], *ct_values, *([None] * len(solve_closures)))
 
-    call = custom_vjp(solved)
-    call.defvjp(forward, backward)
-    return unflatten(out_tree, list(call(*b_leaves, *closures, *solve_closures)))
+def custom_root(f: Callable[[Any], Any], initial_guess: Any, solve: Callable[[Callable[[Any], Any], Any], Any],
+                tangent_solve: Callable[[Callable[[Any], Any], Any], Any], has_aux: bool = False) -> Any:
+    """x = solve(f, initial_guess) with f(x) = 0, differentiated by the implicit function theorem,
+    as `jax.lax.custom_root`: the tensors f closes over get -(df/dtensors)^T (df/dx)^-T ct, the
+    transposed system solved by transposing tangent_solve (linear in its right-hand side);
+    initial_guess and what solve closes over get none.
+
+    Args:
+        f: a function of one pytree to one of the same structure.
+        initial_guess: where solve starts.
+        solve: solve(f, initial_guess) -> x with f(x) = 0.
+        tangent_solve: tangent_solve(g, y) -> x with g(x) = y, for g f linearized at its root
+            (for a scalar, `lambda g, y: y / g(1.0)`).
+        has_aux: solve returns (x, aux); aux goes along, not differentiated.
+    """
+    from fgrad.transforms.autodiff import vjp
+    from fgrad.transforms.forward import jvp
+
+    if not callable(tangent_solve):
+        raise TraceError(f"custom_root: tangent_solve must be a function, got {_brief(tangent_solve)}", user_site())
+
+    def adjoint(fx: Callable[[Any], Any], x: Any, ct: Any) -> Any:
+        def linear(t: Any) -> Any:  # f linearized at the root
+            return jvp(fx, (x,), (t,))[1]
+
+        return vjp(lambda rhs: tangent_solve(linear, rhs), x)[1](ct)[0]
+
+    return _implicit("custom_root", f, initial_guess, solve, adjoint, to_like=False)
