@@ -7,11 +7,11 @@ everything traces, differentiates and compiles to WGSL:
 - `fg.scipy.linalg`: factorizations and solvers (Cholesky, LU, QR, eigh, SVD, polar,
   Hessenberg), `expm`, and the matrix constructors;
 - `fg.scipy.signal`: convolution and correlation, `detrend`;
-- `fg.scipy.integrate` (`trapezoid`), `fg.scipy.ndimage` (`map_coordinates`) and
-  `fg.scipy.cluster.vq`.
+- `fg.scipy.integrate` (`trapezoid`), `fg.scipy.interpolate` (`RegularGridInterpolator`),
+  `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`.
 fgrad has no complex dtype and no FFT: what needs them (the spectral functions of signal, eig,
 schur, sqrtm) is not provided."""
 
-from fgrad.scipy import cluster, integrate, linalg, ndimage, signal, special, stats
+from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, signal, special, stats
 
-__all__ = ["cluster", "integrate", "linalg", "ndimage", "signal", "special", "stats"]
+__all__ = ["cluster", "integrate", "interpolate", "linalg", "ndimage", "signal", "special", "stats"]
