@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import export, lax, nn, tree_util
+from fgrad import export, image, lax, nn, tree_util
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
@@ -38,7 +38,7 @@ __all__ = [
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
     "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "generate", "grad", "hessian", "i32", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
+    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "nn", "numpy", "optim",
     "profile", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
