@@ -137,8 +137,7 @@ def _resampled(image: Array, shape: tuple[int, ...], axes: Sequence[int], scale:
 
 
 def _method(method: Any) -> ResizeMethod:
-    return ResizeMethod.from_string(method) if isinstance(method, str) else method if \
-        isinstance(method, ResizeMethod) else ResizeMethod.from_string(method)
+    return method if isinstance(method, ResizeMethod) else ResizeMethod.from_string(method)
 
 
 def _target(name: str, image: Array, shape: Any) -> tuple[int, ...]:

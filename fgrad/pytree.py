@@ -175,17 +175,7 @@ def flatten_up_to(treedef: TreeDef, tree: Any) -> list[Any] | None:
     """The subtrees of `tree` at the leaves of `treedef`, in flatten order, where `tree` has that
     structure down to them (jax's `PyTreeDef.flatten_up_to`); else None."""
     out: list[Any] = []
-    return out if _up_to(tree, treedef, out) else None
-
-
-def _up_to(node: Any, td: TreeDef, out: list[Any]) -> bool:
-    if td.kind == "leaf":
-        out.append(node)
-        return True
-    found = _children(node)
-    if found is None or found[:2] != (td.kind, td.meta) or len(found[2]) != len(td.children):
-        return False
-    return all(_up_to(kid, child, out) for kid, child in zip(found[2], td.children))
+    return out if _walk(tree, treedef, out, up_to=True) else None
 
 
 def leaves_in(tree: Any, treedef: TreeDef) -> list[Any] | None:
@@ -198,17 +188,18 @@ def leaves_in(tree: Any, treedef: TreeDef) -> list[Any] | None:
 # NOTE: module-level recursion, not closures: a recursive closure is a reference cycle, which
 # would keep the leaves it saw (a call's result Arrays, their device buffers) until the garbage
 # collector ran.
-def _walk(node: Any, td: TreeDef, leaves: list[Any]) -> bool:
-    """Whether `node` has the structure `td`, appending its leaves on the way."""
+def _walk(node: Any, td: TreeDef, leaves: list[Any], up_to: bool = False) -> bool:
+    """Whether `node` has the structure `td`, appending its leaves on the way; with `up_to`, what
+    stands at a leaf of `td` may be any subtree."""
     kind, cls = td.kind, type(node)
     if kind == "leaf":
         leaves.append(node)
-        return cls in _LEAF_TYPES or _children(node) is None
+        return up_to or cls in _LEAF_TYPES or _children(node) is None
     if kind == "dict":
         if cls is not dict or len(node) != len(td.meta):
             return False
         for key, child in zip(td.meta, td.children):  # as many keys, each found: the same keys, in sorted order
-            if key not in node or not _walk(node[key], child, leaves):
+            if key not in node or not _walk(node[key], child, leaves, up_to):
                 return False
         return True
     if kind in ("list", "tuple") and cls is (list if kind == "list" else tuple):
@@ -221,7 +212,7 @@ def _walk(node: Any, td: TreeDef, leaves: list[Any]) -> bool:
     if len(kids) != len(td.children):
         return False
     for kid, child in zip(kids, td.children):
-        if not _walk(kid, child, leaves):
+        if not _walk(kid, child, leaves, up_to):
             return False
     return True
 

@@ -141,19 +141,25 @@ def treedef_tuple(treedefs: Any) -> TreeDef:
     return TreeDef("tuple", None, tuple(treedefs))
 
 
-def flatten_one_level(tree: Any) -> tuple[list[Any], Hashable]:
-    """The children of the root of `tree` and what rebuilding it needs besides them (its keys,
-    its class, its aux data); a leaf has no level to flatten."""
+def _one_level(name: str, tree: Any) -> tuple[str, Hashable, list[Any]]:
+    """(kind, meta, children) of the root of `tree`; a leaf has no level to flatten."""
     found = _children(tree)
     if found is None:
-        raise InputError(f"flatten_one_level: a {type(tree).__name__} is a leaf, not a container", user_site())
-    return found[2], found[1]
+        raise InputError(f"{name}: a {type(tree).__name__} is a leaf, not a container", user_site())
+    return found
+
+
+def flatten_one_level(tree: Any) -> tuple[list[Any], Hashable]:
+    """The children of the root of `tree` and what rebuilding it needs besides them (its keys,
+    its class, its aux data)."""
+    _, meta, children = _one_level("flatten_one_level", tree)
+    return children, meta
 
 
 def flatten_one_level_with_keys(tree: Any) -> tuple[tuple[tuple[Any, Any], ...], Hashable]:
     """flatten_one_level's children, each with its key entry (DictKey, SequenceKey, ...)."""
-    children, meta = flatten_one_level(tree)
-    return tuple(zip(_key_entries(tree, len(children)), children)), meta
+    kind, meta, children = _one_level("flatten_one_level_with_keys", tree)
+    return tuple(zip(_key_entries(tree, kind, meta, len(children)), children)), meta
 
 
 # --- key paths --------------------------------------------------------------------------------------------
@@ -206,9 +212,9 @@ KeyPath = tuple[KeyEntry, ...]
 _KEYED: dict[type, Callable[[Any], tuple[Any, Hashable]]] = {}
 
 
-def _key_entries(node: Any, count: int) -> list[Any]:
-    """The key entry of each of `node`'s `count` children, in flatten order."""
-    kind, meta, _ = _children(node)
+def _key_entries(node: Any, kind: str, meta: Hashable, count: int) -> list[Any]:
+    """The key entry of each of `node`'s `count` children, in flatten order (kind and meta as
+    `_children` gives them)."""
     if kind == "dict":
         return [DictKey(k) for k in meta]
     if kind in ("list", "tuple"):
@@ -224,16 +230,16 @@ def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[tupl
     """tree_flatten's leaves, each with its key path (a tuple of key entries), and the structure."""
     pairs: list[tuple[KeyPath, Any]] = []
 
-    def walk(node: Any, path: KeyPath) -> None:
+    def walk(node: Any, path: KeyPath) -> TreeDef:  # pytree._structure's walk, keeping each leaf's path
         found = None if is_leaf is not None and is_leaf(node) else _children(node)
         if found is None:
             pairs.append((path, node))
-            return
-        for key, child in zip(_key_entries(node, len(found[2])), found[2]):
-            walk(child, (*path, key))
+            return LEAF
+        kind, meta, kids = found
+        keys = _key_entries(node, kind, meta, len(kids))
+        return TreeDef(kind, meta, tuple(walk(child, (*path, key)) for key, child in zip(keys, kids)))
 
-    walk(tree, ())
-    return pairs, flatten(tree, is_leaf)[1]
+    return pairs, walk(tree, ())
 
 
 def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[KeyPath, Any]]:

@@ -336,7 +336,7 @@ ERRORS = [
     (lambda: sla.pascal(4, "diagonal"), fg.InputError, r"pascal: kind must be 'symmetric', 'lower' or 'upper'"),
     (lambda: sla.leslie(f32(4), f32(2)), fg.ShapeError, r"leslie: f needs at least 2 entries and s one fewer"),
     (lambda: sla.hankel(f32(2, 3), f32(3, 4)), fg.ShapeError,
-     r"hankel: the leading axes of \(2, 3\), \(3, 4\) do not broadcast"),
+     r"hankel: the leading axes of c \(2, 3\) and r \(3, 4\) do not broadcast"),
 ]
 
 

@@ -11,8 +11,7 @@ import numpy as np
 
 from fgrad import numpy as fnp
 from fgrad.errors import ShapeError, TraceError
-from fgrad.ir import Dim
-from fgrad.ir import Spec
+from fgrad.ir import Dim, Spec
 from fgrad.pytree import flatten, tree_map, unflatten
 from fgrad.trace import Tensor, user_site
 from fgrad.transforms.control_flow import scan

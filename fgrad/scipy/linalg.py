@@ -28,8 +28,7 @@ import numpy as np
 from fgrad import numpy as fnp
 from fgrad.errors import DTypeError, InputError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import DType
-from fgrad import lax as fgrad_lax
-from fgrad.lax import linalg as lax_linalg
+from fgrad.lax import lgamma, linalg as lax_linalg
 from fgrad.lax.linalg import _flag, _float_operands, _matrices, _t
 from fgrad.numpy import linalg as fnp_linalg
 from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _shape, asarray
@@ -602,22 +601,13 @@ def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     when None): entry (i, j) is c[i - j] on and below the diagonal, r[j - i] above it, as
     `jax.scipy.linalg.toeplitz`. Leading axes of c and r broadcast into a batch of matrices
     (..., m, n); a scalar is a vector of one."""
-    c = fnp.atleast_1d(asarray(c))
-    r = c if r is None else fnp.atleast_1d(asarray(r))
-    dtype = fnp.result_type(c, r)
-    c, r = asarray(c, dtype), asarray(r, dtype)
+    (c, r), batch = _vectors("toeplitz", ("c", c), ("r", c if r is None else r))
     m, n = _shape(c)[-1], _shape(r)[-1]
-    try:
-        batch = fnp.broadcast_shapes(_shape(c)[:-1], _shape(r)[:-1])
-    except ShapeError:
-        raise ShapeError(f"toeplitz: the leading axes of c {_shape(c)} and r {_shape(r)} do not broadcast",
-                         user_site()) from None
     if m == 0 or n == 0:
-        return fnp.zeros((*batch, m, n), dtype)
-    elements = fnp.concatenate([fnp.broadcast_to(fnp.flip(c, -1), (*batch, m)),
-                                fnp.broadcast_to(r[..., 1:], (*batch, n - 1))], axis=-1)
+        return fnp.zeros((*batch, m, n), _dtype(c))
+    elements = fnp.concatenate([fnp.flip(c, -1), r[..., 1:]], axis=-1)
     index = (m - 1) - np.arange(m)[:, None] + np.arange(n)  # elements[index[i, j]] is c[i - j] or r[j - i]
-    return fnp.take(elements, index.astype(np.int32), axis=-1)
+    return _gathered(elements, index)
 
 
 def hilbert(n: int) -> Array:
@@ -638,18 +628,18 @@ def _order(name: str, n: Any, least: int = 0) -> int:
     return int(n)
 
 
-def _vectors(name: str, *xs: ArrayLike, inexact: bool = False) -> tuple[list[Array], tuple[int, ...]]:
-    """xs as arrays of at least one axis in one dtype (a float one with `inexact`), and the batch
-    their leading axes broadcast to."""
-    xs = [fnp.atleast_1d(asarray(x)) for x in xs]
+def _vectors(name: str, *named: tuple[str, ArrayLike], inexact: bool = False) -> tuple[list[Array], tuple[int, ...]]:
+    """The (argument name, value) pairs' values as arrays of at least one axis in one dtype (a
+    float one with `inexact`), broadcast to the batch their leading axes make, and that batch."""
+    xs = [fnp.atleast_1d(asarray(x)) for _, x in named]
     dtype = fnp.result_type(*xs)
     dtype = DType.f32 if inexact and not dtype.is_float else dtype
     xs = [asarray(x, dtype) for x in xs]
     try:
         batch = fnp.broadcast_shapes(*(_shape(x)[:-1] for x in xs))
     except ShapeError:
-        raise ShapeError(f"{name}: the leading axes of {', '.join(str(_shape(x)) for x in xs)} do not broadcast",
-                         user_site()) from None
+        shapes = " and ".join(f"{what} {_shape(x)}" for (what, _), x in zip(named, xs))
+        raise ShapeError(f"{name}: the leading axes of {shapes} do not broadcast", user_site()) from None
     return [fnp.broadcast_to(x, (*batch, _shape(x)[-1])) for x in xs], batch
 
 
@@ -661,7 +651,7 @@ def _gathered(v: Array, index: np.ndarray) -> Array:
 def circulant(c: ArrayLike) -> Array:
     """The circulant matrix whose first column is c: entry (i, j) is c[(i - j) mod n], as
     `jax.scipy.linalg.circulant`; leading axes of c are a batch."""
-    (c,), _ = _vectors("circulant", c)
+    (c,), _ = _vectors("circulant", ("c", c))
     n = _shape(c)[-1]
     return _gathered(c, (np.arange(n)[:, None] - np.arange(n)[None, :]) % max(n, 1))
 
@@ -669,7 +659,7 @@ def circulant(c: ArrayLike) -> Array:
 def companion(a: ArrayLike) -> Array:
     """The companion matrix of the polynomial with coefficients a (highest power first, at least
     2): first row -a[1:] / a[0], ones below the diagonal, as `jax.scipy.linalg.companion`."""
-    (a,), batch = _vectors("companion", a, inexact=True)
+    (a,), batch = _vectors("companion", ("a", a), inexact=True)
     if _shape(a)[-1] < 2:
         raise ShapeError(f"companion: a needs at least 2 coefficients along its last axis, got {_shape(a)}",
                          user_site())
@@ -709,7 +699,7 @@ def fiedler(a: ArrayLike) -> Array:
 def fiedler_companion(a: ArrayLike) -> Array:
     """The Fiedler companion matrix of the polynomial with coefficients a (highest power first): a
     pentadiagonal matrix with a's companion's eigenvalues, as `jax.scipy.linalg.fiedler_companion`."""
-    (a,), batch = _vectors("fiedler_companion", a, inexact=True)
+    (a,), batch = _vectors("fiedler_companion", ("a", a), inexact=True)
     if _shape(a)[-1] == 0:
         raise ShapeError(f"fiedler_companion: a needs coefficients along its last axis, got {_shape(a)}", user_site())
     n = _shape(a)[-1] - 1
@@ -750,7 +740,7 @@ def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     for what, x in (("c", c), ("r", r)):
         if x is not None and not _shape(x):
             raise ShapeError(f"hankel: {what} must have at least one axis, got a scalar", user_site())
-    (c, r), batch = _vectors("hankel", c, fnp.zeros_like(asarray(c)) if r is None else r)
+    (c, r), batch = _vectors("hankel", ("c", c), ("r", fnp.zeros_like(asarray(c)) if r is None else r))
     m, n = _shape(c)[-1], _shape(r)[-1]
     if m == 0 or n == 0:
         return fnp.zeros((*batch, m, n), _dtype(c))
@@ -773,7 +763,6 @@ def helmert(n: int, full: bool = False) -> Array:
 
 def _binomial(n: Array, k: Array) -> Array:
     """n choose k as e^(lgamma(n + 1) - lgamma(n - k + 1) - lgamma(k + 1)), as JAX's: 0 past n."""
-    lgamma = fgrad_lax.lgamma
     return fnp.exp(lgamma(n + 1.0) - lgamma(n - k + 1.0) - lgamma(k + 1.0))
 
 
@@ -816,7 +805,7 @@ def invpascal(n: int, kind: str | None = None) -> Array:
 def leslie(f: ArrayLike, s: ArrayLike) -> Array:
     """The Leslie matrix of a population model: fecundities f (n,) in the first row, survival
     rates s (n - 1,) below the diagonal, as `jax.scipy.linalg.leslie`."""
-    (f, s), batch = _vectors("leslie", f, s)
+    (f, s), batch = _vectors("leslie", ("f", f), ("s", s))
     n = _shape(f)[-1]
     if n < 2 or _shape(s)[-1] != n - 1:
         raise ShapeError(f"leslie: f needs at least 2 entries and s one fewer along their last axes, got "

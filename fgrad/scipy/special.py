@@ -1243,13 +1243,16 @@ def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
 # most 250 terms each, as JAX's.
 
 
+def _near_integer(v: Array) -> Array:
+    """Whether v lies within 50 eps of an integer: JAX's test of 2F1's integer parameters."""
+    return less(abs(subtract(v, round(v))), float(np.finfo(_dtype(v).np).eps) * 50)
+
+
 def _hyp2f1_terminal(a: Array, b: Array, c: Array, x: Array) -> Array:
     """The series where a or b is a non-positive integer: its terms vanish after |a| (of the two,
     the one of larger magnitude that c's poles allow)."""
-    eps = float(np.finfo(_dtype(x).np).eps) * 50
-    ib = round(b)
     c_pole_first = logical_and(equal(mod(c, 1.0), 0.0), logical_and(less_equal(c, 0.0), greater(c, b)))
-    swap = logical_and(less(b, a), logical_and(less(abs(subtract(b, ib)), eps), logical_not(c_pole_first)))
+    swap = logical_and(less(b, a), logical_and(_near_integer(b), logical_not(c_pole_first)))
     a, b = abs(where(swap, b, a)), where(swap, a, b)
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
@@ -1327,22 +1330,19 @@ def _hyp2f1_digamma_transform(a: Array, b: Array, c: Array, x: Array) -> Array:
 
 
 def _hyp2f1_terminal_or_series(a: Array, b: Array, c: Array, x: Array) -> Array:
-    eps = float(np.finfo(_dtype(x).np).eps) * 50
     d = subtract(subtract(c, a), b)
-    negative_int = [logical_and(less_equal(v, 0.0), less(abs(subtract(v, round(v))), eps)) for v in (a, b)]
-    terminating = logical_or(*negative_int)
+    terminating = logical_or(*(logical_and(less_equal(v, 0.0), _near_integer(v)) for v in (a, b)))
     near_one = logical_and(greater(x, 0.9), logical_not(terminating))
-    d_integer = less(abs(subtract(d, round(d))), eps)
+    d_integer = _near_integer(d)
     return select([logical_and(near_one, d_integer), logical_and(logical_not(near_one), terminating)],
                   [_hyp2f1_digamma_transform(a, b, c, x), _hyp2f1_terminal(a, b, c, x)], _hyp2f1_series(a, b, c, x))
 
 
 def _hyp2f1_of(a: Array, b: Array, c: Array, x: Array) -> Array:
-    eps = float(np.finfo(_dtype(x).np).eps) * 50
     d = subtract(subtract(c, a), b)
     s = subtract(1.0, x)
     ca, cb = subtract(c, a), subtract(c, b)
-    d_integer = less(abs(subtract(d, round(d))), eps)
+    d_integer = _near_integer(d)
     conds = [
         logical_or(equal(x, 0.0), logical_and(logical_or(equal(a, 0.0), equal(b, 0.0)), not_equal(c, 0.0))),
         logical_or(equal(c, 0.0), logical_and(less(c, 0.0), equal(mod(c, 1.0), 0.0))),
