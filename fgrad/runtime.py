@@ -1033,20 +1033,28 @@ class Executable:
         (see Device). A while loop's test is submitted and its predicate read back before each
         run of its body (Program.repeats). The results in `early` (with a producer) are staged
         for the host as soon as they are computed: result -> (staging buffer, submit index)."""
-        start = 0
-        for loop in self.program.repeats:
-            self.submit(buffers, start, loop.test)
-            while True:
-                self.submit(buffers, loop.test, loop.body)
-                if not int.from_bytes(self.device.read(buffers[loop.flag], 4), "little"):
-                    break
-                self.submit(buffers, loop.body, loop.end)
-            start = loop.end
+        start = self.loops(buffers, 0, len(self.program.kernels))
         staged = self.submit(buffers, start, len(self.program.kernels), [r for r in early if r in self.producers])
         for source, target in self.program.copies:
             self.device.copy(buffers[source], buffers[target], self.result_bytes(target))
         self.device.settle(self.heavy)
         return staged
+
+    def loops(self, buffers: dict[int, Any], start: int, stop: int) -> int:
+        """Run kernels start..stop up to the end of the last while loop among them, each loop
+        (outermost first, Program.repeats) its test then, while the host reads its flag true,
+        its body, the loops nested in either run the same way; returns where the last loop ended."""
+        for loop in self.program.repeats:
+            if loop.test < start or loop.end > stop:  # before this span, after it, or nested in an earlier loop
+                continue
+            self.submit(buffers, start, loop.test)
+            while True:
+                self.submit(buffers, self.loops(buffers, loop.test, loop.body), loop.body)
+                if not int.from_bytes(self.device.read(buffers[loop.flag], 4), "little"):
+                    break
+                self.submit(buffers, self.loops(buffers, loop.body, loop.end), loop.end)
+            start = loop.end
+        return start
 
     def submit(self, buffers: dict[int, Any], start: int, stop: int,
                early: Sequence[int] = ()) -> dict[int, tuple[Any, int | None]]:

@@ -757,6 +757,32 @@ def test_while_on_device():
     assert_trees(fg.jit(fg.vmap(f))(ns, xs), fg.vmap(f)(ns, xs), rtol=1e-5, atol=1e-6)
 
 
+def nested_whiles(n, x):
+    """While loops inside a while loop's body and its predicate, and inside a scan's body, their
+    trip counts depending on the outer loops' values."""
+    def halvings(x):  # how many halvings bring max|x| under 1: a while loop in the predicate
+        return lax.while_loop(lambda c: fg.max(fg.abs(c[1])) >= 1.0, lambda c: (c[0] + 1, c[1] * 0.5), (0, x))[0]
+
+    def body(c):
+        i, x, total = c
+        inner = lax.while_loop(lambda d: d[0] < i + 1, lambda d: (d[0] + 1, fg.sin(d[1]) + x), (0, x))[1]
+        return i + 1, inner * 1.5, total + i
+
+    def step(x, k):
+        return lax.while_loop(lambda c: c[0] < k, lambda c: (c[0] + 1, c[1] * 1.25), (0, x))[1], k
+
+    outer = lax.while_loop(lambda c: (c[0] < n) & (halvings(c[1]) < 3), body, (0, x, 0))
+    return outer, lax.scan(step, x, np.array([2, 0, 3], np.int32))
+
+
+def test_nested_while_loops_on_device():
+    compiled, x = fg.jit(nested_whiles), normal(3)
+    for n in (0, 1, 4):
+        assert_trees(compiled(np.int32(n), x), nested_whiles(np.int32(n), x), rtol=1e-5, atol=1e-6)
+    program = lower(fg.trace(nested_whiles, np.int32(0), x))
+    assert len(program.repeats) == 1 + 2 + 3  # the outer loop, one in its predicate and one in its body, one per scan step
+
+
 def test_reverse_mode_runs_the_loop_forward_once():
     """Under grad the forward pass binds the scan that also stacks the residuals (the scan's rule
     in vjp_forward_rules): two loops in all, forward and backward, not a primal loop besides."""

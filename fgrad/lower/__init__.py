@@ -55,12 +55,10 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
         if node.spec.max_size == 0:  # an empty result (of a symbolic shape): nothing to compute, no kernel
             continue
         loop = kind_of(node)
-        if isinstance(loop, Loop) and loop.counted:
-            kernels.extend(loop_kernels(graph, group, where, buffers, specs, limits))
-            continue
         if isinstance(loop, Loop):
-            found, (test, body, end), flag = while_kernels(graph, group, where, buffers, specs, limits)
-            repeats.append(Repeat(len(kernels) + test, len(kernels) + body, len(kernels) + end, flag))
+            found, inner = (loop_kernels if loop.counted else while_kernels)(graph, group, where, buffers, specs,
+                                                                             limits)
+            repeats += [r.moved(len(kernels)) for r in inner]
             kernels.extend(found)
             continue
         inside = group_inlined(graph, group, roots)

@@ -27,7 +27,9 @@ carries in registers (`loop_kernel` in wgsl.py): one dispatch, not a few per ite
 A while loop (not `counted`) has no trip count to record ahead: its
 predicate's program writes one bool, which the host reads back before each
 run of the body (`Program.repeats`, run by the Executable): one round trip
-per iteration, the price of a data-dependent loop on WebGPU. Where its predicate reads only
+per iteration, the price of a data-dependent loop on WebGPU. While loops nest: one in a while
+loop's predicate or body runs, its own round trips included, each time the outer loop reaches
+it; one in a scan's body is laid out once per iteration. Where its predicate reads only
 carries of shape () (a fori_loop with traced bounds: its counter) and its body is elementwise,
 the body is one kernel that tests the predicate itself before each iteration: one round trip
 for the whole loop (two past 65,535 iterations).
@@ -44,7 +46,7 @@ from fgrad.errors import CompileError
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Node, Spec, call_params
 from fgrad.lower.fusion import is_buffer_source
 from fgrad.lower.kinds import Elementwise, View, Window, kind_of
-from fgrad.lower.program import Buffer, Kernel, Limits, Program, buffer_bytes, words
+from fgrad.lower.program import Buffer, Kernel, Limits, Program, Repeat, buffer_bytes, words
 from fgrad.lower.rewrites import rewrite
 from fgrad.lower.wgsl import LOOP_LIMIT, WORKGROUP, literal, loop_kernel
 from fgrad.trace import bind, constant, trace_function
@@ -140,13 +142,10 @@ def _counter(name: str, statement: str, counter: int, nodes: tuple[int, ...]) ->
 
 
 def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[..., int], nodes: tuple[int, ...],
-            limits: Limits, site: str | None) -> tuple[list[Kernel], dict[int, int]]:
+            limits: Limits) -> tuple[list[Kernel], dict[int, int], list[Repeat]]:
     """A sub-program's kernels (and its closing copies) on the outer plan: its inputs are the outer
-    buffers `outer`, its other buffers get buffers of their own (`new`). Returns the kernels and
-    where each of its buffers went."""
-    if program.repeats:
-        raise CompileError(f"lower: a while loop inside the body of a {name} does not lower to the device yet; "
-                           "write the inner loop as a scan or fori_loop with static bounds", site)
+    buffers `outer`, its other buffers get buffers of their own (`new`). Returns the kernels, where
+    each of its buffers went, and its while loops among those kernels."""
     mapped: dict[int, int] = dict(zip(program.inputs, outer))
     for b, buf in enumerate(program.buffers):
         if b not in mapped:
@@ -155,7 +154,7 @@ def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[...
                       k.grid, nodes, (), k.sites, k.groups, k.sized, k.textures) for k in program.kernels]
     kernels += [_copy(f"{name}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, nodes, limits)
                 for s, t in program.copies]
-    return kernels, mapped
+    return kernels, mapped, [loop.moved(0, mapped) for loop in program.repeats]
 
 
 class _Plan:
@@ -390,9 +389,10 @@ def _one_while_body(graph: Graph, group: tuple[int, ...], where: dict[int, int],
 
 
 def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
-                 specs: list[Spec], limits: Limits) -> list[Kernel]:
-    """The kernels of the scan whose result nodes are `group`, on the outer plan's buffers (`where`);
-    the buffers the loop needs of its own are appended to `buffers` and `specs`."""
+                 specs: list[Spec], limits: Limits) -> tuple[list[Kernel], list[Repeat]]:
+    """The kernels of the scan whose result nodes are `group`, on the outer plan's buffers (`where`),
+    and the while loops among them (each iteration's copy of those in its body); the buffers the
+    loop needs of its own are appended to `buffers` and `specs`."""
     from fgrad.lower import lower  # NOTE: the step is a program of its own
 
     node = graph.nodes[group[0]]
@@ -403,32 +403,35 @@ def loop_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], bu
     state = _state(graph, group, where, result_specs, new)
     fused = _one_kernel(graph, group, where, state, new, limits)
     if fused is not None:
-        return fused
+        return fused, []
     counter = new("scratch", Spec((), DType.i32))
     kernels = [_counter(f"{node.op}_start", "out[0] = 0i;", counter, group)]
     kernels += _inits(node.op, node.inputs[num_consts:num_consts + num_carry], where, state, result_specs, group, limits)
     if length == 0:
-        return kernels
+        return kernels, []
     step, donated = step_graph(params["body"], length, params["reverse"], num_consts, num_carry, operand_specs,
                                result_specs)
     program = lower(step, limits, donated)
     outer = [counter, *(where[j] for j in node.inputs[:num_consts]), *state[:num_carry],
              *(where[j] for j in node.inputs[num_consts + num_carry:]), *state[num_carry:]]
-    body, mapped = _splice(node.op, program, outer, new, group, limits, node.site)
+    body, mapped, inner = _splice(node.op, program, outer, new, group, limits)
     body += _moves(f"{node.op}_state", [(mapped[b], state[k], result_specs[k]) for k, b in enumerate(program.outputs)],
                    new, group, limits)
     body.append(_counter(f"{node.op}_next", "out[0] = out[0] + 1i;", counter, group))
+    repeats = []
     for _ in range(length):
+        repeats += [loop.moved(len(kernels)) for loop in inner]
         kernels.extend(body)
-    return kernels
+    return kernels, repeats
 
 
 def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], buffers: list[Buffer],
-                  specs: list[Spec], limits: Limits) -> tuple[list[Kernel], tuple[int, int, int], int]:
+                  specs: list[Spec], limits: Limits) -> tuple[list[Kernel], list[Repeat]]:
     """The kernels of the while loop whose result nodes are `group`: the initial copy of the carry,
     the predicate's program, then the body's (one kernel where `_one_while_body` makes it, else
-    the body's program and the copies of the new carry it could not write in place); with where the predicate and the body start and end among them, and the buffer of
-    the predicate, which the host reads after each test (Program.repeats)."""
+    the body's program and the copies of the new carry it could not write in place); with the
+    loop (where the predicate and the body start and end among them, and the buffer of the
+    predicate, which the host reads after each test: Program.repeats) and the loops nested in it."""
     from fgrad.lower import lower  # NOTE: the predicate and the body are programs of their own
 
     node = graph.nodes[group[0]]
@@ -441,18 +444,19 @@ def while_kernels(graph: Graph, group: tuple[int, ...], where: dict[int, int], b
     kernels = _inits(node.op, node.inputs[n_cond + n_body:], where, state, result_specs, group, limits)
     test = len(kernels)
     predicate = lower(params["cond"], limits)
-    found, mapped = _splice(node.op, predicate, [*(where[j] for j in cond_consts), *state], new, group, limits,
-                            node.site)
+    found, mapped, inner = _splice(node.op, predicate, [*(where[j] for j in cond_consts), *state], new, group, limits)
+    inner = [loop.moved(test) for loop in inner]
     kernels += found
     flag = mapped[predicate.outputs[0]]
     start = len(kernels)
     fused = _one_while_body(graph, group, where, state, new, limits)
     if fused is not None:
-        return kernels + fused, (test, start, start + len(fused)), flag
+        return kernels + fused, [Repeat(test, start, start + len(fused), flag), *inner]
     carried = frozenset(range(n_body, n_body + len(state)))
     program = lower(params["body"], limits, carried)
-    found, mapped = _splice(node.op, program, [*(where[j] for j in body_consts), *state], new, group, limits, node.site)
+    found, mapped, nested = _splice(node.op, program, [*(where[j] for j in body_consts), *state], new, group, limits)
+    inner += [loop.moved(start) for loop in nested]
     kernels += found
     kernels += _moves(f"{node.op}_state", [(mapped[b], state[k], result_specs[k])
                                            for k, b in enumerate(program.outputs)], new, group, limits)
-    return kernels, (test, start, len(kernels)), flag
+    return kernels, [Repeat(test, start, len(kernels), flag), *inner]

@@ -141,12 +141,18 @@ class Kernel:
 @dataclass(frozen=True, slots=True)
 class Repeat:
     """A while loop of a program: kernels `test`..`body` compute its predicate into the bool
-    buffer `flag`; while the host reads it true, kernels `body`..`end` run and the test again."""
+    buffer `flag`; while the host reads it true, kernels `body`..`end` run and the test again.
+    Loops nest: an inner loop's kernels lie inside its outer loop's test or body."""
 
     test: int
     body: int
     end: int
     flag: int
+
+    def moved(self, offset: int, buffers: Mapping[int, int] | None = None) -> Repeat:
+        """This loop with its kernels `offset` later and its flag the buffer `buffers` maps it to."""
+        flag = self.flag if buffers is None else buffers[self.flag]
+        return Repeat(self.test + offset, self.body + offset, self.end + offset, flag)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +169,7 @@ class Program:
     # (source, destination) buffers copied after the last kernel: an output that repeats
     # another, or is a constant or an input that is not donated, gets a buffer of its own.
     copies: tuple[tuple[int, int], ...] = ()
-    repeats: tuple[Repeat, ...] = ()  # while loops, in kernel order (none nested)
+    repeats: tuple[Repeat, ...] = ()  # while loops, outer before inner, in kernel order
 
     @property
     def symbols(self) -> tuple[Dim, ...]:
