@@ -208,6 +208,10 @@ TABLE = [
     # shapes
     ("append", lambda a, b: [fg.append(a, b), fg.append(a, b[:1], axis=0), fg.append(a, 5)],
      lambda a, b: [jnp.append(a, b), jnp.append(a, b[:1], axis=0), jnp.append(a, 5)], [(X34, X34), (INTS, INTS)]),
+    # a Python number stays weak when flattened: it takes the array's dtype
+    ("append-outer-weak", lambda a: [fg.append(a, 2), fg.append(a, 2.0), fg.outer(a, 2), fg.outer(1.5, a)],
+     lambda a: [jnp.append(a, 2), jnp.append(a, 2.0), jnp.outer(a, 2), jnp.outer(1.5, a)],
+     [(np.uint32([1, 2]),), (np.float16([1, 2]),), (INTS,)]),
     ("insert", lambda x: [fg.insert(x, 1, 9), fg.insert(x, -1, 9, axis=1), fg.insert(x, [0, 2, 2, -1], 7, axis=1),
                           fg.insert(x, slice(0, 3), np.arange(3), axis=1), fg.insert(x, [5, -9], 1),
                           fg.insert(x, 2, np.ones((2, x.shape[1])), axis=0)],

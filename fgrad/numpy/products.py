@@ -249,7 +249,8 @@ def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
 def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Tensor | np.ndarray:
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
     _no_out("outer", out)
-    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+    dt = result_dtype(a, b)  # before the reshapes, so a Python number stays weak
+    return multiply(reshape(asarray(a, dt), (-1, 1)), reshape(asarray(b, dt), (1, -1)))
 
 
 def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[Sequence[int]] = 2, *,

@@ -908,9 +908,7 @@ def broadcast_arrays(*args: ArrayLike) -> list[Tensor | np.ndarray]:
 
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Tensor | np.ndarray:
     """`values` joined after `arr` along `axis` (both flattened if None), as `jnp.append`."""
-    if axis is None:
-        return concatenate([ravel(arr), ravel(values)])
-    return concatenate([arr, values], axis)
+    return concatenate([arr, values], axis)  # axis None joins them flattened, promoting first
 
 
 def _static_positions(name: str, obj: Any, n: int) -> np.ndarray:
