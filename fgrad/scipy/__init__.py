@@ -8,10 +8,11 @@ everything traces, differentiates and compiles to WGSL:
   Hessenberg), `expm`, and the matrix constructors;
 - `fg.scipy.signal`: convolution and correlation, `detrend`;
 - `fg.scipy.integrate` (`trapezoid`), `fg.scipy.interpolate` (`RegularGridInterpolator`),
-  `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`.
+  `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`;
+- `fg.scipy.optimize`: `minimize` by BFGS or L-BFGS.
 fgrad has no complex dtype and no FFT: what needs them (the spectral functions of signal, eig,
 schur, sqrtm) is not provided."""
 
-from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, signal, special, stats
+from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, optimize, signal, special, stats
 
-__all__ = ["cluster", "integrate", "interpolate", "linalg", "ndimage", "signal", "special", "stats"]
+__all__ = ["cluster", "integrate", "interpolate", "linalg", "ndimage", "optimize", "signal", "special", "stats"]
