@@ -48,6 +48,45 @@ def compile_for_gpu(graph: fg.Graph, **changes) -> Executable:
     return Executable(lower(graph, gpu_limits(**changes)))
 
 
+def masked_row_argmax(x):  # a causal mask's iotas (views of nothing) in the walk of a row's values
+    s = fg.softmax(x, axis=1)
+    t = fg.tril(s) + fg.triu(s, 1) * 0.5
+    return (fg.argmax(t, axis=1, keepdims=True) + 0.0) * 0.1 + fg.max(t, axis=1, keepdims=True)
+
+
+def cumsum_beside_softmax(x):  # one kernel for both: a workgroup walking rows cannot scan
+    return fg.softmax(x, axis=1), fg.cumsum(fg.astype(x > 0, fg.int32), axis=1)
+
+
+def sum_of_gathered_means(x):  # each gathered mean folds inside the sum's loop, where a workgroup cannot fold
+    t = fg.take(fg.mean(x, axis=1), np.array([1, 0, 1], np.int32))
+    return fg.sum(t, keepdims=True) + t * 0.5
+
+
+def logsumexp_of_257(x):  # the max folded again inside the sum's loop: 257 * 257 iterations on a CPU
+    return fg.logsumexp(x, axis=0, keepdims=True)
+
+
+PLANS = {"masked-row-argmax": (masked_row_argmax, (3, 7)), "cumsum-beside-softmax": (cumsum_beside_softmax, (4, 8)),
+         "sum-of-gathered-means": (sum_of_gathered_means, (2, 16)), "logsumexp-of-257": (logsumexp_of_257, (257,))}
+
+
+@pytest.mark.parametrize("cpu", [False, True], ids=["GPU-shaped", "CPU-shaped"])
+@pytest.mark.parametrize("name", PLANS)
+def test_kernel_plans_that_once_failed(name, cpu):
+    """Plans that once raised or gave wrong values: a row's walk through a view of nothing; a
+    scan grouped with rows (now an elementwise kernel); a fold of gathered values inside another
+    fold's loop (each invocation folds alone there, a workgroup's barriers being out of uniform
+    control); on a CPU adapter, loops nested past llvmpipe's 65,535 iterations an invocation
+    (written cooperatively instead)."""
+    fn, shape = PLANS[name]
+    x = np.random.default_rng(3).normal(size=shape).astype(np.float32)
+    graph = fg.trace(fn, x)
+    got = Executable(lower(graph, dataclasses.replace(fg.default_device().limits, cpu=cpu)))(x)
+    for g, w in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(fg.interpret(graph, x))):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in OP_CASES + API_CASES + DTYPE_CASES])
 def test_op_on_device_matches_interpret(case):
     """Where the adapter lacks a feature the row's dtypes need (shader-f16 on llvmpipe), compiling

@@ -103,12 +103,26 @@ def _write(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], r
     elementwise, cooperative, columns and rows skeletons write several outputs.
     `updated` maps each donated input the kernel reads from its own output buffers to that
     output's position."""
+    # On a CPU adapter an invocation folds each of its values in a loop of its own, where llvmpipe's loops allow:
+    # it ends an invocation's loops after LOOP_LIMIT - 1 iterations in all, nested or one after another (a
+    # fold recomputed inside another's loop: a log-sum-exp's max).
+    serial = limits.cpu and max(folds(graph.nodes, i) for i in inside) < LOOP_LIMIT
+    written = _written(name, graph, group, inside, reads, updated, limits, serial)
+    if limits.cpu and written.iterations >= LOOP_LIMIT and serial:  # the row's reductions computed once, together
+        written = _written(name, graph, group, inside, reads, updated, limits, False)
+    if limits.cpu and written.iterations >= LOOP_LIMIT:
+        raise CompileError(f"lower: kernel {name} would run {written.iterations} loop iterations an invocation, and "
+                           f"the CPU adapter ends a shader's loops after {LOOP_LIMIT - 1}", graph.nodes[group[0]].site)
+    return written
+
+
+def _written(name: str, graph: Graph, group: tuple[int, ...], inside: list[int], reads: list[int],
+             updated: dict[int, int], limits: Limits, serial: bool) -> Written:
+    """`_write`'s kernel, in the skeletons for one invocation folding alone where `serial`."""
     sources = {j: f"b{k}" for k, j in enumerate(reads)}
     sources.update({j: output_name(k, len(group)) for j, k in updated.items()})
     kind = skeleton(graph, group, inside)
     most = limits.max_compute_workgroups_per_dimension
-    # On a CPU adapter an invocation folds each of its values in a loop of its own, where llvmpipe's loops allow.
-    serial = limits.cpu and max(folds(graph.nodes, i) for i in inside) < LOOP_LIMIT
     node = graph.nodes[group[0]]
     if len(group) == 1 and isinstance(kind_of(node), Window) and node.inputs[0] in updated and \
             not node.spec.symbols:  # an update in place: the window alone is written

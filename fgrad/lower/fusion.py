@@ -107,6 +107,9 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
         return "matmul"
     if isinstance(kind, Sort):
         return "merge" if kind.merges else "sort"
+    if any(isinstance(kind_of(graph.nodes[i]), Scan) for i in inside) and \
+            not all(isinstance(kind_of(graph.nodes[r]), Scan) for r in group):
+        return "elementwise"  # a scan beside other roots (a short cumsum's) runs in one invocation, in order
     if row_root(graph, group, inside) is not None:
         return "rows"  # roots of whole rows, with their rows' folds inside
     # Reductions over leading axes (a column sum) read contiguously with invocations side by side:
@@ -587,7 +590,9 @@ def _recompute_rows(graph: Graph, roots: set[int], consumers: list[list[int]]) -
         for c in inside:
             if row_role(nodes[c].spec, rows) == "row":
                 for j in nodes[c].inputs:
-                    while j in inside and isinstance(kind_of(nodes[j]), View) and row_role(nodes[j].spec, rows):
+                    # (an iota is a view of nothing: the walk stops at it)
+                    while j in inside and nodes[j].inputs and isinstance(kind_of(nodes[j]), View) and \
+                            row_role(nodes[j].spec, rows):
                         j = nodes[j].inputs[0]
                     if j in inside and row_role(nodes[j].spec, rows) == "per-row":
                         per_row.add(j)

@@ -383,7 +383,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], cores: Sequence
               f"var<workgroup> Bs: array<{vecb}, {max(d * pitch(bn, d, vb) for d in depths)}>;"]
     if partials:
         shared.append(f"var<workgroup> Cs: array<f32, {sums_bytes // 4}>;")
-    return Written(module(name, graph, group, reads, THREADS * THREADS, prelude, w, [], shared), grid, groups, w.sized)
+    return Written.of(w, module(name, graph, group, reads, THREADS * THREADS, prelude, w, [], shared), grid, groups)
 
 
 def _column_sums(w: KernelWriter, graph: Graph, group: Sequence[int], sums: list[list[list[str]]],
@@ -467,7 +467,7 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     w.line("}")
     grid = (math.ceil(N / columns), math.prod(batch), 1)
     shared = [f"var<workgroup> part: array<f32, {VECTOR_THREADS}>;"]
-    return Written(module(name, graph, root, reads, VECTOR_THREADS, prelude, w, [], shared), grid, (), w.sized)
+    return Written.of(w, module(name, graph, root, reads, VECTOR_THREADS, prelude, w, [], shared), grid)
 
 
 def tiles(graph: Graph, i: int) -> bool:

@@ -323,5 +323,5 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
                 w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
                     f"{mm.spec.dtype.row.compute}({acc})"
                 w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
-    return Written(module(name, graph, root, reads, LANES, prelude, w, []), grid, groups, w.sized,
-                   tuple(sorted(textures)))
+    return Written.of(w, module(name, graph, root, reads, LANES, prelude, w, []), grid, groups,
+                      tuple(sorted(textures)))

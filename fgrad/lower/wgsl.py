@@ -148,6 +148,13 @@ class _Loop:
         self.end += by if self.end >= at else 0
 
 
+def _literal_int(count: int | str) -> int | None:
+    """A loop count as an int where it is one (an int, or a WGSL i32 literal such as "7i")."""
+    if isinstance(count, int):
+        return count
+    return int(count[:-1]) if count.endswith("i") and count[:-1].isdigit() else None
+
+
 class KernelWriter:
     """Writes the body of one kernel: `let` bindings, loops and loads.
 
@@ -178,6 +185,11 @@ class KernelWriter:
         self.block: str | None = None  # in a scan kernel: where the row's current block starts (uniform)
         self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
         self.sized = False  # whether it reads symbols' values (the module then binds `dims`)
+        # The most iterations an invocation's loops run, all together (llvmpipe ends them at
+        # LOOP_LIMIT), and the product of the trip counts of the loops open where the writer is.
+        self.iterations = 0
+        self.enclosing = 1
+        self.open = 0  # how many loops are open there
         # Bindings whose WGSL element type is not their dtype's storage type (`vec4<f32>`), by name.
         self.elements: dict[str, str] = {}
         # Bindings read from a texture copy of their buffer, by name: the texture's binding (the same
@@ -227,13 +239,26 @@ class KernelWriter:
         return name
 
     @contextlib.contextmanager
-    def loop(self, count: int | Dim | str, start: str = "0i", step: int = 1) -> Iterator[str]:
-        """`for (r = start; r < count; r += step) { ... }`; values computed inside stay inside."""
+    def loop(self, count: int | Dim | str, start: str = "0i", step: int = 1, most: int | None = None
+             ) -> Iterator[str]:
+        """`for (r = start; r < count; r += step) { ... }`; values computed inside stay inside.
+        `most`: the largest `count` can be, where it is a WGSL expression (a start counts as 0)."""
         r = self.fresh("r")
         bound = self.size(count)
         advance = f"{r}++" if step == 1 else f"{r} += {step}i"
-        with self.scope(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{"):
-            yield r
+        if most is None:
+            most = count.max if isinstance(count, Dim) else _literal_int(count)
+        # NOTE: a count that is an expression of symbols' values (an extent) counts one trip
+        trips = 1 if most is None else max(1, -(-most // step))
+        self.iterations += self.enclosing * trips
+        self.enclosing *= trips
+        self.open += 1
+        try:
+            with self.scope(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{"):
+                yield r
+        finally:
+            self.enclosing //= trips
+            self.open -= 1
 
     @contextlib.contextmanager
     def scope(self, header: str) -> Iterator[None]:
@@ -269,7 +294,11 @@ class KernelWriter:
         short), or, in a cooperative kernel, strided over the workgroup and combined in shared
         memory. A short fold over leading axes (`leading`: a split product's partial sums, at most
         WRITTEN_OUT values of each element) is each invocation's own in a cooperative kernel too."""
-        shared = self.cooperative and not (leading and isinstance(count, int) and count <= WRITTEN_OUT)
+        # NOTE: inside a loop (another fold's, its trip count each invocation's own) a workgroup
+        # cannot fold together, its barriers out of uniform control flow: each invocation folds
+        # alone (a fold of values gathered at the loop's index, which the top could not compute).
+        shared = self.cooperative and not self.open and \
+            not (leading and isinstance(count, int) and count <= WRITTEN_OUT)
         if shared:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
         if not shared:
@@ -439,14 +468,15 @@ class KernelWriter:
         once, so the winner is compared with itself, not a copy the compiler rounded apart. A
         loop in one invocation, or strided over the workgroup: then the best of the
         invocations' winners, and the least index among the invocations holding it."""
-        start = self.lane if self.cooperative else "0i"
-        if self.cooperative:
+        together = self.cooperative and not self.open  # (see reduce)
+        start = self.lane if together else "0i"
+        if together:
             value_at("0i")  # computes, here at the top, any reduction the loop body needs (barriers must be uniform)
         best, at = self.var(init, dtype), self.var(start, DType.i32)
-        with self.loop(count, start=start, step=self.cooperative or 1) as r:
+        with self.loop(count, start=start, step=self.cooperative if together else 1) as r:
             v = value_at(r)
             self.line(f"if ({beats(v, best)}) {{ {best} = {v}; {at} = {r}; }}")
-        if not self.cooperative:
+        if not together:
             return at
         top = self.across(best, lambda a, b: f"select({a}, {b}, {beats(b, a)})", dtype)
         # An invocation that folded nothing holds `init` at an index past the end: it loses ties.
@@ -475,7 +505,8 @@ class KernelWriter:
 
         if not self.cooperative:
             acc = tuple(self.var(v, dtype) for v in parts(init))
-            with self.loop(f"{self.size(count)} - {at}" if reverse else f"{at} + 1i") as r:
+            most = count.max if isinstance(count, Dim) else count
+            with self.loop(f"{self.size(count)} - {at}" if reverse else f"{at} + 1i", most=most) as r:
                 new = fold(acc, parts(value_at(self.let(f'{self.last(count)} - {r}') if reverse else r)))
                 new = new if single else tuple(self.let(v) for v in new)  # every part from the old ones
                 self.line(" ".join(f"{a} = {v};" for a, v in zip(acc, new)))
@@ -727,6 +758,14 @@ class Written:
     groups: tuple[Extent, ...] = ()
     sized: bool = False
     textures: tuple[tuple[int, int, int, int, int], ...] = ()  # see Kernel.textures
+    iterations: int = 0  # the most loop iterations an invocation runs, all its loops counted (see LOOP_LIMIT)
+
+    @classmethod
+    def of(cls, w: KernelWriter, wgsl: str, grid: tuple[int, int, int], groups: tuple[Extent, ...] = (),
+           textures: tuple[tuple[int, int, int, int, int], ...] = ()) -> Written:
+        """The kernel `w` wrote, with what the writer knows of it: whether it reads the symbols'
+        values, and how many iterations its loops run."""
+        return cls(wgsl, grid, groups, w.sized, textures, w.iterations)
 
 
 def store(node: Node, index: str, value: str, out: str = "out") -> str:
@@ -803,8 +842,8 @@ def elementwise_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
                 i = w.let(f"first + {u} * {span}")
                 with w.scope(f"if ({i} < {size}) {{"):
                     element(i)
-        return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups, w.sized,
-                       textures), w
+        return Written.of(w, module(name, graph, roots, reads, WORKGROUP, prelude, w, []), g, groups,
+                          textures), w
 
     return write({}, {})[0] if streams else _textured(graph, sources, reads, texels, write)
 
@@ -873,7 +912,7 @@ def loop_kernel(name: str, graph: Graph, full: tuple[int, ...], inits: Sequence[
     for k, (r, a) in enumerate(zip(news, carries)):
         put(k, r, a)
     prelude = invocation("i", g[0] * WORKGROUP, f"{size}i")
-    return Written(module(name, graph, news, reads, WORKGROUP, prelude, w, []), g)
+    return Written.of(w, module(name, graph, news, reads, WORKGROUP, prelude, w, []), g)
 
 
 def _coordinates(w: KernelWriter, roots: Sequence[int], index: str,
@@ -918,8 +957,8 @@ def lanes_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[
             stores.append(f"{out}[q] = vec4<f32>({', '.join(lanes)});")
         else:
             stores += [store(graph.nodes[r], f"q * {VEC}i + {c}i", v, out) for c, v in enumerate(lanes)]
-    return Written(module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (), w.sized,
-                   textures), w.scattered
+    return Written.of(w, module(name, graph, roots, reads, WORKGROUP, prelude, w, stores), g, (),
+                      textures), w.scattered
 
 
 def _bind_textures(w: KernelWriter, reads: Sequence[int], roots: Sequence[int], copied: dict[str, int],
@@ -988,7 +1027,7 @@ def window_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sour
     value = w.value(update, coords)
     index = w.ravel([w.let(f"{a} + {c}") for a, c in zip(at, coords)], node.spec.shape) if shape else "0i"
     prelude = invocation("i", g[0] * WORKGROUP, f"{math.prod(shape)}i")
-    return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, index, value)]), g)
+    return Written.of(w, module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, index, value)]), g)
 
 
 def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequence[int], sources: dict[int, str],
@@ -1017,7 +1056,7 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         tail = ["if (lid == 0i) {",
                 *("    " + store(graph.nodes[r], index, v, output_name(k, len(roots))) for k, (r, v) in
                   enumerate(zip(roots, values))), "}"]
-        return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
+        return Written.of(w, module(name, graph, roots, reads, width, prelude, w, tail), g, groups)
     if isinstance(row, int) and row % width == 0 and row // width <= HELD:
         w.row = row  # each invocation keeps its values of the row: read once, for every fold and the store
     put, per_row = _rows(w, roots, root, axis, coords)
@@ -1028,7 +1067,7 @@ def cooperative_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Seq
         with w.loop(row, start="lid", step=width) as e:
             put(e)
     tail = ["if (lid == 0i) {", *("    " + line for line in per_row), "}"] if per_row else []
-    return Written(module(name, graph, roots, reads, width, prelude, w, tail), g, groups, w.sized)
+    return Written.of(w, module(name, graph, roots, reads, width, prelude, w, tail), g, groups)
 
 
 def _rows(w: KernelWriter, roots: Sequence[int], walked: int, axis: int, coords: Sequence[str]
@@ -1089,7 +1128,7 @@ def columns_kernel(name: str, graph: Graph, roots: Sequence[int], reads: Sequenc
             *("    " + store(graph.nodes[r], "i", v, output_name(k, len(roots))) for k, (r, v) in
               enumerate(zip(roots, values))), "}"]
     groups = (Extent.of(node.spec.shape, COLUMNS),) if node.spec.symbols else ()
-    return Written(module(name, graph, roots, reads, COLUMNS * FOLDERS, prelude, w, tail), g, groups, w.sized)
+    return Written.of(w, module(name, graph, roots, reads, COLUMNS * FOLDERS, prelude, w, tail), g, groups)
 
 
 def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads: Sequence[int],
@@ -1121,8 +1160,8 @@ def row_kernel(name: str, graph: Graph, roots: Sequence[int], walked: int, reads
         else:
             with w.loop(n) as e:
                 put(e)
-        return Written(module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups, w.sized,
-                       textures), w
+        return Written.of(w, module(name, graph, roots, reads, ROW_LANES, prelude, w, per_row), g, groups,
+                          textures), w
 
     return _textured(graph, sources, reads, texels, write)
 
@@ -1147,7 +1186,7 @@ def scan_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], source
         at = [*coords[:axis], e, *coords[axis:]]
         value = w.value(root, at)
         w.line(f"if ({k} < {w.size(n)}) {{ {store(node, w.ravel(at, node.spec.shape), value)} }}")
-    return Written(module(name, graph, root, reads, width, prelude, w, []), g, groups, w.sized)
+    return Written.of(w, module(name, graph, root, reads, width, prelude, w, []), g, groups)
 
 
 def sort_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
@@ -1203,7 +1242,7 @@ def sort_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], source
         r = w.let(f"{index}[{f'{count} - 1i - {e}' if reverse else e}]")
         value = w.value(x, along(r)) if kind.values else (f"{base} + {r}" if base else r)
         w.line(store(node, w.ravel(along(e), node.spec.shape), value))
-    return Written(module(name, graph, root, reads, width, prelude, w, [], shared), g, groups, w.sized)
+    return Written.of(w, module(name, graph, root, reads, width, prelude, w, [], shared), g, groups)
 
 
 def merge_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sources: dict[int, str],
@@ -1241,7 +1280,7 @@ def merge_kernel(name: str, graph: Graph, root: int, reads: Sequence[int], sourc
     (b, kb) = entry(w.let(f"{base} + {run}i + min({j}, {lb} - 1i)"))
     value = f"select({b}, {a}, {lo} < {la} && ({j} >= {lb} || {ka} <= {kb}))"
     prelude = invocation("i", g[0] * WORKGROUP, w.size(w.extent(node.spec.shape)))
-    return Written(module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", w.let(value))]), g)
+    return Written.of(w, module(name, graph, root, reads, WORKGROUP, prelude, w, [store(node, "i", w.let(value))]), g)
 
 
 def _width(span: int, each: int = 1) -> int:
