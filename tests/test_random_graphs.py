@@ -7,6 +7,7 @@ rebuilds its function."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -94,3 +95,103 @@ def test_random_graph_matches_interpret(seed):
             np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"seed {seed} ({mode}, {adapter})")
             np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=2e-5,
                                        err_msg=f"seed {seed} ({mode}, {adapter})")
+
+
+# Graphs of any rank whose values move: transposes, reshapes, slices (strided, reversed), joins,
+# pads, gathers, scatters, flips, rolls, broadcasts, a sort, with folds over any axis, products
+# and scans among them. Only continuous functions of the inputs, so that rounding apart from
+# `interpret` moves values, not branches.
+SMOOTH = [jnp.exp, jnp.tanh, jnp.sin, jnp.abs, jnp.sigmoid, lambda x: x * x, lambda x: jnp.log(jnp.abs(x) + 1.0),
+          lambda x: 1.0 / (jnp.abs(x) + 0.5), jnp.arctan, lambda x: jnp.clip(x, -0.5, 0.7)]
+PAIRS = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, jnp.maximum, jnp.minimum,
+         lambda a, b: a / (jnp.abs(b) + 1.0)]
+
+
+def moved(rng: random.Random, leaves: list, depth: int):
+    """A random expression of `depth` over `leaves` whose shape changes along the way."""
+    if depth == 0:
+        return rng.choice(leaves)
+    a = moved(rng, leaves, depth - 1)
+    s, k = a.shape, rng.randrange(20)
+    axis = rng.randrange(len(s)) if s else None
+    if k < 3 or not s:
+        return rng.choice(SMOOTH)(a)
+    if k < 5:  # with another expression, reduced to a's last axis or to a scalar
+        b = moved(rng, leaves, depth - 1)
+        b = jnp.sum(b, axis=tuple(range(b.ndim - 1))) if b.ndim and b.shape[-1] == s[-1] else jnp.sum(b)
+        return rng.choice(PAIRS)(a, b)
+    if k == 5 and len(s) >= 2:
+        return jnp.transpose(a, rng.sample(range(len(s)), len(s)))
+    if k == 6:
+        n = a.size
+        d = rng.choice([d for d in range(1, n + 1) if n % d == 0])
+        return jnp.reshape(a, (d, n // d) if rng.random() < 0.7 else (n,))
+    if k == 7:
+        start = rng.randrange(s[axis])
+        cut = [slice(None)] * len(s)
+        cut[axis] = rng.choice([slice(start, None), slice(start, None, 2), slice(None, None, -1)])
+        return a[tuple(cut)]
+    if k == 8:
+        return jnp.concatenate([a, jnp.sin(a)], axis=axis)
+    if k == 9:
+        return rng.choice([jnp.sum, jnp.max, jnp.min, jnp.mean])(a, axis=axis, keepdims=rng.random() < 0.5)
+    if k == 10:
+        return jnp.pad(a, [(rng.randrange(3), rng.randrange(3)) for _ in s],
+                       mode=rng.choice(["constant", "edge"] + (["reflect"] if min(s) > 3 else [])))
+    if k == 11:
+        return rng.choice([jnp.softmax, jnp.log_softmax])(a, axis=axis)
+    if k == 12:
+        w = (jnp.arange(s[-1] * 5, dtype=jnp.float32).reshape(s[-1], 5) % 7.0 - 3.0) * 0.0625
+        return a @ w
+    if k == 13:
+        return jnp.cumsum(a, axis=axis) * 0.25
+    if k == 14:
+        at = np.array([rng.randrange(-s[axis], s[axis]) for _ in range(rng.randrange(1, 6))], np.int32)
+        return jnp.take(a, at, axis=axis) if rng.random() < 0.5 else a.at[at].add(jnp.cos(a[at]))
+    if k == 15:
+        return jnp.broadcast_to(a, (3,) + s) * jnp.arange(1, 4, dtype=jnp.float32).reshape((3,) + (1,) * len(s))
+    if k == 16:
+        return rng.choice([jnp.flip, lambda a, axis: jnp.roll(a, rng.randrange(-3, 4), axis=axis)])(a, axis=axis)
+    if k == 17:
+        return jnp.sort(a, axis=axis)
+    if k == 18:
+        return jnp.logsumexp(a, axis=axis, keepdims=True) - a * 0.5
+    if k == 19 and len(s) >= 2:
+        return jnp.einsum("...ij,...kj->...ik", a, jnp.cos(a)) * 0.1
+    return jnp.var(a, axis=axis, keepdims=True) + a
+
+
+def moving_case(seed: int):
+    """Seed's function of moved values (its value and its inputs' gradients) and its arguments."""
+    rng = random.Random(seed)
+    shape = tuple(rng.choice([1, 2, 3, 5, 8, 33, 64, 130, 257]) for _ in range(rng.choice([1, 2, 2, 3])))
+    while math.prod(shape) > 20000:
+        shape = shape[1:]
+    data = np.random.default_rng(seed)
+    args = [data.standard_normal(shape).astype(np.float32) for _ in range(rng.randrange(1, 4))]
+    depth, shape_seed = rng.randrange(2, 7), rng.randrange(1 << 30)
+
+    def f(*xs):
+        return moved(random.Random(shape_seed), list(xs), depth)
+
+    def value_and_grads(*xs):
+        out = f(*xs)
+        weights = jnp.cos(jnp.arange(out.size, dtype=jnp.float32)).reshape(out.shape)
+        return out, fg.grad(lambda *ys: jnp.sum(f(*ys) * weights), argnums=tuple(range(len(xs))))(*xs)
+
+    return value_and_grads, args
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_graph_of_moving_values_matches_interpret(seed):
+    fn, args = moving_case(seed)
+    graph = fg.trace(fn, *args)
+    want = flatten(fg.interpret(graph, *args))[0]
+    for adapter, exe in (("GPU-shaped", compile_for_gpu(graph)), ("CPU-shaped", fg.compile(graph))):
+        got = flatten(exe(*args))[0]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            g = np.asarray(g)
+            assert g.shape == w.shape and g.dtype == w.dtype, f"seed {seed} ({adapter})"
+            scale = max(1.0, float(np.abs(w).max(initial=0.0)))
+            np.testing.assert_allclose(g / scale, w / scale, rtol=0, atol=1e-4, err_msg=f"seed {seed} ({adapter})")
