@@ -100,9 +100,11 @@ def test_random_graph_matches_interpret(seed):
 # Graphs of any rank whose values move: transposes, reshapes, slices (strided, reversed), joins,
 # pads, gathers, scatters, flips, rolls, broadcasts, a sort, with folds over any axis, products
 # and scans among them. Only continuous functions of the inputs, so that rounding apart from
-# `interpret` moves values, not branches.
-SMOOTH = [jnp.exp, jnp.tanh, jnp.sin, jnp.abs, jnp.sigmoid, lambda x: x * x, lambda x: jnp.log(jnp.abs(x) + 1.0),
-          lambda x: 1.0 / (jnp.abs(x) + 0.5), jnp.arctan, lambda x: jnp.clip(x, -0.5, 0.7)]
+# `interpret` moves values, not branches, and no sine of a large argument (which a GPU's sin
+# computes to its own accuracy).
+SMOOTH = [lambda x: jnp.exp(jnp.clip(x, -8.0, 8.0)), jnp.tanh, lambda x: jnp.sin(jnp.tanh(x)), jnp.abs, jnp.sigmoid,
+          lambda x: x * x, lambda x: jnp.log(jnp.abs(x) + 1.0), lambda x: 1.0 / (jnp.abs(x) + 0.5), jnp.arctan,
+          lambda x: jnp.clip(x, -0.5, 0.7)]
 PAIRS = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, jnp.maximum, jnp.minimum,
          lambda a, b: a / (jnp.abs(b) + 1.0)]
 
@@ -132,7 +134,7 @@ def moved(rng: random.Random, leaves: list, depth: int):
         cut[axis] = rng.choice([slice(start, None), slice(start, None, 2), slice(None, None, -1)])
         return a[tuple(cut)]
     if k == 8:
-        return jnp.concatenate([a, jnp.sin(a)], axis=axis)
+        return jnp.concatenate([a, jnp.tanh(a)], axis=axis)
     if k == 9:
         return rng.choice([jnp.sum, jnp.max, jnp.min, jnp.mean])(a, axis=axis, keepdims=rng.random() < 0.5)
     if k == 10:
@@ -146,8 +148,11 @@ def moved(rng: random.Random, leaves: list, depth: int):
     if k == 13:
         return jnp.cumsum(a, axis=axis) * 0.25
     if k == 14:
-        at = np.array([rng.randrange(-s[axis], s[axis]) for _ in range(rng.randrange(1, 6))], np.int32)
-        return jnp.take(a, at, axis=axis) if rng.random() < 0.5 else a.at[at].add(jnp.cos(a[at]))
+        if rng.random() < 0.5:
+            return jnp.take(a, np.array([rng.randrange(-s[axis], s[axis]) for _ in range(rng.randrange(1, 6))]),
+                            axis=axis)
+        at = np.array([rng.randrange(-s[0], s[0]) for _ in range(rng.randrange(1, 6))], np.int32)
+        return a.at[at].add(jnp.tanh(a[at]))
     if k == 15:
         return jnp.broadcast_to(a, (3,) + s) * jnp.arange(1, 4, dtype=jnp.float32).reshape((3,) + (1,) * len(s))
     if k == 16:
@@ -157,7 +162,7 @@ def moved(rng: random.Random, leaves: list, depth: int):
     if k == 18:
         return jnp.logsumexp(a, axis=axis, keepdims=True) - a * 0.5
     if k == 19 and len(s) >= 2:
-        return jnp.einsum("...ij,...kj->...ik", a, jnp.cos(a)) * 0.1
+        return jnp.einsum("...ij,...kj->...ik", a, jnp.tanh(a)) * 0.1
     return jnp.var(a, axis=axis, keepdims=True) + a
 
 
@@ -176,7 +181,7 @@ def moving_case(seed: int):
 
     def value_and_grads(*xs):
         out = f(*xs)
-        weights = jnp.cos(jnp.arange(out.size, dtype=jnp.float32)).reshape(out.shape)
+        weights = np.cos(np.arange(out.size, dtype=np.float32)).reshape(out.shape)
         return out, fg.grad(lambda *ys: jnp.sum(f(*ys) * weights), argnums=tuple(range(len(xs))))(*xs)
 
     return value_and_grads, args
@@ -193,5 +198,8 @@ def test_graph_of_moving_values_matches_interpret(seed):
         for g, w in zip(got, want):
             g = np.asarray(g)
             assert g.shape == w.shape and g.dtype == w.dtype, f"seed {seed} ({adapter})"
-            scale = max(1.0, float(np.abs(w).max(initial=0.0)))
-            np.testing.assert_allclose(g / scale, w / scale, rtol=0, atol=1e-4, err_msg=f"seed {seed} ({adapter})")
+            finite = np.isfinite(w)
+            scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
+            np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"seed {seed} ({adapter})")
+            np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=1e-4,
+                                       err_msg=f"seed {seed} ({adapter})")
