@@ -73,6 +73,23 @@ def test_take_fills_out_of_range_traced_indices():
     np.testing.assert_array_equal(chosen, [40, 10, -1, -1, 40, 10, -1])
 
 
+def test_take_fills_constant_indices_where_fill_is_asked_for():
+    """mode="fill" given: constant indices out of range fill too, as jnp.take's (the default mode
+    refuses them: test_index_mistakes_are_named)."""
+    import jax.numpy as jnp
+    from jax_oracle import jax_call
+
+    x = np.array([10, 20, 30, 40], np.float32)
+    want = np.asarray(jax_call(lambda x, i: jnp.take(x, i, mode="fill"), x, ROWS))
+    np.testing.assert_array_equal(fg.take(x, ROWS, mode="fill"), want)
+    np.testing.assert_array_equal(fg.jit(lambda x: fg.take(x, ROWS, mode="fill"))(x).numpy(), want)
+    np.testing.assert_array_equal(fg.take(x, ROWS, mode="fill", fill_value=-1),
+                                  jax_call(lambda x, i: jnp.take(x, i, mode="fill", fill_value=-1), x, ROWS))
+    grad = fg.grad(lambda x: fg.sum(fg.take(x, ROWS, mode="fill", fill_value=0.0)))(x)
+    np.testing.assert_array_equal(grad, np.bincount(np.where(ROWS < 0, ROWS + 4, ROWS)[(ROWS >= -4) & (ROWS < 4)],
+                                                    minlength=4))
+
+
 def test_take_clip_clamps_without_counting_from_the_end():
     out = run_both(lambda x, i: fg.take(x, i, axis=0, mode="clip"), TABLE, ROWS)
     # as NumPy's mode="clip": -1 -> 0, 5 -> 3, -5 -> 0, -4 -> 0, 4 -> 3

@@ -45,9 +45,10 @@ def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
          fill_value: float | int | bool | None = None) -> Tensor | np.ndarray:
     """Gather entries along `axis` (of the flattened x if None), as `jnp.take`.
 
-    Indices known while tracing (ints, lists, NumPy arrays) are checked: they
-    must lie in [-n, n), negative ones counting from the end. Traced indices
-    cannot be checked (a GPU cannot raise) and follow `mode`, as in JAX:
+    With the default mode, indices known while tracing (ints, lists, NumPy
+    arrays) are checked: they must lie in [-n, n), negative ones counting from
+    the end. Traced indices cannot be checked (a GPU cannot raise) and follow
+    `mode`, as in JAX, and so do constants where `mode` is given:
 
     - "fill" (the default): an index in [-n, 0) counts from the end; any other
       index outside [0, n) gives `fill_value`, by default NaN for floats, the
@@ -60,14 +61,14 @@ def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _one_axis("take", x, axis)
-    mode = "fill" if mode is None else mode
+    checked, mode = mode is None, "fill" if mode is None else mode
     if mode not in ("fill", "clip"):
         raise TraceError(f"take: mode {mode!r} is not supported; use 'fill' (the default) or 'clip'", user_site())
     fill = _fill_value("take", fill_value, _dtype(x)) if mode == "fill" else None
     traced = isinstance(indices, Tensor) or isinstance(_shape(x)[axis], Dim)
-    indices = _indices("take", indices, axis, _shape(x), normalize=mode == "fill")
+    indices = _indices("take", indices, axis, _shape(x), normalize=mode == "fill", checked=checked)
     _from_empty("take", _shape(x), axis, _shape(indices))
-    if not traced:  # constants were checked to lie in range: nothing to fill
+    if checked and not traced:  # constants were checked to lie in range: nothing to fill
         mode, fill = "clip", None
     return bind(take_p, x, indices, axis=axis, mode=mode, fill_value=fill)
 
