@@ -416,3 +416,40 @@ def test_custom_root_differentiates_by_the_implicit_function_theorem_as_jax():
     same(got, want, "linear system's root", rtol=1e-4, atol=1e-5)
     with pytest.raises(fg.TraceError, match=r"custom_root: tangent_solve must be a function"):
         L.custom_root(lambda x: x, np.float32(1.0), _newton, None)
+
+
+REDUCED = np.concatenate([
+    np.random.default_rng(5).normal(size=600).astype(np.float32)
+    * np.float32(10.0) ** np.random.default_rng(6).integers(-44, 38, 600).astype(np.float32),
+    np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 1.00390625, 1.01171875, 65504, 65520, 3.4e38, 1e-40])])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("bits", [(8, 7), (5, 10), (4, 3), (5, 2), (8, 0), (1, 0), (11, 52), (3, 23)])
+def test_reduce_precision_is_xla_s_to_the_bit(bits, dtype):
+    """Mantissas rounded to even, exponents past the range infinite or flushed to signed zero,
+    NaN kept: bit for bit as JAX's (f16 subnormals keep their own mantissa's top bits)."""
+    x = REDUCED.astype(dtype)
+    want = np.asarray(jax_call(lambda x: jax.lax.reduce_precision(x, *bits), x))
+    results = [fg.lax.reduce_precision(x, *bits)]
+    if dtype is np.float32 or "shader-f16" in fg.default_device().device.features:  # compiled where f16 runs
+        results.append(fg.jit(lambda x: fg.lax.reduce_precision(x, *bits))(x).numpy())
+    for got in results:
+        got = np.asarray(got)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}")[~np.isnan(want)],
+                                      want.view(f"u{want.itemsize}")[~np.isnan(want)])
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+def test_reduce_precision_differentiates():
+    """Forward mode rounds the tangent, as JAX's; reverse mode passes the cotangent back."""
+    x, t = np.float32([1.0101, 2.0, -3.3]), np.float32([0.33333, -1.23456, 7.77777])
+    same(fg.jvp(lambda x: fg.lax.reduce_precision(x, 8, 7), (x,), (t,)),
+         jax_call(lambda x, t: jax.jvp(lambda x: jax.lax.reduce_precision(x, 8, 7), (x,), (t,)), x, t), "jvp",
+         0, 0, oracle="jax.lax")
+    np.testing.assert_array_equal(fg.grad(lambda x: fg.sum(fg.lax.reduce_precision(x, 8, 7) * t))(x), t)
+    with pytest.raises(fg.TraceError, match="reduce_precision: exponent_bits must be an integer of at least 1, got 0"):
+        fg.lax.reduce_precision(x, 0, 7)
+    with pytest.raises(fg.DTypeError, match="reduce_precision"):
+        fg.lax.reduce_precision(np.int32([1, 2]), 8, 7)

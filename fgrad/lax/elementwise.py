@@ -9,6 +9,7 @@ binds the primitive, so everything traces, differentiates and compiles."""
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -21,14 +22,16 @@ from fgrad.primitives import add_p, digamma_p, div_p, integer_pow_p, lgamma_p, m
 from fgrad.pytree import tree_map
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import ArrayLike, _as_dtype, _brief, _dtype, _shape, asarray
+from fgrad.numpy.bitwise import bitcast_convert_type
 from fgrad.numpy.shapes import broadcast_to
+from fgrad.transforms.custom import custom_jvp
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "clamp", "convert_element_type",
     "cos", "cosh", "digamma", "div", "eq", "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "integer_pow",
     "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg", "nextafter", "pow",
-    "reciprocal", "round", "RoundingMethod", "rsqrt", "select", "select_n", "sign", "sin", "sinh", "sqrt", "square",
-    "stop_gradient", "sub", "tan", "tanh",
+    "reciprocal", "reduce_precision", "round", "RoundingMethod", "rsqrt", "select", "select_n", "sign", "sin", "sinh",
+    "sqrt", "square", "stop_gradient", "sub", "tan", "tanh",
 ]
 
 _PYTHON = (bool, int, float)
@@ -291,6 +294,62 @@ def round(x: ArrayLike, rounding_method: RoundingMethod | int = RoundingMethod.A
     whole = fnp.trunc(x)
     # NOTE: not floor(|x| + 0.5), which rounds 0.49999997 up: the sum is rounded to 1.0 first
     return fnp.where(fnp.greater_equal(fnp.abs(fnp.subtract(x, whole)), 0.5), fnp.add(whole, fnp.sign(x)), whole)
+
+
+def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Tensor | np.ndarray:
+    """`operand` rounded to a float of `exponent_bits` and `mantissa_bits` (bfloat16: 8 and 7)
+    and back, as `jax.lax.reduce_precision` (XLA's ReducePrecision): the mantissa rounded to the
+    nearest, ties to even; values past the exponent's range become infinities, those at or below
+    its least normal exponent signed zeros; NaN stays NaN (f16 is rounded through f32). Forward mode rounds the tangent the same way, as JAX's; reverse
+    mode passes the cotangent back unrounded, where JAX rounds it too."""
+    (x,) = _operands("reduce_precision", operand, kinds="f")
+    bits = {}
+    for name, value, least in (("exponent_bits", exponent_bits, 1), ("mantissa_bits", mantissa_bits, 0)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < least:
+            raise TraceError(f"reduce_precision: {name} must be an integer of at least {least}, got {_brief(value)}",
+                             user_site())
+        bits[name] = int(value)
+    if _dtype(x) is not DType.f16:
+        return _reduced(x, bits["exponent_bits"], bits["mantissa_bits"])
+    # f16 in f32, f16's own widths leaving its values as they are; a subnormal f16 (its exponent
+    # not narrowed) keeps the top bits of its own mantissa: a multiple of 2^-24 * 2^(10 - mantissa_bits)
+    exponent, mantissa = bits["exponent_bits"], bits["mantissa_bits"]  # (min and max are lax's here)
+    wide = fnp.astype(x, DType.f32)
+    out = _reduced(wide, exponent if exponent < 5 else 8, mantissa if mantissa < 10 else 23)
+    mantissa = mantissa if mantissa < 10 else 10
+    if exponent >= 5:
+        step = np.float32(2.0 ** (-14 - mantissa))
+        kept = fnp.copysign(fnp.multiply(fnp.round(fnp.divide(fnp.abs(wide), step)), step), wide)
+        out = fnp.where(fnp.less(fnp.abs(wide), np.float32(2.0 ** -14)), kept, out)
+    return fnp.astype(out, DType.f16)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1, 2))
+def _reduced(x: Tensor | np.ndarray, exponent_bits: int, mantissa_bits: int) -> Tensor | np.ndarray:
+    """reduce_precision of an f32 `x`, on its bits (XLA's ReducePrecision)."""
+    bits = bitcast_convert_type(x, DType.u32)
+    if mantissa_bits < 23:  # add half an ulp of the new width less one, plus the kept last bit (ties to even)
+        shift = 23 - mantissa_bits
+        last = fnp.bitwise_and(fnp.right_shift(bits, np.uint32(shift)), np.uint32(1))
+        bits = fnp.add(bits, fnp.add(last, np.uint32((1 << (shift - 1)) - 1)))
+        bits = fnp.bitwise_and(bits, np.uint32(~((1 << shift) - 1) & 0xFFFFFFFF))
+    if exponent_bits < 8:
+        exponent, sign = fnp.bitwise_and(bits, np.uint32(0x7F800000)), fnp.bitwise_and(bits, np.uint32(0x80000000))
+        bias = (1 << (exponent_bits - 1)) - 1
+        over = fnp.greater(exponent, np.uint32((127 + bias) << 23))
+        under = fnp.less_equal(exponent, np.uint32((127 - bias) << 23))
+        bits = fnp.where(over, fnp.bitwise_or(sign, np.uint32(0x7F800000)), fnp.where(under, sign, bits))
+    return fnp.where(fnp.isnan(x), x, bitcast_convert_type(bits, DType.f32))
+
+
+@_reduced.defjvp
+def _reduced_jvp(exponent_bits: int, mantissa_bits: int, primals: tuple, tangents: tuple) -> tuple:
+    # JAX takes it for linear: the tangent is rounded alike. Written t + (rounded t - t), the
+    # rounding's share held constant (exact: the two are within a factor of two), so reverse
+    # mode transposes the identity: the cotangent comes back unrounded.
+    (t,) = tangents
+    return _reduced(primals[0], exponent_bits, mantissa_bits), \
+        fnp.add(t, fnp.stop_gradient(fnp.subtract(_reduced(t, exponent_bits, mantissa_bits), t)))
 
 
 def convert_element_type(operand: ArrayLike, new_dtype: Any) -> Tensor | np.ndarray:
