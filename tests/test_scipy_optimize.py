@@ -170,3 +170,11 @@ def test_refusals():
         minimize(lambda x: x * x, x0, method="BFGS")
     with pytest.raises(fg.InputError, match="minimize: fun must be callable"):
         minimize(3.0, x0, method="BFGS")
+    with pytest.raises(fg.InputError, match="minimize: options must be a dict of the method's settings, got"):
+        minimize(square, x0, method="BFGS", options=[("maxiter", 3)])
+    for options, match in (({"maxiter": "a"}, "option maxiter must be an integer or None, got 'a'"),
+                           ({"gtol": "x"}, "option gtol must be a real number, got 'x'"),
+                           ({"maxls": 1.5}, "option maxls must be an integer, got 1.5"),
+                           ({"maxcor": 0}, "option maxcor must be an integer of at least 1, got 0")):
+        with pytest.raises(fg.InputError, match=f"minimize: {match} at .*test_scipy_optimize"):
+            minimize(square, x0, method=LBFGS, options=options)

@@ -86,13 +86,32 @@ def minimize(fun: Callable[..., Any], x0: Any, args: tuple = (), *, method: str,
                          "'l-bfgs-experimental-do-not-rely-on-this'", user_site())
     if not callable(fun):
         raise InputError(f"minimize: fun must be callable, got {_brief(fun)}", user_site())
-    solve, names = _METHODS[method.lower()]
-    options = {} if options is None else dict(options)
-    unknown = sorted(set(options) - set(names))
+    solve, kinds = _METHODS[method.lower()]
+    if options is not None and not isinstance(options, Mapping):
+        raise InputError(f"minimize: options must be a dict of the method's settings, got {_brief(options)}",
+                         user_site())
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(kinds), key=str)
     if unknown:
         raise InputError(f"minimize: {method} has no option {', '.join(map(repr, unknown))}; its options are "
-                         f"{', '.join(names)}", user_site())
+                         f"{', '.join(kinds)}", user_site())
+    for name, value in options.items():
+        _check_option(name, value, kinds[name])
     return solve(lambda x: fun(x, *args), _start(x0), **options)
+
+
+def _check_option(name: str, value: Any, kind: str) -> None:
+    """An option's value of its kind: a count (an int; None for no limit where that is
+    allowed: "limit"), a tolerance (a real number), or a norm's order (checked by the norm)."""
+    integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if kind == "count" and not integer or kind == "limit" and not (value is None or integer):
+        raise InputError(f"minimize: option {name} must be an integer{' or None' if kind == 'limit' else ''}, got "
+                         f"{_brief(value)}", user_site())
+    if kind == "history" and not (integer and value >= 1):
+        raise InputError(f"minimize: option {name} must be an integer of at least 1, got {_brief(value)}", user_site())
+    if kind == "tolerance" and (not isinstance(value, (int, float, np.integer, np.floating))
+                                or isinstance(value, (bool, np.bool_))):
+        raise InputError(f"minimize: option {name} must be a real number, got {_brief(value)}", user_site())
 
 
 def _start(x0: Any) -> Array:
@@ -410,10 +429,12 @@ def _lbfgs(fun: Callable[[Array], Any], x0: Array, maxiter: int | None = None, n
                            hess_inv=None, nfev=s.nfev, njev=s.nfev, nit=s.k)
 
 
+# Each method and its options' kinds (see _check_option).
 _METHODS = {
-    "bfgs": (_bfgs, ("maxiter", "norm", "gtol", "line_search_maxiter")),
+    "bfgs": (_bfgs, {"maxiter": "limit", "norm": "norm", "gtol": "tolerance", "line_search_maxiter": "count"}),
     "l-bfgs-experimental-do-not-rely-on-this": (
-        _lbfgs, ("maxiter", "norm", "maxcor", "ftol", "gtol", "maxfun", "maxgrad", "maxls")),
+        _lbfgs, {"maxiter": "limit", "norm": "norm", "maxcor": "history", "ftol": "tolerance", "gtol": "tolerance",
+                 "maxfun": "limit", "maxgrad": "limit", "maxls": "count"}),
 }
 
 
