@@ -101,10 +101,12 @@ def minimize(fun: Callable[..., Any], x0: Any, args: tuple = (), *, method: str,
 
 
 def _check_option(name: str, value: Any, kind: str) -> None:
-    """An option's value of its kind: a count (an int; None for no limit where that is
-    allowed: "limit"), a tolerance (a real number), or a norm's order (checked by the norm)."""
+    """An option's value of its kind: a count (an int, or a traced integer scalar; None for no
+    limit where that is allowed: "limit"), the history's length (an int: it sizes arrays), a
+    tolerance (a real number), or a norm's order (checked by the norm)."""
     integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if kind == "count" and not integer or kind == "limit" and not (value is None or integer):
+    traced = isinstance(value, Tensor) and value.dtype.is_int and value.shape == ()
+    if kind == "count" and not (integer or traced) or kind == "limit" and not (value is None or integer or traced):
         raise InputError(f"minimize: option {name} must be an integer{' or None' if kind == 'limit' else ''}, got "
                          f"{_brief(value)}", user_site())
     if kind == "history" and not (integer and value >= 1):
