@@ -167,6 +167,22 @@ def test_unbatched_arguments_and_keyword_arguments():
     np.testing.assert_allclose(got, (ys @ x) * s, rtol=1e-5)
 
 
+def test_unmapped_python_numbers_reach_the_function_as_they_are():
+    """As JAX's: an unmapped int, float or bool is passed through, so it can size or steer the
+    traced function (a NumPy scalar is an array, traced as any other)."""
+    xs = normal(4, 3)
+
+    def f(x, n, double):
+        assert type(n) is int and type(double) is bool
+        return fg.tile(x, n) * (2.0 if double else 1.0)
+
+    got = fg.vmap(f, in_axes=(0, None, None))(xs, 2, True)
+    np.testing.assert_allclose(got, np.tile(xs, (1, 2)) * 2.0, rtol=1e-6)
+    seen = []
+    fg.vmap(lambda x, k: seen.append(type(k)) or x * k, in_axes=(0, None))(xs, np.float32(3.0))
+    assert seen == [fg.Tensor]
+
+
 def test_axis_size_when_nothing_is_mapped():
     x = normal(2, 3)
     got = both_ways(fg.vmap(lambda x: x * 2.0, in_axes=None, axis_size=4), x)

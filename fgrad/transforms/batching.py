@@ -25,6 +25,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: arguments are moved to the batch axis with the public functions, read at call time
 from fgrad.errors import InputError, ShapeError, TraceError
@@ -200,11 +201,21 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
             size = axis_size
         elif axis_size is not None and axis_size != size:
             raise ShapeError(f"vmap: axis_size={axis_size} but the mapped axes have size {size}", call_site)
-        example = [Spec(spec_of(x).shape[1:], spec_of(x).dtype) if b else x for x, b in zip(moved, flags)]
-        example_args = unflatten(tree, example)
-        fn = (lambda *a: fun(*a[:-1], **a[-1])) if kwargs else fun
-        graph, closed_over = trace_function(fn, example_args, closures=True)
-        env, out_flags = batch_replay(graph, [*moved, *closed_over], [*flags, *(False for _ in closed_over)])
+        # As JAX's, an unmapped Python number reaches `fun` as it is (a static count, a flag), not traced.
+        static = {k: x for k, (x, b) in enumerate(zip(moved, flags))
+                  if not b and isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)}
+        traced = [k for k in range(len(moved)) if k not in static]
+
+        def fn(*values: Any) -> Any:
+            full = dict(static)
+            full.update(zip(traced, values))
+            called = unflatten(tree, [full[k] for k in range(len(moved))])
+            return fun(*called[:-1], **called[-1]) if kwargs else fun(*called)
+
+        example = [Spec(spec_of(moved[k]).shape[1:], spec_of(moved[k]).dtype) if flags[k] else moved[k] for k in traced]
+        graph, closed_over = trace_function(fn, tuple(example), closures=True)
+        env, out_flags = batch_replay(graph, [*(moved[k] for k in traced), *closed_over],
+                                      [*(flags[k] for k in traced), *(False for _ in closed_over)])
         try:
             out_axes_leaves = broadcast_prefix(out_axes, graph.out_tree, "vmap: out_axes")
         except ValueError as e:
