@@ -180,6 +180,27 @@ def test_argnums_tuple_and_pytrees():
     np.testing.assert_allclose(value, fg.interpret(fg.trace(mlp_loss, params, x, labels), params, x, labels))
 
 
+def test_python_numbers_not_differentiated_reach_the_function_as_they_are():
+    """As jax.grad: an int, float or bool argument outside argnums is passed through (it may
+    size or steer what is traced), each value its own trace; a NumPy scalar stays traced."""
+    x = np.float32([1.0, 2.0])
+    seen = []
+
+    def f(n, x, scale):
+        seen.append((type(n), type(scale)))
+        return fg.sum(fg.tile(x, n) ** 2) * scale
+
+    np.testing.assert_allclose(fg.grad(f, argnums=1)(2, x, 0.5), 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(fg.grad(f, argnums=1)(3, x, 0.5), 3 * x, rtol=1e-6)
+    value, (dx, dscale) = fg.value_and_grad(f, argnums=(1, -1))(3, x, 0.5)
+    np.testing.assert_allclose([value, dscale], [7.5, 15.0], rtol=1e-6)
+    assert {t for t, _ in seen} == {int}
+    np.testing.assert_allclose(fg.jit(lambda x: fg.grad(f, argnums=1)(2, x, 0.5))(x).numpy(), 2 * x, rtol=1e-6)
+    kinds = []
+    fg.grad(lambda k, x: kinds.append(type(k)) or fg.sum(x * k), argnums=1)(np.float32(2.0), x)
+    assert kinds == [fg.Tensor]
+
+
 def test_has_aux():
     def f(w):
         y = fg.tanh(w)

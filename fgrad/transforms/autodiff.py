@@ -297,6 +297,35 @@ class Transformed:
         functools.update_wrapper(self, fn)
         self.fn, self.name, self.make_body, self.check = fn, name, make_body, check
         self.staged: Staged[Graph] = Staged()
+        # As JAX's grad: a Python number among the arguments not differentiated (`argnums`, set by
+        # grad and value_and_grad) reaches fn as it is (a count, a flag), fixed in a transform of
+        # fn over the others (`remake`, with the argnums among them), one per set of such values.
+        self.argnums: int | Sequence[int] | None = None
+        self.remake: Callable[[Callable[..., Any], Any], Transformed] | None = None
+        self.partials: dict[tuple, Transformed] = {}
+
+    def _fixed(self, args: tuple[Any, ...]) -> dict[int, Any]:
+        """The positions and values of the Python numbers among the arguments not differentiated."""
+        if self.argnums is None or not args:
+            return {}
+        nums = {a % len(args) for a in ((self.argnums,) if isinstance(self.argnums, int) else self.argnums)}
+        return {i: a for i, a in enumerate(args) if i not in nums and isinstance(a, (bool, int, float))
+                and not isinstance(a, np.generic)}
+
+    def _partial(self, fixed: dict[int, Any], nargs: int) -> Transformed:
+        key = tuple((i, type(v).__name__, v) for i, v in fixed.items())
+        if key not in self.partials:
+            kept = [i for i in range(nargs) if i not in fixed]
+
+            def fn(*values: Any) -> Any:
+                given = dict(zip(kept, values))
+                return self.fn(*(fixed[i] if i in fixed else given[i] for i in range(nargs)))
+
+            nums = self.argnums
+            nums = kept.index(nums % nargs) if isinstance(nums, int) else tuple(kept.index(a % nargs) for a in nums)
+            assert self.remake is not None
+            self.partials[key] = self.remake(functools.wraps(self.fn)(fn), nums)
+        return self.partials[key]
 
     def __repr__(self) -> str:
         return f"<fg.{self.name} of {getattr(self.fn, '__name__', self.fn)}>"
@@ -306,6 +335,9 @@ class Transformed:
         if kwargs:
             raise TraceError(f"{self.name}: keyword argument {next(iter(kwargs))!r}: fg.{self.name}(fn) takes "
                              "the arguments of fn positionally", site)
+        fixed = self._fixed(args)
+        if fixed:
+            return self._partial(fixed, len(args))(*(a for i, a in enumerate(args) if i not in fixed))
 
         def build() -> Graph:  # tracing names an argument that is not an array
             graph = trace_function(self.fn, args)[0]
@@ -397,8 +429,12 @@ def _reverse(f: Graph | Callable[..., Any], argnums: int | Sequence[int], has_au
     if not isinstance(argnums, int) and not (isinstance(argnums, (tuple, list)) and
                                              all(isinstance(a, int) for a in argnums)):
         raise InputError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}", user_site())
-    return _apply(
+    transformed = _apply(
         f, name,
         lambda graph, n: grad_body(graph, argnums, has_aux, with_value, n),
         lambda graph, n, site: _check_grad(graph, n, argnums, has_aux, name, site),
     )
+    if isinstance(transformed, Transformed):
+        transformed.argnums = argnums
+        transformed.remake = lambda fn, nums: _reverse(fn, nums, has_aux, with_value, name)
+    return transformed
