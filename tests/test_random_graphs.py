@@ -78,9 +78,10 @@ def case(seed: int):
     return fg.grad(lambda a, b, t: jnp.sum(f(a, b) * t), argnums=(0, 1)), (x, y, c), mode
 
 
-@pytest.mark.parametrize("seed", range(64))
-def test_random_graph_matches_interpret(seed):
-    fn, args, mode = case(seed)
+def assert_lowered_both_ways_match(fn, args, what: str, atol: float) -> None:
+    """fn's graph, lowered to kernels shaped for a GPU and for a CPU, gives interpret's values:
+    infinities and NaNs where it has them, finite values within `atol` of the largest (values
+    are O(1) to O(100), sums of exps: errors are measured against the largest)."""
     graph = fg.trace(fn, *args)
     want = flatten(fg.interpret(graph, *args))[0]
     for adapter, exe in (("GPU-shaped", compile_for_gpu(graph)), ("CPU-shaped", fg.compile(graph))):
@@ -88,13 +89,18 @@ def test_random_graph_matches_interpret(seed):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             g = np.asarray(g)
-            assert g.shape == w.shape and g.dtype == w.dtype, f"seed {seed} ({mode}, {adapter})"
+            assert g.shape == w.shape and g.dtype == w.dtype, f"{what} ({adapter})"
             finite = np.isfinite(w)
-            # Values are O(1) to O(100) (sums of exps): errors are measured against the largest.
             scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
-            np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"seed {seed} ({mode}, {adapter})")
-            np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=2e-5,
-                                       err_msg=f"seed {seed} ({mode}, {adapter})")
+            np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"{what} ({adapter})")
+            np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=atol,
+                                       err_msg=f"{what} ({adapter})")
+
+
+@pytest.mark.parametrize("seed", range(64))
+def test_random_graph_matches_interpret(seed):
+    fn, args, mode = case(seed)
+    assert_lowered_both_ways_match(fn, args, f"seed {seed} ({mode})", 2e-5)
 
 
 # Graphs of any rank whose values move: transposes, reshapes, slices (strided, reversed), joins,
@@ -190,16 +196,4 @@ def moving_case(seed: int):
 @pytest.mark.parametrize("seed", range(40))
 def test_graph_of_moving_values_matches_interpret(seed):
     fn, args = moving_case(seed)
-    graph = fg.trace(fn, *args)
-    want = flatten(fg.interpret(graph, *args))[0]
-    for adapter, exe in (("GPU-shaped", compile_for_gpu(graph)), ("CPU-shaped", fg.compile(graph))):
-        got = flatten(exe(*args))[0]
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            g = np.asarray(g)
-            assert g.shape == w.shape and g.dtype == w.dtype, f"seed {seed} ({adapter})"
-            finite = np.isfinite(w)
-            scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
-            np.testing.assert_array_equal(np.isfinite(g), finite, err_msg=f"seed {seed} ({adapter})")
-            np.testing.assert_allclose(g[finite] / scale, w[finite] / scale, rtol=0, atol=1e-4,
-                                       err_msg=f"seed {seed} ({adapter})")
+    assert_lowered_both_ways_match(fn, args, f"seed {seed}", 1e-4)
