@@ -284,6 +284,9 @@ def _trace_body(body: Body, args: Sequence[Any], names: Sequence[str]) -> Graph:
     return simplify(trace_function(body, args, names)[0])
 
 
+PARTIALS = 32  # the most sets of fixed Python numbers a transformed function keeps a transform for
+
+
 class Transformed:
     """A transform applied to a Python function, as `fg.grad(f)` returns.
 
@@ -324,6 +327,8 @@ class Transformed:
             nums = self.argnums
             nums = kept.index(nums % nargs) if isinstance(nums, int) else tuple(kept.index(a % nargs) for a in nums)
             assert self.remake is not None
+            if len(self.partials) >= PARTIALS:  # a number that changes every call (a step size) retraces, as in JAX
+                self.partials.pop(next(iter(self.partials)))
             self.partials[key] = self.remake(functools.wraps(self.fn)(fn), nums)
         return self.partials[key]
 
