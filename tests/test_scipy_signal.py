@@ -128,3 +128,42 @@ def test_refusals_name_the_function_and_the_user_s_line(call, error, words):
     with pytest.raises(error, match=words) as info:
         call()
     assert "test_scipy_signal.py:" in str(info.value)
+
+
+SIGNAL = d.f32(2, 3, 100)
+WELCH = [
+    {}, {"nperseg": 32}, {"nperseg": 32, "axis": 1}, {"nperseg": 16, "return_onesided": False},
+    {"nperseg": 33, "nfft": 40, "noverlap": 5}, {"nperseg": 32, "average": "median"}, {"nperseg": 300},
+    {"nperseg": 20, "detrend": "linear", "scaling": "spectrum", "fs": 3.0}, {"nperseg": 20, "detrend": False},
+    {"window": "hamming", "nperseg": 24}, {"window": ("tukey", 0.3), "nperseg": 25, "nfft": 31},
+    {"window": np.arange(1.0, 11.0), "noverlap": 9}, {"nperseg": 1, "noverlap": 0},
+    {"nperseg": 33, "return_onesided": False},
+]
+
+
+@pytest.mark.parametrize("options", [pytest.param(o, id=str(k)) for k, o in enumerate(WELCH)])
+def test_welch_is_jax_s(options):
+    """Frequencies and densities as JAX's: windows by name, tuple or array, overlaps, padding
+    (nfft), one- and two-sided, each detrend and scaling, mean and median, along any axis."""
+    x = SIGNAL.transpose(0, 2, 1) if options.get("axis") == 1 else SIGNAL
+    want = jax_call(lambda x: jsig.welch(x, **options), x)
+    same(signal.welch(x, **options), want, f"welch {options}", 2e-5, 1e-7, oracle="jax.scipy.signal")
+
+
+def test_welch_compiles_differentiates_and_refuses():
+    x = SIGNAL[0]
+    want = jax_call(lambda x: jsig.welch(x, nperseg=16)[1], x)
+    same(fg.jit(lambda x: signal.welch(x, nperseg=16)[1])(x).numpy(), want, "welch compiled", 2e-5, 1e-7)
+    weights = np.arange(9, dtype=np.float32)
+    same(fg.grad(lambda x: fg.sum(signal.welch(x, nperseg=16)[1] * weights))(x),
+         jax_call(jax.grad(lambda x: (jsig.welch(x, nperseg=16)[1] * weights).sum()), x), "welch gradient", 2e-5, 1e-6)
+    same(signal.welch(np.arange(20), nperseg=8), jax_call(lambda x: jsig.welch(x, nperseg=8), np.arange(20)),
+         "welch of integers", 2e-5, 1e-6)
+    for options, match in (({"nperseg": 16, "noverlap": 16}, "noverlap=16 must be less than nperseg=16"),
+                           ({"nperseg": 8, "nfft": 4}, "nfft=4 must be at least nperseg=8"),
+                           ({"scaling": "x"}, "scaling 'x' must be 'density' or 'spectrum'"),
+                           ({"average": "max"}, "average 'max' must be 'mean' or 'median'"),
+                           ({"window": np.ones(5), "nperseg": 6}, "nperseg=6 differs from the window's length 5"),
+                           ({"nperseg": 0}, "nperseg must be an integer of at least 1, got 0")):
+        with pytest.raises(fg.InputError, match=f"welch: {match}"):
+            signal.welch(x, **options)

@@ -6,11 +6,11 @@ everything traces, differentiates and compiles to WGSL:
   functions), and `gaussian_kde`, `mode`, `rankdata`, `sem`;
 - `fg.scipy.linalg`: factorizations and solvers (Cholesky, LU, QR, eigh, SVD, polar,
   Hessenberg), `expm`, and the matrix constructors;
-- `fg.scipy.signal`: convolution and correlation, `detrend`;
+- `fg.scipy.signal`: convolution and correlation, `detrend`, `welch`;
 - `fg.scipy.integrate` (`trapezoid`), `fg.scipy.interpolate` (`RegularGridInterpolator`),
   `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`;
 - `fg.scipy.optimize`: `minimize` by BFGS or L-BFGS.
-fgrad has no complex dtype and no FFT: what needs them (the spectral functions of signal, eig,
+fgrad has no complex dtype and no FFT: what needs them (signal's stft, istft and csd, eig,
 schur, sqrtm) is not provided."""
 
 from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, optimize, signal, special, stats

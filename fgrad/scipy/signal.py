@@ -1,11 +1,13 @@
 """`jax.scipy.signal` as `fg.scipy.signal`, for real inputs: N-d convolution and cross-correlation
-(`convolve`, `correlate`, their 2-d forms, `fftconvolve`) and `detrend`.
+(`convolve`, `correlate`, their 2-d forms, `fftconvolve`), `detrend`, and `welch`'s power
+spectral density.
 
 Every convolution is one `fg.lax.conv_general_dilated`, so it traces, differentiates, batches and
 compiles to WGSL. fgrad has no FFT: `method='fft'` and `fftconvolve` compute the same sums
-directly (the values of an exact convolution, where JAX's FFT rounds differently). Left out: the
-spectral functions (`stft`, `istft`, `csd`, `welch`), which need an FFT, and complex inputs,
-which fgrad has no dtype for.
+directly (the values of an exact convolution, where JAX's FFT rounds differently), and `welch`
+takes each segment's power at each frequency from products with cosines and sines (real, as
+a power spectrum is). Left out: the spectral functions with complex results (`stft`, `istft`,
+`csd`), and complex inputs, which fgrad has no dtype for.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import InputError, ShapeError, name_errors_after
-from fgrad.numpy import concatenate, flip, mean, moveaxis, multiply, reshape, subtract, sum, transpose
+from fgrad.numpy import (
+    add, concatenate, divide, flip, matmul, mean, median, moveaxis, multiply, reshape, square, subtract, sum, take,
+    transpose,
+)
 from fgrad.numpy.convolution import conv_general_dilated
 from fgrad.numpy.promotion import (
     ArrayLike, _axes, _brief, _dtype, _inexact, _one_axis, _shape, asarray,
 )
 from fgrad.trace import Tensor, user_site
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve", "welch"]
 
 Array = Tensor | np.ndarray
 MODES = ("full", "same", "valid")
@@ -219,6 +224,119 @@ def detrend(data: ArrayLike, axis: int = -1, type: str = "linear", bp: int | Seq
     parts = [_remove_line(flat[int(lo):int(hi)]) for lo, hi in zip(edges[:-1], edges[1:])]
     out = parts[0] if len(parts) == 1 else concatenate(parts, 0)
     return moveaxis(reshape(out, _shape(rows)), 0, axis)
+
+
+_detrend = detrend  # (welch's argument of that name hides it)
+
+
+def welch(x: ArrayLike, fs: float = 1.0, window: str | tuple | ArrayLike = "hann", nperseg: int | None = None,
+          noverlap: int | None = None, nfft: int | None = None, detrend: Any = "constant",
+          return_onesided: bool = True, scaling: str = "density", axis: int = -1,
+          average: str = "mean") -> tuple[np.ndarray, Array]:
+    """The power spectral density of `x` along `axis` by Welch's method, as
+    `jax.scipy.signal.welch`: the average of the periodograms of overlapping segments, each
+    detrended and windowed.
+
+    Args:
+        x: the signal (integers compute in f32).
+        fs: its sampling frequency.
+        window: "hann", another name or tuple of `scipy.signal.get_window` (which needs SciPy,
+            as in JAX), or a 1-d array of the segment's length.
+        nperseg: the segment's length (by default the signal's; a window name caps it there).
+        noverlap: the points segments share (by default nperseg // 2).
+        nfft: the transform's length, at least nperseg (segments are padded with zeros).
+        detrend: "constant", "linear", False, or a function of the segments (along the last axis).
+        return_onesided: the frequencies [0, nfft / 2] (the others' power folded in), or all nfft.
+        scaling: "density" (per unit of frequency) or "spectrum".
+        axis: the time axis.
+        average: "mean" or "median" (corrected for its bias) of the periodograms.
+    Returns:
+        `(f, Pxx)`: the frequencies, and the density with `axis` running over them.
+    """
+    name = "welch"
+    (x,) = _inexact(x)
+    axis = _one_axis(name, x, axis)
+    shape, dt = _shape(x), _dtype(x)
+    if scaling not in ("density", "spectrum"):
+        raise InputError(f"{name}: scaling {scaling!r} must be 'density' or 'spectrum'", user_site())
+    if average not in ("mean", "median"):
+        raise InputError(f"{name}: average {average!r} must be 'mean' or 'median'", user_site())
+    if math.prod(shape) == 0:
+        return np.zeros(shape, dt.np), asarray(np.zeros(shape, dt.np))
+    win, nperseg = _segment_window(name, window, nperseg, shape[axis])
+    noverlap = nperseg // 2 if noverlap is None else _static_count(name, "noverlap", noverlap, 0)
+    nfft = nperseg if nfft is None else _static_count(name, "nfft", nfft, 1)
+    if nfft < nperseg:
+        raise InputError(f"{name}: nfft={nfft} must be at least nperseg={nperseg}", user_site())
+    if noverlap >= nperseg:
+        raise InputError(f"{name}: noverlap={noverlap} must be less than nperseg={nperseg}", user_site())
+    onesided = bool(return_onesided)
+    freqs = (np.arange(nfft // 2 + 1) if onesided else np.fft.fftfreq(nfft) * nfft) * (float(fs) / nfft)
+
+    # the segments along a last axis, (..., segment, nperseg), each detrended and windowed
+    x = moveaxis(x, axis, -1)
+    n = shape[axis]
+    starts = np.arange(0, n - nperseg + 1, nperseg - noverlap)
+    segments = take(x, (starts[:, None] + np.arange(nperseg)).ravel(), axis=-1)
+    segments = reshape(segments, (*_shape(x)[:-1], len(starts), nperseg))
+    if isinstance(detrend, str):
+        segments = _detrend(segments, axis=-1, type=detrend)
+    elif callable(detrend):
+        segments = detrend(segments)
+    elif detrend:
+        raise InputError(f"{name}: detrend {_brief(detrend)} must be 'constant', 'linear', False or a function",
+                         user_site())
+    segments = multiply(segments, win.astype(dt.np))
+
+    # |X_k|^2 of each segment's transform (zero-padded to nfft), from its cosine and sine sums
+    k = np.arange(nfft // 2 + 1 if onesided else nfft)[None, :]
+    phase = 2.0 * np.pi * ((np.arange(nperseg)[:, None] * k) % nfft) / nfft
+    power = add(square(matmul(segments, np.cos(phase).astype(dt.np))),
+                square(matmul(segments, np.sin(phase).astype(dt.np))))
+    scale = 1.0 / (float(fs) * np.sum(win * win)) if scaling == "density" else 1.0 / np.sum(win) ** 2
+    if onesided:  # the negative frequencies' power, but for 0 and nfft / 2
+        scale = np.full(k.shape[1], scale)
+        scale[1:None if nfft % 2 else -1] *= 2.0
+    power = multiply(power, np.asarray(scale, dt.np))
+    if len(starts) > 1 and average == "median":
+        bias = 1.0 + np.sum(1.0 / (np.arange(2.0, len(starts), 2) + 1.0) - 1.0 / np.arange(2.0, len(starts), 2))
+        density = divide(median(power, axis=-2), np.asarray(bias, dt.np))
+    else:
+        density = mean(power, axis=-2)
+    return freqs.astype(dt.np), moveaxis(density, -1, axis)
+
+
+def _static_count(name: str, what: str, value: Any, least: int) -> int:
+    if isinstance(value, Tensor) or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) \
+            or value < least:
+        raise InputError(f"{name}: {what} must be an integer of at least {least}, got {_brief(value)}", user_site())
+    return int(value)
+
+
+def _segment_window(name: str, window: Any, nperseg: Any, length: int) -> tuple[np.ndarray, int]:
+    """The window (float64, NumPy) and the segment's length, as JAX's `_triage_segments`: a
+    window by name or tuple is made for nperseg points (the signal's length by default, and at
+    most); an array gives the length."""
+    if isinstance(window, (str, tuple)):
+        count = length if nperseg is None else _static_count(name, "nperseg", nperseg, 1)
+        count = count if count <= length else length  # (min is fgrad's here)
+        if window == "hann":
+            return (np.ones(1) if count == 1 else np.sin(np.linspace(0, np.pi, count, endpoint=False)) ** 2), count
+        try:
+            from scipy.signal import get_window
+        except ImportError:
+            raise InputError(f"{name}: window {window!r} needs SciPy's get_window, as in JAX: install scipy, or pass "
+                             "'hann' or the window's values", user_site()) from None
+        return np.asarray(get_window(window, count), np.float64), count
+    if isinstance(window, Tensor):
+        raise InputError(f"{name}: the window must be known while tracing, got a traced {_brief(window)}", user_site())
+    win = np.asarray(window, np.float64)
+    if win.ndim != 1 or win.size > length:
+        raise InputError(f"{name}: the window must be 1-d and no longer than the signal ({length}), got shape "
+                         f"{win.shape}", user_site())
+    if nperseg is not None and _static_count(name, "nperseg", nperseg, 1) != win.size:
+        raise InputError(f"{name}: nperseg={nperseg} differs from the window's length {win.size}", user_site())
+    return win, win.size
 
 
 name_errors_after(globals(), __all__)
