@@ -1,10 +1,11 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import export, image, lax, nn, tree_util
+from fgrad import export, image, lax, nn, tree, tree_util
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.transforms.forward import hessian, jacfwd, jacrev, jvp, linearize
+from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.jacrev
 from fgrad.transforms.batching import vmap
 from fgrad.transforms.custom import custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
@@ -24,9 +25,10 @@ from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
-from fgrad.runtime import Array, Executable, compile, default_device, device_put, devices
+from fgrad.runtime import Array, Executable, block_until_ready, compile, default_device, device_get, device_put, devices
 from fgrad.jit import jit
-from fgrad.trace import Tensor, capture, eval_shape, make_graph, trace
+from fgrad.trace import ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, trace
+from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
 
 f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
@@ -36,12 +38,12 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
-    "TraceError", "adam_init", "adam_step", "capture", "check_grads", "compile", "default_device", "device_put",
-    "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
-    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "nn", "numpy", "optim",
+    "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
+    "compile", "default_device", "device_get", "device_put", "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
+    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "nn", "numpy", "optim",
     "profile", "random", "scipy",
-    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree_map", "tree_util", "typecheck", "u32",
+    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,
 ]

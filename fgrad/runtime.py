@@ -1288,6 +1288,32 @@ def device_put(tree: Any, device: Device | None = None) -> Any:
     return unflatten(tree_def, [put(x) for x in leaves])
 
 
+def device_get(tree: Any) -> Any:
+    """`tree` with each fg.Array read back to the host as a NumPy array (other leaves as they
+    are), as `jax.device_get`."""
+    site = user_site()
+
+    def get(x: Any) -> Any:
+        if isinstance(x, Array):
+            x.check_live("device_get: a value", site)
+            return x.numpy()
+        return x
+
+    leaves, tree_def = flatten(tree)
+    return unflatten(tree_def, [get(x) for x in leaves])
+
+
+def block_until_ready(tree: Any) -> Any:
+    """Wait until the device has computed every fg.Array of `tree`, and return `tree`, as
+    `jax.block_until_ready`."""
+    site = user_site()
+    for x in flatten(tree)[0]:
+        if isinstance(x, Array):
+            x.check_live("block_until_ready: a value", site)
+            x.device.wait()
+    return tree
+
+
 def _device_arg(device: Any, who: str, site: str | None) -> Device:
     """`device` (None for the default one) as a Device, or an error naming `who`."""
     if device is None:

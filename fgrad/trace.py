@@ -531,6 +531,16 @@ def _with_unique_names(nodes: list[Node], inputs: list[int]) -> tuple[Node, ...]
     return tuple(out)
 
 
+def ShapeDtypeStruct(shape: Sequence[int | Dim], dtype: Any, *, sharding: None = None, weak_type: bool = False) -> Spec:  # noqa: N802
+    """The Spec of an argument of `shape` and `dtype`, as `jax.ShapeDtypeStruct` (for `fg.trace`,
+    `fg.eval_shape`, `fg.make_jaxpr`): fgrad has one device, so no sharding, and no weakly typed
+    specs (`weak_type` is accepted and has no effect)."""
+    if sharding is not None:
+        raise TraceError(f"ShapeDtypeStruct: fgrad runs on one device and takes no sharding, got {sharding!r}; "
+                         "shard through fg.export.to_jax", user_site())
+    return spec(shape, dtype)
+
+
 def spec(shape: int | Dim | tuple[int | Dim, ...] | list[int | Dim], dtype: str | DType = "f32") -> Spec:
     """The Spec of an argument: `fg.spec((32, 784))`, `fg.spec(10, "i32")`; a size may be a
     symbol: `fg.spec((fg.dim("T", 2048), 64))`."""

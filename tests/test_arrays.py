@@ -425,3 +425,16 @@ def test_compiled_functions_refuse_keywords_and_bad_captures_by_name():
         exe(x, w=x)
     with pytest.raises(fg.InputError, match=r"captures must be True, False or a list of capture names, got 3"):
         exe(x, captures=3)
+
+
+def test_device_get_and_block_until_ready_walk_pytrees():
+    """As jax.device_get and jax.block_until_ready: fg.Arrays read back (other leaves as they
+    are), or waited for, throughout a pytree."""
+    tree = {"a": fg.device_put(np.float32([1, 2])), "b": [np.int32(3), 4.0, None]}
+    got = fg.device_get(tree)
+    assert type(got["a"]) is np.ndarray and got["a"].tolist() == [1, 2] and got["b"] == [np.int32(3), 4.0, None]
+    assert fg.block_until_ready(tree) is tree
+    dead = fg.device_put(np.float32([1]))
+    fg.jit(lambda x: x * 2, donate_argnums=0)(dead)
+    with pytest.raises(fg.InputError, match="device_get: a value"):
+        fg.device_get([dead])

@@ -477,3 +477,9 @@ def test_jvp_graph_of_the_mlp_forward_is_at_most_twice_the_forward():
     layers, relus = 3, 2
     floor = len(forward.nodes) + len(forward.inputs) + 5 * layers + 2 * relus + 2
     assert len(along_all.nodes) <= floor, f"forward:\n{forward}\njvp along every argument:\n{along_all}"
+
+
+def test_jacobian_is_jacrev():
+    x = np.float32([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(fg.jacobian(lambda x: x * x)(x), np.diag(2 * x))
+    assert fg.jacobian is fg.jacrev

@@ -484,3 +484,13 @@ def test_make_graph_traces_with_static_arguments_as_given():
     assert isinstance(graph, fg.Graph) and [n.op for n in graph.nodes] == ["input", "integer_pow"]
     assert graph == fg.trace(lambda x: x ** 3, np.ones(3, np.float32))
     assert fg.make_graph(fg.exp)(fg.spec(2)) == fg.trace(fg.exp, fg.spec(2))
+
+
+def test_jax_s_names_for_specs_and_graphs():
+    """fg.ShapeDtypeStruct is a Spec (no sharding: one device); fg.make_jaxpr is fg.make_graph."""
+    s = fg.ShapeDtypeStruct((3, 4), np.float32)
+    assert s == fg.spec((3, 4), "f32") and fg.eval_shape(lambda x: x.sum(0), s) == fg.spec(4)
+    assert str(fg.make_jaxpr(lambda x, n: x * n, static_argnums=1)(s, 3)) == \
+        str(fg.make_graph(lambda x, n: x * n, static_argnums=1)(s, 3))
+    with pytest.raises(fg.TraceError, match="ShapeDtypeStruct: fgrad runs on one device and takes no sharding"):
+        fg.ShapeDtypeStruct((3,), np.float32, sharding="x")

@@ -194,3 +194,30 @@ def test_partial_classes_and_static_values_pass_through_jit_and_grad():
         tree_util.register_pytree_node_class(Pair)
     with pytest.raises(fg.InputError, match=r"flatten_one_level: a int is a leaf"):
         tree_util.flatten_one_level(3)
+
+
+def test_jax_tree_names():
+    """fg.tree is jax.tree: each name there, and what it does, against jax.tree's."""
+    import jax
+
+    assert sorted(fg.tree.__all__) == sorted(n for n in dir(jax.tree) if not n.startswith("_"))
+    a, b = {"w": np.float32([1, 2]), "b": (3, None)}, {"w": np.float32([10, 20]), "b": (30, None)}
+    np.testing.assert_array_equal(fg.tree.map(lambda x, y: x + y, a, b)["w"], [11, 22])
+    assert fg.tree.leaves(a, is_leaf=lambda x: isinstance(x, tuple))[0] == (3, None)  # keys in order: b, w
+    leaves, structure = fg.tree.flatten(a)
+    assert fg.tree.unflatten(structure, leaves)["b"] == (3, None) and fg.tree.structure(a) == structure
+    assert fg.tree.reduce(lambda x, y: x + y, [1, 2, 3], 10) == jax.tree.reduce(lambda x, y: x + y, [1, 2, 3], 10)
+    assert fg.tree.all([True, 1]) and not fg.tree.all([True, 0])
+    assert [tree_util.keystr(p) for p, _ in fg.tree.leaves_with_path(a)] == \
+        [jax.tree_util.keystr(p) for p, _ in jax.tree.leaves_with_path(a)]
+    assert fg.tree.map_with_path(lambda p, x: len(p), {"a": [1, 2]}) == {"a": [2, 2]}
+
+    @dataclasses.dataclass
+    class Layer:
+        w: np.ndarray
+        width: int = fg.tree.static(default=4)
+
+    tree_util.register_dataclass(Layer)
+    assert dataclasses.fields(Layer)[1].metadata["static"] is True
+    layer = Layer(np.ones(2), 8)
+    assert fg.tree.leaves(layer) == [layer.w] and fg.tree.map(lambda w: w * 2, layer).width == 8
