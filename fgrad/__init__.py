@@ -26,7 +26,7 @@ from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_d
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import Array, Executable, block_until_ready, compile, default_device, device_get, device_put, devices
-from fgrad.jit import jit
+from fgrad.jit import disable_jit, jit
 from fgrad.trace import ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, trace
 from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
@@ -39,7 +39,7 @@ __all__ = [
     "Array", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
-    "compile", "default_device", "device_get", "device_put", "devices", "dim", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "compile", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "nn", "numpy", "optim",
     "profile", "random", "scipy",

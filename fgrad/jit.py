@@ -8,8 +8,10 @@ inside another trace in place.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from fgrad.errors import FgradError, InputError, TraceError
@@ -18,6 +20,21 @@ from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
 from fgrad.runtime import Executable, compile
 from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
+
+
+_DISABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_jit_disabled", default=False)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Within the block, `fg.jit`-ed functions run their Python as it is, eagerly (each op on
+    NumPy arrays, or on the arguments' fg.Arrays), instead of compiling, as `jax.disable_jit`:
+    for print and pdb inside them. Nothing is donated then."""
+    token = _DISABLED.set(bool(disable))
+    try:
+        yield
+    finally:
+        _DISABLED.reset(token)
 
 
 def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = None,
@@ -72,6 +89,8 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
         return values, (tuple(positions), tuple(keywords), fixed), fixed, graph, refused
 
     def run(*args: Any, **kwargs: Any) -> Any:
+        if _DISABLED.get():
+            return fn(*args, **kwargs)
         values, key, fixed, graph, refused = split(args, kwargs)
 
         def build() -> Executable:

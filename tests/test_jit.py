@@ -160,3 +160,22 @@ def test_lower_shows_the_graph_and_kernels_and_compiles():
     exe = lowered.compile()
     assert isinstance(exe, fg.Executable) and exe.peak_bytes > 0
     assert float(exe(x)) == float(f(x, 3)) == 36.0
+
+
+def test_disable_jit_runs_the_python_eagerly():
+    """As jax.disable_jit: inside the block a jitted function's body runs as Python on its
+    arguments (NumPy arrays stay NumPy: print and pdb work there); outside, it compiles."""
+    kinds = []
+
+    @fg.jit
+    def f(x):
+        kinds.append(type(x))
+        return fg.exp(x) * 2.0
+
+    x = np.float32([0.0, 1.0])
+    with fg.disable_jit():
+        np.testing.assert_allclose(f(x), np.exp(x) * 2, rtol=1e-6)
+        with fg.disable_jit(False):
+            f(x)
+    np.testing.assert_allclose(f(x).numpy(), np.exp(x) * 2, rtol=1e-6)
+    assert kinds == [np.ndarray, fg.Tensor]  # the inner block compiled, and the compiled call is cached
