@@ -7,7 +7,7 @@ from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.transforms.forward import hessian, jacfwd, jacrev, jvp, linearize
 from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.jacrev
 from fgrad.transforms.batching import vmap
-from fgrad.transforms.custom import custom_jvp, custom_vjp
+from fgrad.transforms.custom import custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
 from fgrad.io import CheckpointError, load, save
 from fgrad.errors import (
@@ -40,7 +40,7 @@ __all__ = [
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
     "compile", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_jvp", "custom_vjp",
+    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "nn", "numpy", "optim",
     "profile", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "u32",

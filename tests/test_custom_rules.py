@@ -495,3 +495,35 @@ def test_nondiff_argnums_out_of_range_is_named():
     f.defjvp(lambda *a: a)
     with pytest.raises(fg.InputError, match=r"nondiff_argnums \[3\] out of range for f called with 1 arguments"):
         fg.grad(f)(X)
+
+
+def test_custom_gradient_is_jax_s():
+    """fg.custom_gradient: the rule, closing over the forward pass's values, is the reverse mode,
+    eager, compiled and batched, as jax.custom_gradient's; forward mode and a malformed result
+    are errors."""
+    import jax
+    import jax.numpy as jnp
+    from jax_oracle import jax_call
+
+    def ours(x, y):
+        z = fg.sin(x) * y
+        return z, lambda g: (g * y * 10.0, g * z)
+
+    def theirs(x, y):
+        z = jnp.sin(x) * y
+        return z, lambda g: (g * y * 10.0, g * z)
+
+    x, y = np.float32([1.0, 2.0, -0.5]), np.float32([3.0, 4.0, 5.0])
+    f = fg.custom_gradient(ours)
+    want = jax_call(jax.grad(lambda x, y: jax.custom_gradient(theirs)(x, y).sum(), argnums=(0, 1)), x, y)
+    loss = fg.grad(lambda x, y: fg.sum(f(x, y)), argnums=(0, 1))
+    for got in (loss(x, y), fg.jit(loss)(x, y)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    np.testing.assert_allclose(f(x, y), np.sin(x) * y, rtol=1e-6)
+    square = fg.custom_gradient(lambda x: (x * x, lambda g: (g * x,)))  # half the true gradient
+    np.testing.assert_allclose(fg.vmap(fg.grad(square))(x), x, rtol=1e-6)
+    with pytest.raises(fg.TraceError, match="forward-mode differentiation"):
+        fg.jvp(square, (x,), (x,))
+    with pytest.raises(fg.TraceError, match=r"custom_gradient: <lambda> must return \(output, rule\)"):
+        fg.grad(lambda x: fg.sum(fg.custom_gradient(lambda x: x * 2)(x)))(x)

@@ -367,3 +367,45 @@ class custom_vjp(_Custom):
                             f"{path} it produced {spec} for an argument {want}", site)
             out.append(ct)
         return out
+
+
+def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """`fun(*args) -> (out, rule)` as a function of its output alone, whose reverse mode is
+    `rule(cotangent) -> one cotangent per argument`, as `jax.custom_gradient` (TensorFlow's
+    API): `rule` may close over the forward pass's values.
+
+    It is a custom_vjp whose fwd traces `rule` over the output's specs, the values it closes
+    over becoming the residuals (JAX's closure conversion), and whose bwd evaluates that trace;
+    so `rule` cannot branch on values, and forward mode is an error, as in JAX.
+    """
+    from fgrad.transforms.bodies import evaluate  # NOTE: bodies imports the transforms
+
+    if not callable(fun):
+        raise TraceError(f"custom_gradient: expected a function, got a {type(fun).__name__}", user_site())
+    traced: dict[str, Any] = {}  # fwd's trace of the rule, which bwd (traced right after it) evaluates
+
+    def primal(*args: Any) -> Any:
+        return _pair(fun(*args))[0]
+
+    def fwd(*args: Any) -> tuple[Any, tuple[Any, ...]]:
+        out, rule = _pair(fun(*args))
+        leaves, tree = flatten(out)
+        graph, closed, cts_tree = traced_body(lambda *cts: rule(unflatten(tree, list(cts))),
+                                              [spec_of(v) for v in leaves], leaf_paths(tree, prefix="cotangent"))
+        traced["rule"] = graph, cts_tree
+        return out, tuple(closed)
+
+    def bwd(closed: tuple[Any, ...], g: Any) -> Any:
+        graph, cts_tree = traced["rule"]
+        env = dict(zip(graph.inputs, [*flatten(g)[0], *closed]))
+        return unflatten(cts_tree, evaluate(graph, env, graph.outputs))
+
+    def _pair(value: Any) -> tuple[Any, Callable[..., Any]]:
+        if not (isinstance(value, tuple) and len(value) == 2 and callable(value[1])):
+            raise TraceError(f"custom_gradient: {getattr(fun, '__name__', 'fun')} must return (output, rule), the "
+                             f"rule a function of the output's cotangent, got {type(value).__name__}", user_site())
+        return value
+
+    wrapped = custom_vjp(functools.wraps(fun)(primal))
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
