@@ -241,3 +241,33 @@ def test_conv_errors_name_the_function_the_shapes_and_the_line():
         fg.lax.reduce_window(x, 1.0, fg.multiply, (1, 1, 2, 2), (1, 1, 1, 1), "VALID")
     with pytest.raises(fg.ShapeError, match="convolve: takes 1-d operands"):
         fg.convolve(x, x)
+
+
+PATCHES = [((2, 3, 7, 6), (2, 3), (1, 1), "VALID", None, None, None),
+           ((2, 3, 7, 6), (3, 2), (2, 1), "SAME", None, (1, 2), None),
+           ((1, 7, 6, 4), (2, 2), (1, 2), [(1, 0), (0, 2)], (1, 2), None, ("NHWC", "HWIO", "NHWC")),
+           ((2, 9, 4), (2,), (2,), "VALID", None, (2,), ("NWC", "WIO", "NCW"))]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=str(k)) for k, c in enumerate(PATCHES)])
+def test_conv_general_dilated_patches_are_jax_s(case):
+    """Each input feature's window of values where the convolution puts its features: JAX's
+    values over strides, paddings, dilations and layouts; compiled; its gradient sums back."""
+    import jax
+    from jax_oracle import jax_call
+
+    shape, window, strides, padding, lhs_dilation, rhs_dilation, dn = case
+    x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
+
+    def ours(x):
+        return fg.lax.conv_general_dilated_patches(x, window, strides, padding, lhs_dilation, rhs_dilation, dn)
+
+    want = np.asarray(jax_call(lambda x: jax.lax.conv_general_dilated_patches(
+        x, window, strides, padding, lhs_dilation, rhs_dilation, dn), x))
+    np.testing.assert_array_equal(ours(x), want)
+    np.testing.assert_allclose(fg.jit(ours)(x).numpy(), want, rtol=1e-6, atol=1e-6)
+    w = np.random.default_rng(5).normal(size=want.shape).astype(np.float32)
+    np.testing.assert_allclose(fg.grad(lambda x: fg.sum(ours(x) * w))(x),
+                               jax_call(jax.grad(lambda x: (jax.lax.conv_general_dilated_patches(
+                                   x, window, strides, padding, lhs_dilation, rhs_dilation, dn) * w).sum()), x),
+                               rtol=1e-5, atol=1e-5)

@@ -214,6 +214,28 @@ _TRANSPOSE_LAYOUTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"), 4: ("NHWC
                       5: ("NHWDC", "HWDIO", "NHWDC")}
 
 
+def conv_general_dilated_patches(lhs: ArrayLike, filter_shape: Sequence[int], window_strides: Sequence[int],
+                                 padding: str | Sequence[tuple[int, int]], lhs_dilation: Sequence[int] | None = None,
+                                 rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                                 precision: Any = None, preferred_element_type: Any = None) -> Tensor | np.ndarray:
+    """The patches `conv_general_dilated` multiplies a kernel of `filter_shape` with, as
+    `jax.lax.conv_general_dilated_patches`: where the convolution's result has its features,
+    each input feature's window of values (in the row-major order of `filter_shape`), so
+    C * prod(filter_shape) features. One grouped convolution with one-hot kernels, as JAX's."""
+    name = "conv_general_dilated_patches"
+    x = asarray(lhs)
+    shape = _shape(x)
+    window = _ints(name, "filter_shape", filter_shape, len(shape) - 2)
+    dn = conv_dimension_numbers(shape, (1, 1, *window), dimension_numbers)
+    size, channels = math.prod(window), shape[dn.lhs_spec[1]]
+    # kernel (channels * size, 1, *window): output feature k * size + s picks place s of feature k's window
+    kernel = np.tile(np.eye(size), (channels, 1)).reshape(channels * size, 1, *window)
+    kernel = np.moveaxis(kernel, (0, 1), (dn.rhs_spec[0], dn.rhs_spec[1])).astype(_dtype(x).np)
+    return conv_general_dilated(x, kernel, window_strides, padding, lhs_dilation, rhs_dilation, dn,
+                                feature_group_count=channels, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
 def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int], padding: str | Sequence[tuple[int, int]],
                    rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
                    transpose_kernel: bool = False, precision: Any = None, preferred_element_type: Any = None,
