@@ -271,3 +271,15 @@ def test_conv_general_dilated_patches_are_jax_s(case):
                                jax_call(jax.grad(lambda x: (jax.lax.conv_general_dilated_patches(
                                    x, window, strides, padding, lhs_dilation, rhs_dilation, dn) * w).sum()), x),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_padtype_to_pads_is_jax_s():
+    import jax
+
+    for args in (((5,), (3,), (2,), "SAME"), ((7, 6), (3, 2), (2, 3), "SAME_LOWER"), ((4, 4), (2, 2), (1, 1), "VALID"),
+                 ((9,), (4,), (3,), "same"), ((1, 8), (5, 9), (1, 2), "SAME")):
+        assert fg.lax.padtype_to_pads(*args) == [tuple(p) for p in jax.lax.padtype_to_pads(*args)], args
+    with pytest.raises(fg.ShapeError, match=r"padtype_to_pads: window_shape \(3, 1\) must be 1 integers"):
+        fg.lax.padtype_to_pads((5,), (3, 1), (2,), "SAME")
+    with pytest.raises(fg.ShapeError, match="padtype_to_pads: in_shape 5 must be a sequence of integers"):
+        fg.lax.padtype_to_pads(5, (3,), (2,), "SAME")

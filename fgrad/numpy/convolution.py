@@ -118,6 +118,21 @@ def _padtype_to_pads(name: str, shape: Sequence[int], window: Sequence[int], str
     return tuple((p // 2, p - p // 2) if kind == "SAME" else (p - p // 2, p // 2) for p in sizes)
 
 
+def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int], window_strides: Sequence[int],
+                    padding: str) -> list[tuple[int, int]]:
+    """The (low, high) padding of each axis that `padding` ('SAME', 'SAME_LOWER' or 'VALID')
+    means for windows of `window_shape` stepping `window_strides` over `in_shape`, as
+    `jax.lax.padtype_to_pads`."""
+    name = "padtype_to_pads"
+    if not isinstance(padding, str):
+        raise ShapeError(f"{name}: padding must be 'SAME', 'SAME_LOWER' or 'VALID', got {padding!r}", user_site())
+    if not isinstance(in_shape, (Sequence, np.ndarray)):
+        raise ShapeError(f"{name}: in_shape {in_shape!r} must be a sequence of integers", user_site())
+    n = len(in_shape)
+    shape, window = _ints(name, "in_shape", in_shape, n), _ints(name, "window_shape", window_shape, n)
+    return list(_padtype_to_pads(name, shape, window, _ints(name, "window_strides", window_strides, n), padding))
+
+
 def _operands(name: str, lhs: ArrayLike, rhs: ArrayLike, preferred_element_type: Any
               ) -> tuple[Tensor | np.ndarray, Tensor | np.ndarray]:
     """lhs and rhs of one dtype, as lax requires, converted to `preferred_element_type` where
