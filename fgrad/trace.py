@@ -417,6 +417,21 @@ def trace(fn: Callable[..., Any], *args: Any) -> Graph:
     return trace_function(fn, args)[0]
 
 
+def python_number(x: Any) -> bool:
+    """Whether x is a Python bool, int or float (not a NumPy scalar, an array of its own)."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def with_fixed(fn: Callable[..., Any], fixed: dict[int, Any], nargs: int) -> Callable[..., Any]:
+    """`fn` of `nargs` positional arguments as a function of those not in `fixed` (position ->
+    value), in order, the fixed ones passed as they are."""
+    def call(*values: Any) -> Any:
+        it = iter(values)
+        return fn(*(fixed[i] if i in fixed else next(it) for i in range(nargs)))
+
+    return call
+
+
 def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> Callable[..., Graph]:
     """`make_graph(f)(*args)` is the Graph of `f` on `args`, as `jax.make_jaxpr`: the arguments at
     `static_argnums` are passed as they are (Python values, not traced)."""
@@ -425,13 +440,8 @@ def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ())
     def graph_of(*args: Any) -> Graph:
         fixed = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
         traced = [a for i, a in enumerate(args) if i not in fixed]
-
-        def call(*values: Any) -> Any:
-            it = iter(values)
-            return fn(*(fixed[i] if i in fixed else next(it) for i in range(len(args))))
-
         names = [name for i, name in enumerate(_arg_names(fn, len(args))) if i not in fixed]
-        return trace_function(call, traced, names)[0]
+        return trace_function(with_fixed(fn, fixed, len(args)), traced, names)[0]
 
     return graph_of
 

@@ -27,7 +27,10 @@ from fgrad.interpret import interpret
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, RuleTable, Spec, call_of, call_params, results_of, symbols_of
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
-from fgrad.trace import Staged, Tensor, bind, constant, current_trace, recapture, sites_from, spec_of, trace_function, user_site
+from fgrad.trace import (
+    Staged, Tensor, bind, constant, current_trace, python_number, recapture, sites_from, spec_of, trace_function,
+    user_site, with_fixed,
+)
 
 Body = Callable[..., Any]
 
@@ -312,24 +315,18 @@ class Transformed:
         if self.argnums is None or not args:
             return {}
         nums = {a % len(args) for a in ((self.argnums,) if isinstance(self.argnums, int) else self.argnums)}
-        return {i: a for i, a in enumerate(args) if i not in nums and isinstance(a, (bool, int, float))
-                and not isinstance(a, np.generic)}
+        return {i: a for i, a in enumerate(args) if i not in nums and python_number(a)}
 
     def _partial(self, fixed: dict[int, Any], nargs: int) -> Transformed:
         key = tuple((i, type(v).__name__, v) for i, v in fixed.items())
         if key not in self.partials:
             kept = [i for i in range(nargs) if i not in fixed]
-
-            def fn(*values: Any) -> Any:
-                given = dict(zip(kept, values))
-                return self.fn(*(fixed[i] if i in fixed else given[i] for i in range(nargs)))
-
             nums = self.argnums
             nums = kept.index(nums % nargs) if isinstance(nums, int) else tuple(kept.index(a % nargs) for a in nums)
             assert self.remake is not None
             if len(self.partials) >= PARTIALS:  # a number that changes every call (a step size) retraces, as in JAX
                 self.partials.pop(next(iter(self.partials)))
-            self.partials[key] = self.remake(functools.wraps(self.fn)(fn), nums)
+            self.partials[key] = self.remake(functools.wraps(self.fn)(with_fixed(self.fn, fixed, nargs)), nums)
         return self.partials[key]
 
     def __repr__(self) -> str:

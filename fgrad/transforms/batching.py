@@ -25,13 +25,13 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from fgrad import numpy as fnp  # NOTE: arguments are moved to the batch axis with the public functions, read at call time
 from fgrad.errors import InputError, ShapeError, TraceError
 from fgrad.ir import PRIMITIVES, RESULT, Graph, Primitive, RuleTable, Spec, call_of, call_params, input_p
 from fgrad.pytree import broadcast_prefix, flatten, leaf_paths, unflatten
-from fgrad.trace import Tensor, bind, constant, sites_from, spec_of, trace_function, user_site
+from fgrad.trace import (
+    Tensor, bind, constant, python_number, sites_from, spec_of, trace_function, user_site, with_fixed,
+)
 
 # primitive -> batch(args, batched, **params) -> the result with the batch along axis 0.
 batch_rules = RuleTable("batching", "batching rule")
@@ -202,16 +202,14 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
         elif axis_size is not None and axis_size != size:
             raise ShapeError(f"vmap: axis_size={axis_size} but the mapped axes have size {size}", call_site)
         # As JAX's, an unmapped Python number reaches `fun` as it is (a static count, a flag), not traced.
-        static = {k: x for k, (x, b) in enumerate(zip(moved, flags))
-                  if not b and isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)}
+        static = {k: x for k, (x, b) in enumerate(zip(moved, flags)) if not b and python_number(x)}
         traced = [k for k in range(len(moved)) if k not in static]
 
-        def fn(*values: Any) -> Any:
-            full = dict(static)
-            full.update(zip(traced, values))
-            called = unflatten(tree, [full[k] for k in range(len(moved))])
+        def call(*leaves: Any) -> Any:
+            called = unflatten(tree, list(leaves))
             return fun(*called[:-1], **called[-1]) if kwargs else fun(*called)
 
+        fn = with_fixed(call, static, len(moved))
         example = [Spec(spec_of(moved[k]).shape[1:], spec_of(moved[k]).dtype) if flags[k] else moved[k] for k in traced]
         graph, closed_over = trace_function(fn, tuple(example), closures=True)
         env, out_flags = batch_replay(graph, [*(moved[k] for k in traced), *closed_over],
