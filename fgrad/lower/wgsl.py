@@ -186,10 +186,9 @@ class KernelWriter:
         self.functions: dict[str, str] = {}  # module-scope WGSL functions the kernel calls, by name
         self.sized = False  # whether it reads symbols' values (the module then binds `dims`)
         # The most iterations an invocation's loops run, all together (llvmpipe ends them at
-        # LOOP_LIMIT), and the product of the trip counts of the loops open where the writer is.
+        # LOOP_LIMIT), and the trip counts of the loops open where the writer is.
         self.iterations = 0
-        self.enclosing = 1
-        self.open = 0  # how many loops are open there
+        self.open: list[int] = []
         # Bindings whose WGSL element type is not their dtype's storage type (`vec4<f32>`), by name.
         self.elements: dict[str, str] = {}
         # Bindings read from a texture copy of their buffer, by name: the texture's binding (the same
@@ -250,15 +249,13 @@ class KernelWriter:
             most = count.max if isinstance(count, Dim) else _literal_int(count)
         # NOTE: a count that is an expression of symbols' values (an extent) counts one trip
         trips = 1 if most is None else max(1, -(-most // step))
-        self.iterations += self.enclosing * trips
-        self.enclosing *= trips
-        self.open += 1
+        self.iterations += math.prod(self.open) * trips
+        self.open.append(trips)
         try:
             with self.scope(f"for (var {r} = {start}; {r} < {bound}; {advance}) {{"):
                 yield r
         finally:
-            self.enclosing //= trips
-            self.open -= 1
+            self.open.pop()
 
     @contextlib.contextmanager
     def scope(self, header: str) -> Iterator[None]:
