@@ -4,7 +4,7 @@ differentiated implicitly through a custom_vjp."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -93,24 +93,16 @@ def _closed(name: str, fn: Callable[[Any], Any], like: Any) -> tuple[Callable[..
     """`fn`, a function of one pytree shaped like `like` to a pytree shaped like it, with the
     Tensors it closes over made explicit: `(apply(closures, x), closures)`, JAX's closure
     conversion, so that a rule can differentiate with respect to them."""
-    from fgrad.primitives.calls import traced_body
-    from fgrad.transforms.bodies import evaluate
+    from fgrad.transforms.custom import closure_converted
 
     leaves, tree = flatten(like)
     specs = [Spec(_shape(v), _dtype(v)) for v in leaves]
-    graph, closures, out_tree = traced_body(lambda *ls: fn(unflatten(tree, ls)), specs,
-                                            [f"x.{k}" for k in range(len(leaves))])
-    got = [graph.nodes[o].spec for o in graph.outputs]
+    apply, closures, out_tree, got = closure_converted(fn, like)
     if out_tree != tree or got != specs:
         raise ShapeError(f"{name}: the function must map its argument's structure and specs "
                          f"{[str(s) for s in specs]} to themselves, got {out_tree} of {[str(s) for s in got]}",
                          user_site())
-
-    def apply(values: Sequence[Any], x: Any) -> Any:
-        env = dict(zip(graph.inputs, [*flatten(x)[0], *values]))
-        return unflatten(tree, evaluate(graph, env, graph.outputs))
-
-    return apply, list(closures)
+    return apply, closures
 
 
 def _implicit(name: str, fn: Callable[[Any], Any], like: Any, solve: Callable[..., Any],

@@ -369,6 +369,24 @@ class custom_vjp(_Custom):
         return out
 
 
+def closure_converted(fn: Callable[[Any], Any], like: Any) -> tuple[Callable[[Sequence[Any], Any], Any], list[Tensor],
+                                                                   TreeDef, list[Spec]]:
+    """`fn`, a function of one pytree shaped like `like`, with the Tensors of enclosing traces it
+    closes over made explicit (JAX's closure conversion): `apply(closures, x)` computes fn(x)
+    from its trace; also returned: those Tensors, and the structure and specs of fn's result."""
+    from fgrad.transforms.bodies import evaluate  # NOTE: bodies imports the transforms
+
+    leaves, tree = flatten(like)
+    graph, closures, out_tree = traced_body(lambda *ls: fn(unflatten(tree, list(ls))), [spec_of(v) for v in leaves],
+                                            leaf_paths(tree, prefix="x"))
+
+    def apply(values: Sequence[Any], x: Any) -> Any:
+        env = dict(zip(graph.inputs, [*flatten(x)[0], *values]))
+        return unflatten(out_tree, evaluate(graph, env, graph.outputs))
+
+    return apply, list(closures), out_tree, [graph.nodes[o].spec for o in graph.outputs]
+
+
 def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
     """`fun(*args) -> (out, rule)` as a function of its output alone, whose reverse mode is
     `rule(cotangent) -> one cotangent per argument`, as `jax.custom_gradient` (TensorFlow's
@@ -378,27 +396,20 @@ def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
     over becoming the residuals (JAX's closure conversion), and whose bwd evaluates that trace;
     so `rule` cannot branch on values, and forward mode is an error, as in JAX.
     """
-    from fgrad.transforms.bodies import evaluate  # NOTE: bodies imports the transforms
-
     if not callable(fun):
         raise TraceError(f"custom_gradient: expected a function, got a {type(fun).__name__}", user_site())
-    traced: dict[str, Any] = {}  # fwd's trace of the rule, which bwd (traced right after it) evaluates
+    rules: dict[str, Any] = {}  # fwd's trace of the rule, which bwd (traced right after it) evaluates
 
     def primal(*args: Any) -> Any:
         return _pair(fun(*args))[0]
 
     def fwd(*args: Any) -> tuple[Any, tuple[Any, ...]]:
         out, rule = _pair(fun(*args))
-        leaves, tree = flatten(out)
-        graph, closed, cts_tree = traced_body(lambda *cts: rule(unflatten(tree, list(cts))),
-                                              [spec_of(v) for v in leaves], leaf_paths(tree, prefix="cotangent"))
-        traced["rule"] = graph, cts_tree
+        rules["rule"], closed, _, _ = closure_converted(rule, out)
         return out, tuple(closed)
 
     def bwd(closed: tuple[Any, ...], g: Any) -> Any:
-        graph, cts_tree = traced["rule"]
-        env = dict(zip(graph.inputs, [*flatten(g)[0], *closed]))
-        return unflatten(cts_tree, evaluate(graph, env, graph.outputs))
+        return rules["rule"](closed, g)
 
     def _pair(value: Any) -> tuple[Any, Callable[..., Any]]:
         if not (isinstance(value, tuple) and len(value) == 2 and callable(value[1])):
