@@ -1,6 +1,7 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import export, image, lax, nn, tree, tree_util
+from fgrad import debug, export, image, lax, nn, tree, tree_util
+from fgrad.callbacks import pure_callback
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
@@ -39,10 +40,10 @@ __all__ = [
     "Array", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
-    "compile", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "compile", "debug", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "nn", "numpy", "optim",
-    "profile", "random", "scipy",
+    "profile", "pure_callback", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,

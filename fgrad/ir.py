@@ -397,12 +397,20 @@ class Primitive:
     A primitive with `multiple_results` (control flow, custom rules: calls of a graph) has
     rules that give a tuple of specs and a tuple of arrays. Its application is one node per
     result, each with the same inputs and params plus `result=k`, recorded one after another
-    (`call_of` finds a node's siblings); every interpretation takes the siblings together."""
+    (`call_of` finds a node's siblings); every interpretation takes the siblings together.
+
+    A `host` primitive calls Python on the host (a callback): its nodes are never evaluated
+    while a graph is simplified, and a compiled program reads their operands back and calls it
+    between kernels. An `effectful` one (a debug callback) is called for its effect: its nodes,
+    and those holding a body with such nodes (a loop printing), stay though nothing reads their
+    results, and two of them are never merged (`has_effects`)."""
 
     name: str
     abstract_eval: Callable[..., Any]
     impl: Callable[..., Any]
     multiple_results: bool = False
+    host: bool = False
+    effectful: bool = False
 
     def __str__(self) -> str:
         return self.name
@@ -427,11 +435,20 @@ PRIMITIVES: dict[str, Primitive] = {}  # every declared primitive, by the name n
 
 
 def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., Any],
-            multiple_results: bool = False) -> Primitive:
+            multiple_results: bool = False, host: bool = False, effectful: bool = False) -> Primitive:
     """Declare a primitive; its name must be new."""
     assert name not in PRIMITIVES, f"primitive {name} declared twice"
-    PRIMITIVES[name] = Primitive(name, abstract_eval, impl, multiple_results)
+    assert host or not effectful, f"primitive {name}: only a host call has effects"
+    PRIMITIVES[name] = Primitive(name, abstract_eval, impl, multiple_results, host, effectful)
     return PRIMITIVES[name]
+
+
+def has_effects(op: str, params: tuple[tuple[str, Hashable], ...]) -> bool:
+    """Whether a node of `op` with `params` has an effect (a debug callback, or a body holding
+    one): it is computed though nothing reads it, and never merged with another."""
+    return PRIMITIVES[op].effectful or any(
+        isinstance(v, Graph) and v.effectful or isinstance(v, tuple) and any(isinstance(b, Graph) and b.effectful for b in v)
+        for _, v in params)
 
 
 def call_of(node: Node) -> tuple[str, tuple[int, ...], tuple[tuple[str, Hashable], ...]]:
@@ -504,7 +521,8 @@ class Graph:
     `inputs` are ids of `input` nodes in argument order, `outputs` ids of the
     result leaves; `in_tree` is the structure of the argument tuple and
     `out_tree` that of the result. `captures` names intermediates registered
-    with `fg.capture`, returned only when asked for.
+    with `fg.capture`, returned only when asked for. `effectful`: some node has effects
+    (`has_effects`), found when the graph is made.
     """
 
     nodes: tuple[Node, ...]
@@ -515,6 +533,7 @@ class Graph:
     captures: tuple[tuple[str, int], ...] = ()
     _hash: int = field(init=False, repr=False, compare=False)
     _input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    effectful: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Graphs are cache keys; hash the node tuple once, not on every lookup. The input
@@ -522,6 +541,7 @@ class Graph:
         object.__setattr__(self, "_hash", hash((self.nodes, self.inputs, self.outputs, self.in_tree, self.out_tree,
                                                 self.captures)))
         object.__setattr__(self, "_input_names", tuple(dict(self.nodes[i].params).get("name", "") for i in self.inputs))
+        object.__setattr__(self, "effectful", any(has_effects(n.op, n.params) for n in self.nodes))
 
     def __hash__(self) -> int:
         return self._hash

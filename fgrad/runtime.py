@@ -31,7 +31,7 @@ import numpy as np
 from fgrad import numpy as ops
 from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
-from fgrad.ir import DTYPES, DType, Graph, HasSpec, Spec
+from fgrad.ir import DTYPES, PRIMITIVES, DType, Graph, HasSpec, Spec
 from fgrad.trace import expose_captures, require_graph
 from fgrad.trace import check_int_range
 from fgrad.typecheck import check_args
@@ -417,9 +417,7 @@ class Array(HasSpec):
                 data = self.device.mapped(staging, index)
             else:
                 data = self.device.read(self.buffer, words(self.spec.nbytes))
-            stored = np.frombuffer(data, np.uint32 if self.dtype is DType.bool else self.dtype.np)[:self.size]
-            # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
-            self._host = (stored != 0 if self.dtype is DType.bool else stored.copy()).reshape(self.shape)
+            self._host = stored_value(data, self.spec)
             self._host.flags.writeable = False
         return self._host
 
@@ -515,6 +513,13 @@ _OPERAND = (Array, Tensor, np.ndarray, np.generic, bool, int, float)  # what an 
 # Each operator's program, keyed by (function, static arguments, device) beside the operand specs.
 # The device is keyed by id: each Executable holds its device, so the id is not reused while it lives.
 _EAGER: Staged[Executable] = Staged()
+
+
+def stored_value(data: bytes, spec: Spec) -> np.ndarray:
+    """The value of `spec` a buffer's bytes hold (bools as u32), an array of its own."""
+    stored = np.frombuffer(data, np.uint32 if spec.dtype is DType.bool else spec.dtype.np)[:spec.size]
+    # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
+    return (stored != 0 if spec.dtype is DType.bool else stored.copy()).reshape(spec.shape)
 
 
 def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> Any:
@@ -733,8 +738,8 @@ def _pipelines(device: Device, kernels: Sequence[Any]) -> list[Any]:
     reported: wgpu-py captures each thread's errors apart."""
     import wgpu  # imported already: the device is open
 
-    keys = [hashlib.sha256(k.wgsl.encode()).hexdigest() for k in kernels]
-    new = {key: k for key, k in zip(keys, kernels) if key not in device.pipelines}
+    keys = [None if k.host else hashlib.sha256(k.wgsl.encode()).hexdigest() for k in kernels]
+    new = {key: k for key, k in zip(keys, kernels) if key is not None and key not in device.pipelines}
 
     def create(kernel: Any) -> Any:
         try:
@@ -753,7 +758,7 @@ def _pipelines(device: Device, kernels: Sequence[Any]) -> list[Any]:
         if isinstance(pipeline, CompileError):
             raise pipeline
         device.pipelines[key] = pipeline
-    return [device.pipelines[key] for key in keys]
+    return [None if key is None else device.pipelines[key] for key in keys]
 
 
 def _shader_module(device: Any, wgsl: str) -> Any:
@@ -850,6 +855,7 @@ class Executable:
         self.grids = [k.grid for k in program.kernels]
         self.out_specs = [program.specs[b] for b in program.outputs]  # the results' specs at those values
         self.results = [b for b, buf in enumerate(program.buffers) if buf.kind == "output"]
+        self.hosts = [k for k, kernel in enumerate(program.kernels) if kernel.host]  # calls on the host (callbacks)
         self.returned = frozenset(program.outputs)
         # Bind groups by pipeline and bound buffers (kept alive by the entry, so their ids stay
         # theirs): kernels of one pipeline on the same buffers (a loop's body) share one, and a
@@ -890,7 +896,7 @@ class Executable:
         work = [program.work(k, {d.name: d.max for d in program.symbols}) for k in range(len(program.kernels))]
         self.heavy = sum(f for f, _ in work) >= HEAVY_FLOPS or sum(b for _, b in work) >= HEAVY_BYTES
         for k, kernel in enumerate(program.kernels):  # the groups of kernels on scratch and constants alone
-            if all(b in self.resident for b in self.bindings[k]):
+            if not kernel.host and all(b in self.resident for b in self.bindings[k]):
                 self.group(k, self.resident)
         # Small results of a heavy call that the host read after the previous call (`wanted`) are
         # staged for it as soon as the kernel writing them has run (`producers`: result -> that
@@ -903,13 +909,13 @@ class Executable:
         early = 3 * len(program.kernels) // 4
         self.producers = {r: writers[b] for r, b in enumerate(program.outputs) if b in writers and b not in copied
                           and writers[b] < early and program.specs[b].max_nbytes <= EARLY_BYTES} \
-            if self.heavy and not program.repeats else {}
+            if self.heavy and not program.repeats and not self.hosts else {}
         self.wanted: set[int] = set()
 
     @property
     def kernels(self) -> list[tuple[str, str]]:
-        """(name, WGSL) of each kernel, in dispatch order."""
-        return [(k.name, k.wgsl) for k in self.program.kernels]
+        """(name, WGSL) of each kernel, in dispatch order (calls on the host, which have none, left out)."""
+        return [(k.name, k.wgsl) for k in self.program.kernels if not k.host]
 
     @property
     def peak_bytes(self) -> int:
@@ -1061,7 +1067,13 @@ class Executable:
         """Record the dispatches start..stop; a heavy call of more than CHUNK submits them in
         command buffers that double in length from FIRST_CHUNK dispatches: the GPU starts on the
         first while the rest is recorded, and a long step (a loop's iterations) pays for few
-        submits. Each result in `early` is staged after the kernel that writes it (Device.stage)."""
+        submits. Each result in `early` is staged after the kernel that writes it (Device.stage).
+        A call on the host among them (a callback) runs once the dispatches before it are done."""
+        for k in self.hosts:
+            if start <= k < stop:
+                self.submit(buffers, start, k)
+                self.call_host(k, buffers)
+                start = k + 1
         work = self.work(buffers, start, stop)
         chunks: set[int] = set()
         if self.heavy and len(work) > CHUNK:
@@ -1089,24 +1101,45 @@ class Executable:
             first = end
         return staged
 
+    def call_host(self, k: int, buffers: dict[int, Any]) -> None:
+        """Kernel k's call on the host: its operands read back (all staged in one submit), the
+        call, its results written into their buffers before the work recorded after."""
+        call = self.program.kernels[k].host
+        kernel = self.program.kernels[k]
+        specs = [spec.resolve(self.values) if self.values else spec for spec in call.operands]
+        staged = [self.device.stage(buffers[b], words(spec.nbytes)) for b, spec in zip(kernel.reads, specs)]
+        operands = [stored_value(self.device.mapped(*at), spec) for at, spec in zip(staged, specs)]
+        try:
+            with np.errstate(all="ignore"):
+                results = PRIMITIVES[call.op].impl(*operands, **dict(call.params))
+        except FgradError as e:  # a result unlike the declared one: named at the user's call
+            raise type(e)(e.message, e.site or next(iter(kernel.sites), None)) from None
+        if not PRIMITIVES[call.op].multiple_results:
+            results = (results,)
+        for b, r in zip(kernel.writes, call.results):
+            value = results[r]
+            self.device.write(buffers[b], buffer_bytes(value, DType.of(np.asarray(value).dtype)))
+
     def encode(self, encoder: Any, buffers: dict[int, Any], start: int = 0, stop: int | None = None,
                timestamps: Any = None) -> None:
         """Encode the dispatches of kernels start..stop (all by default) on `buffers` (from `bind`) into
         a wgpu command encoder of the caller's (fg.profile's), each kernel k in a pass of its own;
         given a timestamp query set (two entries per kernel), the pass writes timestamp 2k before
-        it and 2k + 1 after."""
+        it and 2k + 1 after. A call on the host gets an empty pass: it is not run, and times as nothing."""
         stop = len(self.program.kernels) if stop is None else stop
-        for k, one in enumerate(self.work(buffers, start, stop), start):
+        groups = self.groups_for(buffers)
+        for k in range(start, stop):
             for source, texture in self.fills.get(k, ()):
                 texture.fill(encoder, buffers[source])
             stamps = {} if timestamps is None else {"timestamp_writes": {
                 "query_set": timestamps, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1}}
             compute = encoder.begin_compute_pass(**stamps)
-            _dispatch(compute, [one])
+            if not self.program.kernels[k].host:
+                _dispatch(compute, [(self.pipelines[k], groups[k], self.grids[k])])
             compute.end()
 
     def work(self, buffers: dict[int, Any], start: int, stop: int) -> list[tuple[Any, Any, tuple[int, int, int]]]:
-        """(pipeline, bind group, grid) of kernels start..stop on `buffers` (from `bind`)."""
+        """(pipeline, bind group, grid) of kernels start..stop on `buffers` (from `bind`), none a call on the host."""
         return list(zip(self.pipelines[start:stop], self.groups_for(buffers)[start:stop], self.grids[start:stop]))
 
     def groups_for(self, buffers: dict[int, Any]) -> list[Any]:
@@ -1116,12 +1149,13 @@ class Executable:
         if buffers is self.last[0]:
             return self.last[1]
         last, groups = self.last
+        kernels = self.program.kernels
         if not last:  # the first call
-            groups = [self.group(k, buffers) for k in range(len(self.program.kernels))]
+            groups = [None if kernels[k].host else self.group(k, buffers) for k in range(len(kernels))]
         else:
             changed = {b for b in self.dynamic if buffers[b] is not last[b]}
             if changed:
-                groups = [group if bound.isdisjoint(changed) else self.group(k, buffers)
+                groups = [group if bound.isdisjoint(changed) or kernels[k].host else self.group(k, buffers)
                           for k, (group, bound) in enumerate(zip(groups, self.bound_sets))]
         self.last = (buffers, groups)
         return groups
@@ -1342,14 +1376,15 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
                          site)
     donated = frozenset(k for a in nums for k in graph.arg_positions[a])
     device = _device_arg(device, "compile", site)
-    name = disk_cache.key(graph, device.limits, donated, device.name)
-    cached = disk_cache.load(name, graph)
+    name = disk_cache.key(graph, device.limits, donated, device.name) if disk_cache.storable(graph) else None
+    cached = disk_cache.load(name, graph) if name is not None else None
     if cached is not None:
         try:
             return Executable(cached, device, graph)
         except CompileError:  # a cached kernel that fails validation: the entry is rebuilt
             pass
     program = lower(graph, device.limits, donated)
-    disk_cache.store(name, program)
+    if name is not None:
+        disk_cache.store(name, program)
     return Executable(program, device, graph)
 

@@ -34,7 +34,10 @@ from fgrad.errors import (
     SymbolError,
     TraceError,
 )
-from fgrad.ir import Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, symbols_of, fits, input_p, RESULT
+from fgrad.ir import (
+    Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, has_effects, symbols_of, fits, input_p,
+    RESULT,
+)
 from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -285,7 +288,7 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
         # An application repeated in one trace is the first (it is pure), so `ir.call_of` names one
         # application of a traced graph and transforms take its results together.
         key = (op.name, inputs, tuple(sorted(params.items())))
-        if key not in trace.calls:
+        if key not in trace.calls or has_effects(op.name, key[2]):  # an effect: each application is called
             trace.calls[key] = tuple(trace.add(Node(op.name, inputs, tuple(sorted({**params, RESULT: k}.items())), s,
                                                     site)) for k, s in enumerate(spec))
         return trace.calls[key]

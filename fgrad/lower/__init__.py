@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 
 from fgrad.errors import CompileError
-from fgrad.ir import Graph, symbols_of
+from fgrad.ir import RESULT, Graph, call_params, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, inlined, plan_kernels, row_root, skeleton
 from fgrad.lower.loops import loop_kernels, while_kernels
-from fgrad.lower.kinds import Loop, Normalization, Window, folds, kind_of
+from fgrad.lower.kinds import Host, Loop, Normalization, Window, folds, kind_of
 from fgrad.lower.rewrites import rewrite
-from fgrad.lower.program import Buffer, Kernel, Limits, Program, Repeat
+from fgrad.lower.program import Buffer, HostCall, Kernel, Limits, Program, Repeat
 from fgrad.lower.matmul import matmul_kernel, tiles
 from fgrad.lower.matmul_cpu import matmul_cpu_kernel
 from fgrad.lower.wgsl import (
@@ -55,6 +55,16 @@ def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = fro
         if node.spec.max_size == 0:  # an empty result (of a symbolic shape): nothing to compute, no kernel
             continue
         loop = kind_of(node)
+        if isinstance(loop, Host):  # its place among the kernels, where the runtime calls it; no WGSL, a line saying so
+            made = ", ".join(str(graph.nodes[r].spec) for r in group)
+            read = " ".join(str(graph.nodes[j].spec) for j in node.inputs)
+            text = f"// fgrad: {node.op} {call_params(node)['callback']!r} on the host {made}" + (f" <- {read}" if read else "")
+            kernels.append(Kernel(node.op, text, tuple(where[j] for j in node.inputs), tuple(where[r] for r in group),
+                                  (0, 0, 0), group, group, (node.site,) if node.site else (), host=HostCall(
+                                      node.op, tuple(call_params(node).items()),
+                                      tuple(graph.nodes[j].spec for j in node.inputs),
+                                      tuple(graph.nodes[r].attrs.get(RESULT, 0) for r in group))))
+            continue
         if isinstance(loop, Loop):
             found, inner = (loop_kernels if loop.counted else while_kernels)(graph, group, where, buffers, specs,
                                                                              limits)

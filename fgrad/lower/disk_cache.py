@@ -89,6 +89,14 @@ def key(graph: Graph, limits: Limits, donated: frozenset[int], adapter: str) -> 
     return h.hexdigest()
 
 
+def storable(graph: Graph) -> bool:
+    """Whether a program of `graph` may be stored: not one calling Python on the host (a
+    callback is code), in its bodies either."""
+    return not any(ir.PRIMITIVES[node.op].host or any(
+        not storable(body) for _, v in node.params for body in (v if isinstance(v, tuple) else (v,))
+        if isinstance(body, Graph)) for node in graph.nodes)
+
+
 def load(name: str, graph: Graph) -> Program | None:
     """The cached program under `name` (a `key` of `graph`), or None (a missing or untrustworthy entry)."""
     folder = directory()

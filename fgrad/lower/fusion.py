@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from fgrad.ir import Dim, Graph, Spec, call_of
+from fgrad.ir import RESULT, Dim, Graph, Spec, call_of
 from fgrad.lower.matmul import THREADS, column_chunk, tile, tiles
 from fgrad.lower.kinds import (
-    Contraction, Conversion, Elementwise, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
+    Contraction, Conversion, Elementwise, Host, Kind, Loop, Normalization, Reduction, Scan, Sort, Source, View, folds,
     kind_of,
 )
 from fgrad.lower.program import Extent, Limits
@@ -69,15 +69,15 @@ def plan_kernels(graph: Graph, limits: Limits) -> tuple[list[Group], dict[Group,
     _materialize_shared(roots, consumers, kind)
     _inline_conversions(graph, roots)
     _fuse_leading_reductions(graph, roots, consumers)
-    # A loop reads its operands from buffers: what it reads is computed by kernels before it.
-    roots |= {j for i, k in enumerate(kind) if isinstance(k, Loop) for j in nodes[i].inputs
+    # A loop or a host call reads its operands from buffers: what it reads is computed by kernels before it.
+    roots |= {j for i, k in enumerate(kind) if k.on_buffers for j in nodes[i].inputs
               if not is_buffer_source(graph, j)}
     _materialize_selected(graph, roots)
     _recompute_rows(graph, roots, consumers)
     _fuse_epilogues(graph, roots, consumers)
     # Kernels over the binding limit materialize part of what they inline;
     # that only ever lowers what other kernels read.
-    pending = sorted(r for r in roots if not isinstance(kind[r], Loop))  # a loop binds no buffers itself
+    pending = sorted(r for r in roots if not kind[r].on_buffers)  # a loop binds no buffers itself
     while pending:
         root = pending.pop()
         while len(found := _reads(graph, root, roots)) + 1 > max_bindings:
@@ -103,6 +103,8 @@ def skeleton(graph: Graph, group: Group, inside: Sequence[int]) -> str:
     kind = kind_of(node)
     if isinstance(kind, Loop):
         return "loop"
+    if isinstance(kind, Host):
+        return "host"
     if any(tiles(graph, i) for i in inside):
         return "matmul"
     if isinstance(kind, Sort):
@@ -203,8 +205,10 @@ def _group_siblings(graph: Graph, order: list[int], roots: set[int], max_binding
         needs[r] = {j for j in _reads(graph, r, roots) if j in roots}
         for back in range(1, min(8, len(groups)) + 1):
             g = groups[-back]
-            if kind == kinds[-back] == "loop" and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]):
-                g.append(r)  # the results of one loop: one run of its body
+            if kind == kinds[-back] and kind in ("loop", "host") and call_of(graph.nodes[g[0]]) == call_of(graph.nodes[r]) \
+                    and RESULT in graph.nodes[r].attrs and all(graph.nodes[x].attrs[RESULT] != graph.nodes[r].attrs[RESULT]
+                                                               for x in g):
+                g.append(r)  # the results of one loop (one run of its body) or of one host call
                 due[-back] = r
                 where[r] = len(groups) - back
                 break

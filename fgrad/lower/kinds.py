@@ -11,6 +11,7 @@ against the primitive's abstract evaluation when registered:
 - `Elementwise`: inlined into its one reading kernel; materialized when several
   kernels read it, or a contraction does (which would recompute it per use);
   a `Conversion` (astype) of a buffer a contraction reads is converted per load;
+- `Host`: a call of Python on the host between kernels (a callback);
 - `Reduction` (over `axes`: sum, max, argmax), `Normalization` (along `axis`,
   softmax), `Scan` (along `axis`, from the end where `reverse`: cumsum), `Sort`
   (rows along the last axis put in order: argsort) and `Contraction`: a kernel of
@@ -43,6 +44,7 @@ class Kind:
     params = ()
     materialized = False  # always the root of a kernel of its own
     works = True  # does work of its own (named in kernel names), unlike views and sources
+    on_buffers = False  # reads its operands from buffers, binding none itself (a loop, a host call)
 
     def folds(self, node: Node, *inputs: Spec) -> int:
         """How many values the node combines into each of its results (0 for none)."""
@@ -196,6 +198,7 @@ class Loop(Kind):
 
     counted: bool = True
     materialized = True
+    on_buffers = True
 
     def inits(self, node: Node) -> dict[int, int]:
         """For each carried result, the operand holding its initial value (read once, first)."""
@@ -204,6 +207,16 @@ class Loop(Kind):
             return {k: p["num_consts"] + k for k in range(p["num_carry"])}
         first = p["num_cond_consts"] + p["num_body_consts"]
         return {k: first + k for k in range(len(node.inputs) - first)}
+
+
+@dataclass(frozen=True)
+class Host(Kind):
+    """Called on the host (a Python callback): lowering gives it no kernel but its place among
+    them; the runtime reads its operands back from their buffers there, calls it, and writes
+    its results into buffers of their own (Kernel.host)."""
+
+    materialized = True
+    on_buffers = True
 
 
 @dataclass(frozen=True)
@@ -220,7 +233,7 @@ class Contraction(Kind):
 
 SOURCE, ELEMENTWISE, CONVERSION, VIEW = Source(), Elementwise(), Conversion(), View()
 REDUCTION, NORMALIZATION, SCAN = Reduction(), Normalization(), Scan()
-WINDOW, LOOP, WHILE = Window(), Loop(), Loop(counted=False)
+WINDOW, LOOP, WHILE, HOST = Window(), Loop(), Loop(counted=False), Host()
 
 
 @dataclass(frozen=True)

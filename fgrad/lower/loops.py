@@ -37,6 +37,7 @@ for the whole loop (two past 65,535 iterations).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -150,8 +151,9 @@ def _splice(name: str, program: Program, outer: Sequence[int], new: Callable[...
     for b, buf in enumerate(program.buffers):
         if b not in mapped:
             mapped[b] = new("constant" if buf.kind == "constant" else "scratch", program.specs[b], buf.data, buf.size)
-    kernels = [Kernel(f"{name}.{k.name}", k.wgsl, tuple(mapped[b] for b in k.reads), tuple(mapped[b] for b in k.writes),
-                      k.grid, nodes, (), k.sites, k.groups, k.sized, k.textures) for k in program.kernels]
+    kernels = [dataclasses.replace(k, name=f"{name}.{k.name}", reads=tuple(mapped[b] for b in k.reads),
+                                   writes=tuple(mapped[b] for b in k.writes), nodes=nodes, roots=())
+               for k in program.kernels]
     kernels += [_copy(f"{name}_result", mapped[s], mapped[t], program.specs[t].max_nbytes, nodes, limits)
                 for s, t in program.copies]
     return kernels, mapped, [loop.moved(0, mapped) for loop in program.repeats]
@@ -209,8 +211,10 @@ class _ByElement:
 def _by_element(body: Graph, carried: Sequence[int], sliced: Sequence[int]) -> _ByElement | None:
     """The body's `_ByElement` where every node that reads its carries or its slices (input nodes
     `carried` and `sliced`) is elementwise on operands of its own shape, or a broadcast, and every
-    value broadcasts into the largest; else None."""
+    value broadcasts into the largest; else None (also where it calls the host: a kernel cannot)."""
     nodes = body.nodes
+    if any(PRIMITIVES[n.op].host for n in nodes):
+        return None
     full = max((nodes[j].spec.shape for j in (*carried, *sliced, *body.outputs)),
                key=lambda s: (math.prod(s), len(s)))
 

@@ -102,6 +102,19 @@ class Extent:
 
 
 @dataclass(frozen=True, slots=True)
+class HostCall:
+    """A call of Python on the host in a kernel's place (Kind `Host`: a callback): the runtime
+    reads the kernel's `reads` back as values of `operands`, calls primitive `op` with `params`
+    on them (its NumPy implementation, which calls the user's function), and writes its results
+    `results` (positions among those it returns) into the kernel's `writes`."""
+
+    op: str
+    params: tuple[tuple[str, Any], ...]
+    operands: tuple[Spec, ...]
+    results: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """One compute shader: reads `reads` (bindings 0..n-1), writes `writes` (the bindings after),
     and, where `sized`, reads the symbols' values from the program's uniform buffer (the binding
@@ -125,6 +138,7 @@ class Kernel:
     # before the kernel runs, bound at `binding`: in place of that read (binding = source), or, for an
     # output read in place, past the outputs (and before the symbols' values).
     textures: tuple[tuple[int, int, int, int, int], ...] = ()
+    host: HostCall | None = None  # a call on the host in this kernel's place: no WGSL, no dispatch
 
     def grid_at(self, values: Mapping[str, int]) -> tuple[int, int, int]:
         """The workgroups to dispatch when the symbols have the values `values`."""

@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.ir import PRIMITIVES, Const, DType, Graph, Node, RuleTable, constant_p
+from fgrad.ir import PRIMITIVES, RESULT, Const, DType, Graph, Node, RuleTable, call_of, constant_p
 from fgrad.lower.matmul import SHORT_ROWS, tile
 from fgrad.lower.program import Limits
 from fgrad.transforms.passes import rebuild
 
 # (node with renumbered inputs, nodes so far, add, limits) -> the id of its replacement, or None;
 # `add(op, inputs, site, **params)` appends a node (its spec from the primitive's abstract
-# evaluation) and gives its id.
-Rewrite = Callable[[Node, list[Node], Callable[..., int], Limits], "int | None"]
+# evaluation) and gives its id. A multiple-results primitive's rule gives the ids of all its
+# results, once per application (a call's body is inlined once, its effects called once).
+Rewrite = Callable[[Node, list[Node], Callable[..., int], Limits], "int | Sequence[int] | None"]
 
 rewrite_rules = RuleTable("rewrite", "lowering rewrite", optional=True)
 
@@ -28,6 +29,7 @@ rewrite_rules = RuleTable("rewrite", "lowering rewrite", optional=True)
 def rewrite(graph: Graph, limits: Limits) -> Graph:
     """Apply each node's rewrite rule, if its primitive has one; an empty value (a size 0)
     becomes a constant."""
+    applied: dict[tuple, Sequence[int] | None] = {}  # each application of a multiple-results primitive rewritten
 
     def expand(node: Node, nodes: list[Node]) -> int | Node | None:
         if node.spec.max_size == 0 and node.op != constant_p.name and not node.spec.symbols:
@@ -51,7 +53,13 @@ def rewrite(graph: Graph, limits: Limits) -> Graph:
             nodes.append(new)
             return len(nodes) - 1
 
-        return rule(node, nodes, add, limits)
+        if not PRIMITIVES[node.op].multiple_results:
+            return rule(node, nodes, add, limits)
+        key = call_of(node)
+        if key not in applied:
+            applied[key] = rule(node, nodes, add, limits)
+        results = applied[key]
+        return None if results is None else results[node.attrs[RESULT]]
 
     return rebuild(graph, expand)
 

@@ -95,10 +95,10 @@ def _pullback(graph: Graph, leaves: Sequence[Any], wrt: Sequence[int], cotangent
 
 def _inline(graph_param: str, operands: Callable[[Node], Sequence[int]]) -> Callable[..., int]:
     """The lowering rewrite of a call: the graph in param `graph_param` inlined on the node's
-    `operands`; the node becomes the output it is."""
+    `operands`; its results become the outputs they are."""
 
-    def rule(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int:
-        return inline_body(node.attrs[graph_param], operands(node), add)[node.attrs[RESULT]]
+    def rule(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> list[int]:
+        return inline_body(node.attrs[graph_param], operands(node), add)
 
     return rule
 

@@ -467,23 +467,56 @@ def _cond_simplify(node: Node, nodes: list[Node]) -> int | Node | None:
     return None
 
 
-# Lowering: every branch inlined, the result selected by the index (both computed, as JAX's
-# select_n under vmap). A constant index inlines its branch alone.
-def _inline_cond(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> int:
+# Lowering: every branch inlined, the results selected by the index (both computed, as JAX's
+# select_n under vmap). A constant index inlines its branch alone. Branches with effects (a debug
+# print) run only when taken: each in a while loop that runs it at most once (`_once`).
+def _inline_cond(node: Node, nodes: list[Node], add: Callable[..., int], limits: Limits) -> list[int]:
     index, operands, branches = node.inputs[0], list(node.inputs[1:]), node.attrs["branches"]
-    k = node.attrs[RESULT]
     known = uniform_constant(nodes, index)
     if known is not None:
-        return inline_body(branches[int(np.clip(known, 0, len(branches) - 1))], operands, add)[k]
-    results = [inline_body(b, operands, add)[k] for b in branches]
-    chosen = results[-1]
-    for j in reversed(range(len(branches) - 1)):  # index <= j picks branch j: clamped, as the index is
-        bound = add("constant", [], node.site, value=Const.of(j, DType.i32))
-        pick = add("le", [index, bound], node.site)
-        if node.spec.shape:
-            pick = add("broadcast_to", [pick], node.site, shape=node.spec.shape)
-        chosen = add("where", [pick, results[j], chosen], node.site)
-    return chosen
+        return inline_body(branches[int(np.clip(known, 0, len(branches) - 1))], operands, add)
+    if any(b.effectful for b in branches):
+        results = _once(index, operands, branches, add, node.site)
+    else:
+        results = [inline_body(b, operands, add) for b in branches]
+    found = []
+    for k, spec in enumerate(branches[0].out_specs):
+        chosen = results[-1][k]
+        for j in reversed(range(len(branches) - 1)):  # index <= j picks branch j: clamped, as the index is
+            bound = add("constant", [], node.site, value=Const.of(j, DType.i32))
+            pick = add("le", [index, bound], node.site)
+            if spec.shape:
+                pick = add("broadcast_to", [pick], node.site, shape=spec.shape)
+            chosen = add("where", [pick, results[j][k], chosen], node.site)
+        found.append(chosen)
+    return found
+
+
+def _once(index: int, operands: Sequence[int], branches: Sequence[Graph], add: Callable[..., int],
+          site: str | None) -> list[list[int]]:
+    """Each branch's results from a while loop over (run, *results) that runs the branch once
+    where the clamped index picks it, else never (its results zeros): the results of each."""
+    specs = (Spec((), DType.bool), *branches[0].out_specs)
+    names = [f"carry.{k}" for k in range(len(specs))]
+    test = body_graph(lambda run, *_: (run,), specs, names)
+    low = add("maximum", [index, add("constant", [], site, value=Const.of(0, DType.i32))], site)
+    clamped = add("minimum", [low, add("constant", [], site, value=Const.of(len(branches) - 1, DType.i32))], site)
+    zeros = [add("broadcast_to", [add("constant", [], site, value=Const.of(0, s.dtype))], site, shape=s.shape)
+             for s in specs[1:]]
+    found = []
+    for j, branch in enumerate(branches):
+        m = len(branch.inputs)
+
+        def once(*leaves: Any, branch: Graph = branch, m: int = m) -> list[Any]:
+            env = replay(branch, leaves[:m])
+            return [fnp.asarray(False), *(env[i] for i in branch.outputs)]
+
+        body = body_graph(once, (*branch.in_specs, *specs), [*branch.input_names, *names])
+        run = add("eq", [clamped, add("constant", [], site, value=Const.of(j, DType.i32))], site)
+        inputs = [*operands, run, *zeros]
+        found.append([add("while", inputs, site, cond=test, body=body, num_cond_consts=0, num_body_consts=m,
+                          result=k) for k in range(len(specs))][1:])
+    return found
 
 
 cond_p = declare("cond", _cond_rule, _cond_impl, multiple_results=True)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fgrad.ir import PRIMITIVES, Const, Graph, Node, RuleTable, constant_p, input_p
+from fgrad.ir import PRIMITIVES, Const, Graph, Node, RuleTable, constant_p, has_effects, input_p
 from fgrad.trace import require_graph
 
 # (node with inputs already renumbered, nodes kept so far) -> an existing id, a new node, or None.
@@ -87,8 +87,9 @@ def _constant_value(nodes: list[Node], i: int) -> tuple[np.ndarray, int] | None:
 def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     values = [_constant_value(nodes, j) for j in node.inputs]
     # Fold only what does not grow: a broadcast of a scalar stays a broadcast. A node holding a body
-    # (a loop, a call) is not folded: evaluating it may be a whole program's work.
-    if values and None not in values and not node.spec.symbols and \
+    # (a loop, a call) is not folded: evaluating it may be a whole program's work; nor a host
+    # call: the program calls it.
+    if values and None not in values and not node.spec.symbols and not PRIMITIVES[node.op].host and \
             node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)) and \
             not any(isinstance(v, Graph) or (isinstance(v, tuple) and any(isinstance(b, Graph) for b in v))
                     for _, v in node.params):
@@ -105,11 +106,14 @@ def fold_constants(graph: Graph) -> Graph:
 
 
 def eliminate_common_subexpressions(graph: Graph) -> Graph:
-    """Merge nodes that apply the same op with the same params to the same inputs."""
+    """Merge nodes that apply the same op with the same params to the same inputs (not two
+    effects: each is called)."""
     require_graph(graph, "eliminate_common_subexpressions")
     seen: dict[tuple[str, tuple[int, ...], tuple], int] = {}
 
     def merge(node: Node, nodes: list[Node]) -> int | None:
+        if has_effects(node.op, node.params):
+            return None
         key = (node.op, node.inputs, node.params)
         if key in seen:
             return seen[key]
@@ -120,10 +124,11 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
 
 
 def eliminate_dead_code(graph: Graph) -> Graph:
-    """Drop nodes that no output or capture depends on; graph inputs always stay."""
+    """Drop nodes that no output, capture or effect depends on; graph inputs always stay."""
     require_graph(graph, "eliminate_dead_code")
     live = [False] * len(graph.nodes)
-    for i in (*graph.outputs, *graph.inputs, *(i for _, i in graph.captures)):
+    effects = (i for i, node in enumerate(graph.nodes) if has_effects(node.op, node.params)) if graph.effectful else ()
+    for i in (*graph.outputs, *graph.inputs, *(i for _, i in graph.captures), *effects):
         live[i] = True
     for i in reversed(range(len(graph.nodes))):
         if live[i]:

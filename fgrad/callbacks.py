@@ -1,0 +1,58 @@
+"""Calling Python from a traced program: `fg.pure_callback`, as `jax.pure_callback`. The
+debugging callbacks, called for their effect, are fgrad.debug's (`fg.debug.print`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from fgrad.errors import DTypeError, InputError
+from fgrad.ir import DType, Spec
+from fgrad.numpy import asarray
+from fgrad.primitives.callbacks import VMAP_METHODS, pure_callback_p, split_arguments
+from fgrad.pytree import flatten, unflatten
+from fgrad.trace import bind, user_site
+
+__all__ = ["pure_callback"]
+
+
+def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any, sharding: Any = None,
+                  vmap_method: str | None = None, **kwargs: Any) -> Any:
+    """Call `callback`, a pure Python function of arrays, from a traced or compiled program.
+
+    It gets NumPy arrays (the pytrees `args` and `kwargs`) and must return a pytree of arrays
+    matching `result_shape_dtypes` (leaves with `shape` and `dtype`: `fg.ShapeDtypeStruct`),
+    which is checked; 64-bit results are taken in 32 bits, as JAX's. Compiled, the program
+    reads the operands back where the call falls among its kernels, calls it and carries on
+    with its results: a round trip each time.
+
+    Being pure, it may be called more than once or not at all (when nothing reads its results).
+    `vmap` calls it as `vmap_method` says: "sequential" (a loop over the batch),
+    "sequential_unrolled", "expand_dims" (once, unbatched operands given a leading axis of 1),
+    "broadcast_all" (once, all broadcast to the batch) or "legacy_vectorized"; without one, vmap
+    raises. It has no derivative: give it one with `fg.custom_jvp` or `fg.custom_vjp`.
+    `sharding` is accepted for JAX's signature: fgrad has one device.
+    """
+    site = user_site()
+    if not callable(callback):
+        raise InputError(f"pure_callback: the callback must be callable, got a {type(callback).__name__}", site)
+    if vmap_method not in (None, *VMAP_METHODS):
+        raise InputError(f"pure_callback: vmap_method must be one of {', '.join(VMAP_METHODS)} or None, "
+                         f"got {vmap_method!r}", site)
+    leaves, out_tree = flatten(result_shape_dtypes)
+    results = []
+    for leaf in leaves:
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise InputError(f"pure_callback: each leaf of result_shape_dtypes needs a shape and a dtype "
+                             f"(fg.ShapeDtypeStruct), got a {type(leaf).__name__}", site)
+        dtype = np.dtype(leaf.dtype.np if isinstance(leaf.dtype, DType) else leaf.dtype)
+        if dtype.itemsize == 8:
+            raise DTypeError(f"pure_callback: result_shape_dtypes declare {dtype}; fgrad's values have at most "
+                             "32 bits", site)
+        results.append(Spec(tuple(leaf.shape), DType.of(dtype)))
+    call, operands = split_arguments(callback, args, kwargs, out_tree)
+    outs = bind(pure_callback_p, *(asarray(x) for x in operands), callback=call, results=tuple(results),
+                vmap_method=vmap_method)
+    return unflatten(out_tree, list(outs))

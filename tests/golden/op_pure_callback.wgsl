@@ -1,0 +1,1 @@
+// fgrad: pure_callback _argsort on the host i32[2,5] <- f32[2,5]
