@@ -445,8 +445,10 @@ def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., An
 
 def has_effects(op: str, params: tuple[tuple[str, Hashable], ...]) -> bool:
     """Whether a node of `op` with `params` has an effect (a debug callback, or a body holding
-    one): it is computed though nothing reads it, and never merged with another."""
-    return PRIMITIVES[op].effectful or any(
+    one): it is computed though nothing reads it, and never merged with another (an op not
+    declared has none: typecheck names it)."""
+    primitive = PRIMITIVES.get(op)
+    return primitive is not None and primitive.effectful or any(
         isinstance(v, Graph) and v.effectful or isinstance(v, tuple) and any(isinstance(b, Graph) and b.effectful for b in v)
         for _, v in params)
 
