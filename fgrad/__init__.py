@@ -12,7 +12,7 @@ from fgrad.transforms.custom import custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
 from fgrad.io import CheckpointError, load, save
 from fgrad.errors import (
-    CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
+    AxisNameError, CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
 )
 from fgrad.interpret import interpret
 from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
@@ -37,7 +37,7 @@ f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
+    "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
     "compile", "debug", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",

@@ -45,6 +45,10 @@ class SymbolError(TraceError, TypeError):
     TypeError too, as Python's own for an operand that is not a number."""
 
 
+class AxisNameError(TraceError, NameError):
+    """A named axis (`fg.lax.psum(x, "batch")`) that no enclosing `vmap(axis_name=...)` binds."""
+
+
 class InputError(FgradError, ValueError):
     """Arguments that do not match a graph's inputs (structure, shape or dtype)."""
 

@@ -82,6 +82,8 @@ def to_jax(graph_or_fn: Graph | Callable[..., Any]) -> Callable[..., Any]:
 
 
 # The rules, one module per family of fgrad/primitives/; each registers its own in jax_rules.
-from fgrad.export import jax_callbacks, jax_calls, jax_elementwise, jax_reductions, jax_structure  # noqa: E402
+from fgrad.export import (  # noqa: E402
+    jax_callbacks, jax_calls, jax_elementwise, jax_parallel, jax_reductions, jax_structure,
+)
 
-RULE_MODULES = (jax_elementwise, jax_reductions, jax_structure, jax_calls, jax_callbacks)
+RULE_MODULES = (jax_elementwise, jax_reductions, jax_structure, jax_calls, jax_callbacks, jax_parallel)

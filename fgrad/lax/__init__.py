@@ -8,13 +8,14 @@ binds primitives, so everything traces, differentiates and compiles to WGSL. `fg
 """
 
 from fgrad.errors import name_errors_after
-from fgrad.lax import control, elementwise, indexing, reductions, shapes, special
+from fgrad.lax import control, elementwise, indexing, parallel, reductions, shapes, special
 from fgrad.lax.elementwise import *  # noqa: F403
 from fgrad.lax.shapes import *  # noqa: F403
 from fgrad.lax.reductions import *  # noqa: F403
 from fgrad.lax.control import *  # noqa: F403
 from fgrad.lax.indexing import *  # noqa: F403
 from fgrad.lax.special import *  # noqa: F403
+from fgrad.lax.parallel import *  # noqa: F403
 from fgrad.lax import linalg  # noqa: F401  (jax.lax.linalg: fg.lax.linalg, not star-exported)
 from fgrad.numpy import dynamic_slice, dynamic_update_slice
 from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
@@ -36,7 +37,7 @@ from fgrad.numpy.reductions import (
 
 __all__ = [
     *elementwise.__all__, *shapes.__all__, *reductions.__all__, *control.__all__, *indexing.__all__,
-    *special.__all__,
+    *special.__all__, *parallel.__all__,
     "dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "pad",
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_patches",
     "conv_transpose", "conv_with_general_padding", "padtype_to_pads", "reduce_window",

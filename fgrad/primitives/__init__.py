@@ -19,7 +19,9 @@ primitives, so every broadcast and cast is a visible node in the graph.
 # existing node id, a replacement Node, or None` (fgrad/transforms/passes.py).
 # A lowering is a kernel kind and a WGSL rule (fgrad/lower/kinds.py).
 
-from fgrad.primitives import bitwise, callbacks, calls, control_flow, convolution, elementwise, indexing, linalg, reductions, shapes
+from fgrad.primitives import (
+    bitwise, callbacks, calls, control_flow, convolution, elementwise, indexing, linalg, parallel, reductions, shapes,
+)
 from fgrad.primitives.elementwise import *  # noqa: F403
 from fgrad.primitives.reductions import *  # noqa: F403
 from fgrad.primitives.shapes import *  # noqa: F403
@@ -30,7 +32,8 @@ from fgrad.primitives.convolution import *  # noqa: F403
 from fgrad.primitives.control_flow import *  # noqa: F403
 from fgrad.primitives.calls import *  # noqa: F403
 from fgrad.primitives.callbacks import *  # noqa: F403
+from fgrad.primitives.parallel import *  # noqa: F403
 
 __all__ = sorted({*elementwise.__all__, *reductions.__all__, *shapes.__all__, *linalg.__all__, *indexing.__all__,
                   *bitwise.__all__, *convolution.__all__, *control_flow.__all__, *calls.__all__,
-                  *callbacks.__all__})
+                  *callbacks.__all__, *parallel.__all__})

@@ -21,12 +21,14 @@ whose params are axes, moved past the batch axis).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from fgrad import numpy as fnp  # NOTE: arguments are moved to the batch axis with the public functions, read at call time
-from fgrad.errors import InputError, ShapeError, TraceError
+from fgrad.errors import AxisNameError, InputError, ShapeError, TraceError
 from fgrad.ir import PRIMITIVES, RESULT, Graph, Primitive, RuleTable, Spec, call_of, call_params, input_p
 from fgrad.pytree import broadcast_prefix, flatten, leaf_paths, unflatten
 from fgrad.trace import (
@@ -35,6 +37,39 @@ from fgrad.trace import (
 
 # primitive -> batch(args, batched, **params) -> the result with the batch along axis 0.
 batch_rules = RuleTable("batching", "batching rule")
+
+# The axes of the vmaps being traced or replayed, innermost last: (name or None, size) each. A
+# collective over a named axis (fg.lax.psum) is bound only inside a vmap of that name, and its
+# node, which names the axis in its param `axes`, is rebound by its batching rule when that vmap
+# replays it, even where no operand is batched (`axis_index`).
+_frames = threading.local()
+
+
+def axis_frames() -> list[tuple[str | None, int]]:
+    return _frames.__dict__.setdefault("stack", [])
+
+
+@contextlib.contextmanager
+def _named_axis(name: str | None, size: int) -> Iterator[None]:
+    stack = axis_frames()
+    stack.append((name, size))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def named_axis_size(name: Any, who: str, site: str | None) -> int:
+    """The size of the innermost vmap axis called `name`; an AxisNameError where none is."""
+    for bound, size in reversed(axis_frames()):
+        if bound is not None and bound == name:
+            return size
+    raise AxisNameError(f"{who}: unbound axis name {name!r}: no enclosing fg.vmap(..., axis_name={name!r})", site)
+
+
+def replayed_axis() -> tuple[str | None, int]:
+    """The axis of the vmap whose replay is binding batching rules now: (name or None, size)."""
+    return axis_frames()[-1]
 
 
 def batch_size(args: Sequence[Any], batched: Sequence[bool]) -> int:
@@ -97,6 +132,7 @@ def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -
     """
     env: list[Any] = [None] * len(graph.nodes)
     flags = [False] * len(graph.nodes)
+    replaying = replayed_axis()[0] if axis_frames() else None
     for i, x, b in zip(graph.inputs, leaves, batched):
         env[i] = x if isinstance(x, Tensor) else constant(x, graph.nodes[i].spec.dtype)
         flags[i] = b
@@ -107,6 +143,8 @@ def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -
         primitive = PRIMITIVES[node.op]
         xs, bs = [env[j] for j in node.inputs], [flags[j] for j in node.inputs]
         params = call_params(node)
+        # A collective over the axis replayed: its rule computes it, batched operands or not (see axis_frames).
+        named = replaying is not None and replaying in params.get("axes", ())
         with sites_from(node.site):
             if primitive.multiple_results:
                 key = call_of(node)
@@ -115,7 +153,7 @@ def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -
                         (bind(primitive, *xs, **params), False)
                 outs, b = calls[key]
                 env[i], flags[i] = outs[node.attrs[RESULT]], b
-            elif any(bs):
+            elif any(bs) or named:
                 env[i], flags[i] = batch_rules[node.op](xs, bs, **params), True
             else:
                 env[i] = bind(primitive, *xs, **params)
@@ -135,7 +173,8 @@ def _axes_type_ok(value: Any) -> bool:
     return all(a is None or type(a) is int for a in flatten(value)[0]) if value is not None else True
 
 
-def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None) -> Callable[..., Any]:
+def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable[..., Any]:
     """Vectorize `fun` over an axis of its arguments, as `jax.vmap`.
 
     Args:
@@ -145,7 +184,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
             mapped, every example sees the same value). Keyword arguments are mapped over axis 0.
         out_axes: as `in_axes`, for the result (None: an output that does not depend on a mapped
             argument, returned once).
+        axis_name: a name for the mapped axis, over which `fun` may combine its examples with
+            `fg.lax.psum`, `pmean`, `pmax`, `pmin`, `all_gather` and `axis_index`, as JAX's.
         axis_size: the batch size, needed only when no argument is mapped.
+        spmd_axis_name: accepted for JAX's signature: fgrad has one device to map over.
     Returns:
         The batched function. It nests in every transform (`vmap(grad(loss))` gives per-example
         gradients as one batched program) and in itself.
@@ -162,6 +204,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
         raise InputError(f"vmap: out_axes must be ints and Nones, got {out_axes!r}", site)
     if axis_size is not None and (type(axis_size) is not int or axis_size < 0):
         raise InputError(f"vmap: axis_size must be a non-negative int, got {axis_size!r}", site)
+    try:
+        hash(axis_name)
+    except TypeError:
+        raise InputError(f"vmap: axis_name must be hashable (a str), got {axis_name!r}", site) from None
 
     @functools.wraps(fun)
     def batched_fun(*args: Any, **kwargs: Any) -> Any:
@@ -211,9 +257,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_size
 
         fn = with_fixed(call, static, len(moved))
         example = [Spec(spec_of(moved[k]).shape[1:], spec_of(moved[k]).dtype) if flags[k] else moved[k] for k in traced]
-        graph, closed_over = trace_function(fn, tuple(example), closures=True)
-        env, out_flags = batch_replay(graph, [*(moved[k] for k in traced), *closed_over],
-                                      [*(flags[k] for k in traced), *(False for _ in closed_over)])
+        with _named_axis(axis_name, size):
+            graph, closed_over = trace_function(fn, tuple(example), closures=True)
+            env, out_flags = batch_replay(graph, [*(moved[k] for k in traced), *closed_over],
+                                          [*(flags[k] for k in traced), *(False for _ in closed_over)])
         try:
             out_axes_leaves = broadcast_prefix(out_axes, graph.out_tree, "vmap: out_axes")
         except ValueError as e:

@@ -1,0 +1,170 @@
+"""Collectives over a named vmap axis: psum, pmax, pmin, all_gather and axis_index, as `jax.lax`'s
+under `jax.vmap(..., axis_name=...)`.
+
+Inside `vmap(f, axis_name="b")`, `f` sees one example; a collective combines the examples: it is
+bound only there (fgrad/lax/parallel.py checks the name), as a node naming the axis in its param
+`axes`. When that vmap replays `f`'s graph on the batch, each such node's batching rule computes
+it from the batch (fgrad/transforms/batching.py, `axis_frames`): psum sums the batch axis, and
+its result is the same for every example; a collective over the axis of an enclosing vmap is
+bound again, batched, for that vmap's replay. So no collective outlives the vmap that names its
+axis: the lowering and the interpreter never meet one.
+
+Reverse mode is JAX's: psum's transpose is psum, all_gather's a psum of the cotangent read at the
+example's own index; pmax and pmin have no derivative.
+
+One block per primitive: declaration, then its rules registered in each interpretation's table
+(see fgrad/primitives/__init__.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
+from fgrad.errors import AxisNameError, MissingRule, ShapeError
+from fgrad.ir import DType, Primitive, Spec, declare
+from fgrad.lower.kinds import ELEMENTWISE, register_lowering
+from fgrad.trace import bind, user_site
+from fgrad.transforms.autodiff import nondiff, vjp_rules
+from fgrad.transforms.batching import batch_rules, replayed_axis, with_batch
+from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
+
+__all__ = ["all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "psum_p"]  # re-exported by fgrad.primitives
+
+
+def _unbound(name: str) -> Callable[..., Any]:
+    """The NumPy implementation of a collective: it has no meaning outside the vmap naming its
+    axis, whose replay replaces it."""
+
+    def impl(*operands: np.ndarray, axes: tuple[Hashable, ...], **params: Any) -> np.ndarray:
+        raise AxisNameError(f"{name}: unbound axis name {axes[0]!r}: a collective is computed by the "
+                            f"fg.vmap(..., axis_name={axes[0]!r}) around it")
+
+    return impl
+
+
+def _no_derivative(name: str) -> Callable[..., Any]:
+    def rule(*args: Any, **params: Any) -> None:
+        raise MissingRule(f"{name}: no derivative, as in JAX", user_site())
+
+    return rule
+
+
+def _never_lowered(primitive: Primitive) -> None:
+    # Never reached: the vmap naming the axis replaces every collective node before a graph is lowered.
+    register_lowering(primitive, ELEMENTWISE, None)
+
+
+# ---------------------------------------------------------------------------
+# psum, pmax, pmin: operand x; the sum (largest, smallest) of x over the examples of the named
+# axes, the same for each. A collective over several axes folds the replayed one and is bound
+# again over the others.
+# ---------------------------------------------------------------------------
+
+
+def _reduction_rule(x: Spec, *, axes: tuple[Hashable, ...]) -> Spec:
+    return x
+
+
+def _reduction_batching(primitive: Primitive, fold: Callable[[Any], Any],
+                        unbatched: Callable[[Any, int], Any]) -> Callable[..., Any]:
+    """`fold` the batch axis of a batched operand; `unbatched(x, size)` for an operand the same in
+    every example."""
+
+    def rule(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...]) -> Any:
+        name, size = replayed_axis()
+        (x,), (b,) = args, batched
+        if name not in axes:  # an enclosing vmap's axis: the same collective for each example of this one
+            return bind(primitive, x, axes=axes)
+        out = fold(x) if b else unbatched(x, size)
+        rest = tuple(a for a in axes if a != name)
+        if rest:
+            out = bind(primitive, out, axes=rest)
+        return with_batch(out, False, size)
+
+    return rule
+
+
+psum_p = declare("psum", _reduction_rule, _unbound("psum"))
+vjp_rules.register(psum_p, lambda g, ans, x, *, axes: (bind(psum_p, g, axes=axes),))  # psum's transpose is psum
+jvp_rules.register(psum_p, linear_jvp(psum_p))
+batch_rules.register(psum_p, _reduction_batching(psum_p, lambda x: fnp.sum(x, 0), lambda x, n: x * n))
+_never_lowered(psum_p)
+
+pmax_p = declare("pmax", _reduction_rule, _unbound("pmax"))
+vjp_rules.register(pmax_p, _no_derivative("pmax"))
+jvp_rules.register(pmax_p, _no_derivative("pmax"))
+batch_rules.register(pmax_p, _reduction_batching(pmax_p, lambda x: fnp.max(x, 0), lambda x, n: x))
+_never_lowered(pmax_p)
+
+pmin_p = declare("pmin", _reduction_rule, _unbound("pmin"))
+vjp_rules.register(pmin_p, _no_derivative("pmin"))
+jvp_rules.register(pmin_p, _no_derivative("pmin"))
+batch_rules.register(pmin_p, _reduction_batching(pmin_p, lambda x: fnp.min(x, 0), lambda x, n: x))
+_never_lowered(pmin_p)
+
+
+# ---------------------------------------------------------------------------
+# all_gather: operand x; every example's x, stacked along a new axis `axis` of `size` (the named
+# axis's), or joined along `axis` where `tiled`.
+# ---------------------------------------------------------------------------
+
+
+def _all_gather_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
+    if tiled:
+        if not 0 <= axis < x.ndim:
+            raise ShapeError(f"all_gather: axis {axis} is out of range for a tiled gather of {x}")
+        return Spec((*x.shape[:axis], size * x.shape[axis], *x.shape[axis + 1:]), x.dtype)
+    if not 0 <= axis <= x.ndim:
+        raise ShapeError(f"all_gather: axis {axis} is out of range for {x}")
+    return Spec((*x.shape[:axis], size, *x.shape[axis:]), x.dtype)
+
+
+def _all_gather_vjp(g: Any, ans: Any, x: Any, *, axes: tuple[Hashable, ...], axis: int, tiled: bool,
+                    size: int) -> tuple[Any]:
+    """Every example's cotangents summed, read at the example's own index."""
+    total, index = bind(psum_p, g, axes=axes), bind(axis_index_p, axes=axes)
+    if not tiled:
+        return (fnp.take(total, index, axis=axis),)
+    n = x.shape[axis]
+    starts = [0] * total.ndim
+    starts[axis] = index * n
+    return (fnp.dynamic_slice(total, starts, x.shape),)
+
+
+def _all_gather_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], axis: int,
+                      tiled: bool, size: int) -> Any:
+    name, n = replayed_axis()
+    (x,), (b,) = args, batched
+    if name not in axes:
+        return bind(all_gather_p, x, axes=axes, axis=axis + 1, tiled=tiled, size=size)
+    out = fnp.moveaxis(x if b else with_batch(x, False, n), 0, axis)
+    if tiled:
+        shape = out.shape
+        out = fnp.reshape(out, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2:]))
+    return with_batch(out, False, n)
+
+
+all_gather_p = declare("all_gather", _all_gather_rule, _unbound("all_gather"))
+vjp_rules.register(all_gather_p, _all_gather_vjp)
+jvp_rules.register(all_gather_p, linear_jvp(all_gather_p))
+batch_rules.register(all_gather_p, _all_gather_batch)
+_never_lowered(all_gather_p)
+
+
+# ---------------------------------------------------------------------------
+# axis_index: no operands; the example's index along the named axis, an i32.
+# ---------------------------------------------------------------------------
+
+
+def _axis_index_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...]) -> Any:
+    return fnp.arange(replayed_axis()[1], dtype=DType.i32)
+
+
+axis_index_p = declare("axis_index", lambda *, axes: Spec((), DType.i32), _unbound("axis_index"))
+vjp_rules.register(axis_index_p, nondiff)
+jvp_rules.register(axis_index_p, nondiff_jvp)
+batch_rules.register(axis_index_p, _axis_index_batch)
+_never_lowered(axis_index_p)

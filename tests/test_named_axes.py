@@ -1,0 +1,119 @@
+"""Collectives over a named vmap axis (`fg.vmap(f, axis_name=...)` with `fg.lax.psum`, `pmean`,
+`pmax`, `pmin`, `all_gather`, `axis_index`, `axis_size`) against JAX's, eagerly and compiled, nested,
+inside loops, and differentiated. The collectives' primitives never stand in a graph outside the
+vmap naming their axis (its replay computes them), so their op-table row is this file."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import fgrad as fg
+from jax_oracle import Draws, same
+
+pytestmark = pytest.mark.filterwarnings("ignore:fgrad. no GPU adapter found")
+
+D = Draws(7)
+X = D.f32(4, 3)
+
+
+def both(make, *args, rtol=2e-5):
+    """make(lib, lax) built with fgrad and with JAX, run eagerly and compiled, compared."""
+    want = jax.jit(make(jax, jax.lax))(*args)
+    ours = make(fg, fg.lax)
+    for got, how in ((ours(*args), "eager"), (fg.jit(ours)(*args), "compiled")):
+        same([np.asarray(v) for v in jax.tree_util.tree_leaves(got)],
+             [np.asarray(v) for v in jax.tree_util.tree_leaves(want)], how, rtol=rtol, oracle="jax.lax")
+
+
+CASES = {
+    "psum": lambda lib, lax: lib.vmap(lambda y: lax.psum(y, "b"), axis_name="b"),
+    "psum-pytree": lambda lib, lax: lib.vmap(lambda y: lax.psum({"a": y, "n": y.sum()}, "b"), axis_name="b"),
+    "pmean-centred": lambda lib, lax: lib.vmap(lambda y: y - lax.pmean(y, "b"), axis_name="b"),
+    "pmax": lambda lib, lax: lib.vmap(lambda y: lax.pmax(y, "b") * y, axis_name="b"),
+    "pmin": lambda lib, lax: lib.vmap(lambda y: lax.pmin(y.sum(), "b"), axis_name="b"),
+    "all_gather": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y, "b") @ y, axis_name="b"),
+    "all_gather-axis1": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y, "b", axis=1), axis_name="b"),
+    "all_gather-tiled": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y, "b", tiled=True), axis_name="b"),
+    "all_gather-tiled-last": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y[None], "b", axis=-1, tiled=True),
+                                                       axis_name="b"),
+    "axis_index": lambda lib, lax: lib.vmap(lambda y: y * lax.axis_index("b"), axis_name="b"),
+    "axis_size": lambda lib, lax: lib.vmap(lambda y: y / lax.axis_size("b"), axis_name="b"),
+    "unmapped-operand": lambda lib, lax: lib.vmap(lambda y, c: lax.psum(c, "b") + y, in_axes=(0, None),
+                                                  axis_name="b"),
+    "constant": lambda lib, lax: lib.vmap(lambda y: lax.psum(1, "b") * y, axis_name="b"),
+    "batch-norm": lambda lib, lax: lib.vmap(
+        lambda y: (y - lax.pmean(y, "b")) * jax.lax.rsqrt(lax.pmean((y - lax.pmean(y, "b")) ** 2, "b") + 1e-5)
+        if lib is jax else (y - lax.pmean(y, "b")) * fg.lax.rsqrt(lax.pmean((y - lax.pmean(y, "b")) ** 2, "b") + 1e-5),
+        axis_name="b"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_collectives_as_jax(name):
+    make = CASES[name]
+    args = (X, np.float32(2.0)) if name == "unmapped-operand" else (X,)
+    both(lambda lib, lax: make(lib, lax), *args)
+
+
+def test_integers_and_bools_as_jax():
+    ints = np.arange(5, dtype=np.int32)
+    both(lambda lib, lax: lib.vmap(lambda y: (lax.psum(y, "b"), lax.pmean(y, "b"), lax.psum(y > 1, "b")),
+                                   axis_name="b"), ints)
+
+
+def test_nested_vmaps_name_their_own_axes():
+    x = D.f32(2, 3, 4)
+    for names in ("i", "j", ("i", "j"), ("j", "i")):
+        both(lambda lib, lax: lib.vmap(lib.vmap(lambda y: lax.psum(y, names) * lax.axis_index("j"), axis_name="j"),
+                                       axis_name="i"), x)
+    both(lambda lib, lax: lib.vmap(lib.vmap(lambda y: lax.all_gather(y, "i"), axis_name="j"), axis_name="i"), x)
+    # An unnamed vmap inside a named one maps through its collectives.
+    both(lambda lib, lax: lib.vmap(lib.vmap(lambda y: lax.pmean(y, "i")), axis_name="i"), x)
+
+
+def test_collectives_inside_loops_and_branches():
+    def make(lib, lax):
+        def per_example(y):
+            def body(c, v):
+                return c + lax.psum(v * c, "b"), lax.pmax(v, "b")
+            c, ys = lax.scan(body, 1.0, y)
+            return lax.cond(lax.axis_index("b") % 2 == 0, lambda: c + ys.sum(), lambda: c - lax.psum(c, "b"))
+        return lib.vmap(per_example, axis_name="b")
+
+    both(make, X, rtol=1e-4)
+
+
+@pytest.mark.parametrize("how", ["grad of vmap", "vmap of grad", "jvp"])
+def test_derivatives_as_jax(how):
+    def loss(lib, lax, y):
+        centred = y - lax.pmean(y, "b")
+        return (lax.psum(centred ** 2, "b") * y).sum() + (lax.all_gather(y, "b") * y).sum()
+
+    def make(lib, lax):
+        per = lambda y: loss(lib, lax, y)  # noqa: E731
+        if how == "grad of vmap":
+            return lib.grad(lambda x: lib.vmap(per, axis_name="b")(x).sum())
+        if how == "vmap of grad":
+            return lib.vmap(lib.grad(per), axis_name="b")
+        return lambda x: lib.jvp(lib.vmap(per, axis_name="b"), (x,), (x * 0.5,))
+
+    both(make, X, rtol=1e-4)
+
+
+def test_misuse_is_named():
+    with pytest.raises(fg.AxisNameError, match=r"psum: unbound axis name 'b'.*test_named_axes.py"):
+        fg.lax.psum(X, "b")
+    with pytest.raises(NameError):  # as JAX's
+        fg.vmap(lambda y: fg.lax.pmean(y, "c"), axis_name="b")(X)
+    with pytest.raises(fg.AxisNameError, match="axis_index: unbound axis name"):
+        fg.jit(lambda x: x + fg.lax.axis_index("b"))(X)
+    with pytest.raises(fg.MissingRule, match="pmax: no derivative"):  # (a grad of the vmap differentiates its max)
+        fg.vmap(fg.grad(lambda y: fg.lax.pmax(y, "b").sum()), axis_name="b")(X)
+    with pytest.raises(fg.InputError, match="axis_index_groups"):
+        fg.vmap(lambda y: fg.lax.psum(y, "b", axis_index_groups=[[0, 1]]), axis_name="b")(X)
+    with pytest.raises(fg.InputError, match="axis_name must be hashable"):
+        fg.vmap(lambda y: y, axis_name=["b"])
+    with pytest.raises(fg.ShapeError, match="all_gather: axis 3 is out of range"):
+        fg.vmap(lambda y: fg.lax.all_gather(y, "b", axis=3), axis_name="b")(X)
