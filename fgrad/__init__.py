@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import debug, export, image, lax, nn, tree, tree_util
+from fgrad import debug, experimental, export, image, lax, nn, tree, tree_util
 from fgrad.callbacks import pure_callback
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
@@ -8,7 +8,7 @@ from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.transforms.forward import hessian, jacfwd, jacrev, jvp, linearize
 from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.jacrev
 from fgrad.transforms.batching import vmap
-from fgrad.transforms.custom import custom_gradient, custom_jvp, custom_vjp
+from fgrad.transforms.custom import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
 from fgrad.io import CheckpointError, load, save
 from fgrad.errors import (
@@ -26,9 +26,12 @@ from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
-from fgrad.runtime import Array, Executable, block_until_ready, compile, default_device, device_get, device_put, devices
+from fgrad.runtime import (
+    Array, Executable, block_until_ready, compile, default_backend, default_device, device_count, device_get,
+    device_put, devices, local_device_count, local_devices, process_count, process_index,
+)
 from fgrad.jit import disable_jit, jit
-from fgrad.trace import ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, trace
+from fgrad.trace import ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, named_call, named_scope, trace, typeof
 from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
 
@@ -40,11 +43,12 @@ __all__ = [
     "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
-    "compile", "debug", "default_device", "device_get", "device_put", "devices", "dim", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "custom_gradient", "custom_jvp", "custom_vjp",
-    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "nn", "numpy", "optim",
+    "compile", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
+    "dim", "experimental", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
+    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",
     "profile", "pure_callback", "random", "scipy",
-    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "u32",
+    "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "typeof", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,
 ]

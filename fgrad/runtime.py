@@ -229,6 +229,34 @@ def devices() -> list[str]:
     return [a.summary for a in _adapters()]
 
 
+def local_devices() -> list[Device]:
+    """The devices fgrad computes on: the default one (fgrad runs a program on one device)."""
+    return [default_device()]
+
+
+def device_count() -> int:
+    """How many devices a program may use, as `jax.device_count()`: one."""
+    return 1
+
+
+local_device_count = device_count
+
+
+def process_index() -> int:
+    """This process's index among the processes of a computation, as JAX's: fgrad runs in one, 0."""
+    return 0
+
+
+def process_count() -> int:
+    """The processes of a computation, as JAX's: one."""
+    return 1
+
+
+def default_backend() -> str:
+    """The kind of the default device, as `jax.default_backend()`: "gpu", or "cpu" on a CPU adapter."""
+    return "cpu" if default_device().limits.cpu else "gpu"
+
+
 # NOTE: wgpu's OpenGL backend gives every adapter object a lock of its own around one EGL
 # context that all of them share, and EGL lets a context be current on one thread at a time.
 # Enumerating adapters again (request_adapter does too) or releasing one makes that context

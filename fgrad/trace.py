@@ -310,6 +310,29 @@ def _arg_names(fn: Callable[..., Any], count: int) -> list[str]:
     return names if len(set(names)) == count else [f"arg{i}" for i in range(count)]
 
 
+def typeof(value: Any) -> Spec:
+    """The Spec (shape and dtype) of a value: a Tensor, an array, an Array or a number, as
+    `jax.typeof` gives an abstract value."""
+    return spec_of(value)
+
+
+@contextlib.contextmanager
+def named_scope(name: str) -> Iterator[None]:
+    """A name for the ops traced inside, as `jax.named_scope`: accepted for JAX's code (a model's
+    layers). fgrad's graphs and errors name a node by its user's line (`Node.site`), not by scopes."""
+    if not isinstance(name, str):
+        raise InputError(f"named_scope: the name must be a str, got a {type(name).__name__}", user_site())
+    yield
+
+
+def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
+    """`fun`, as `jax.named_call` gives it a name in the staged program: fgrad's graphs name nodes
+    by their user's line, so the function is returned as it is."""
+    if not callable(fun):
+        raise InputError(f"named_call: expected a function, got a {type(fun).__name__}", user_site())
+    return fun
+
+
 def spec_of(value: Any, name: str = "value") -> Spec:
     """The Spec of an argument leaf: a Spec, an array-like with shape and dtype, or a number."""
     if isinstance(value, Spec):

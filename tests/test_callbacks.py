@@ -373,3 +373,44 @@ def test_a_custom_jvp_gives_a_pure_callback_a_derivative():
 
     for grad in (fg.grad(lambda x: sin(x).sum()), fg.jit(fg.grad(lambda x: sin(x).sum()))):
         np.testing.assert_allclose(np.asarray(grad(X)), np.cos(X), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# experimental.io_callback
+# ---------------------------------------------------------------------------
+
+
+def test_io_callback_is_called_each_time_even_unused_and_in_order():
+    log = []
+
+    def note(tag, a):
+        log.append((tag, a.tolist()))
+        return np.float32(len(log))
+
+    spec = fg.ShapeDtypeStruct((), np.float32)
+
+    def f(x):
+        first = fg.experimental.io_callback(note, spec, "a", x)
+        fg.experimental.io_callback(note, spec, "unused", x * 2.0)
+        return first + fg.experimental.io_callback(note, spec, "b", x)
+
+    for out in run_three_ways(f, np.float32(1)):
+        assert float(np.asarray(out)) == len(log) - 2 + len(log)  # the first and the third calls' counts
+        assert [t for t, _ in log[-3:]] == ["a", "unused", "b"] and log[-2][1] == 2.0
+    assert len(log) == 9
+
+
+def test_io_callback_under_vmap_and_its_misuse():
+    seen = []
+    spec = fg.ShapeDtypeStruct((), np.float32)
+    f = lambda x: fg.experimental.io_callback(lambda a: (seen.append(a.shape), a * 2)[1], spec, x)  # noqa: E731
+    for vmapped in (fg.vmap(f), fg.jit(fg.vmap(f))):
+        seen.clear()
+        np.testing.assert_allclose(np.asarray(vmapped(X)), X * 2)
+        assert seen == [()] * 3
+    with pytest.raises(fg.TraceError, match="ordered callback cannot be vmapped"):
+        fg.vmap(lambda x: fg.experimental.io_callback(np.sin, spec, x, ordered=True))(X)
+    with pytest.raises(fg.TraceError, match="io_callback: a callback has no derivative"):
+        fg.grad(lambda x: fg.experimental.io_callback(np.sin, spec, x))(np.float32(1))
+    with pytest.raises(fg.ShapeError, match="io_callback: .* returned result 0 of shape"):
+        fg.jit(lambda x: fg.experimental.io_callback(lambda a: np.ones(2, np.float32), spec, x))(np.float32(1))

@@ -156,7 +156,7 @@ def test_every_differentiable_op_has_a_vjp_row() -> None:
     has_rule = {name for name, rule in vjp_rules.rules.items() if rule is not nondiff}
     # Their rules refuse reverse mode, as JAX's (tests/test_control_flow.py, test_callbacks.py and
     # test_named_axes.py check the errors); psum and all_gather are differentiated against JAX's in test_named_axes.py.
-    has_rule -= {"while", "pure_callback", "pmax", "pmin", "psum", "all_gather"}
+    has_rule -= {"while", "pure_callback", "io_callback", "pmax", "pmin", "psum", "all_gather"}
     missing = sorted(has_rule - {c.prim for c in GRAD_CASES})
     assert not missing, f"ops with a VJP rule but no differentiable row: {', '.join(missing)}"
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.experimental
 import jax.numpy as jnp
 import numpy as np
 
 from fgrad.export.jax import jax_rules
 from fgrad.ir import Spec
-from fgrad.primitives import debug_callback_p, pure_callback_p
+from fgrad.primitives import debug_callback_p, io_callback_p, pure_callback_p
 from fgrad.primitives.callbacks import Callback
 
 
@@ -25,6 +26,18 @@ def _pure(*operands: Any, callback: Callback, results: tuple[Spec, ...], vmap_me
 
 
 jax_rules.register(pure_callback_p, _pure)
+
+
+def _io(*operands: Any, callback: Callback, results: tuple[Spec, ...], ordered: bool) -> tuple:
+    def call(*leaves: Any) -> tuple:
+        return io_callback_p.impl(*(np.asarray(x) for x in leaves), callback=callback, results=results,
+                                  ordered=ordered)
+
+    shapes = [jax.ShapeDtypeStruct(s.shape, s.dtype.np) for s in results]
+    return tuple(jax.experimental.io_callback(call, shapes, *operands, ordered=ordered))
+
+
+jax_rules.register(io_callback_p, _io)
 
 
 def _debug(*operands: Any, callback: Callback) -> Any:

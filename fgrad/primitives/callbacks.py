@@ -2,7 +2,7 @@
 
 `pure_callback` calls a pure function of arrays for arrays of declared shapes and dtypes, as
 `jax.pure_callback`; `debug_callback` calls one for its effect (printing), as
-`jax.debug.callback` does. Eagerly each is a plain call. In a compiled program a callback keeps
+`jax.debug.callback` does; `io_callback` does both, as `jax.experimental.io_callback`. Eagerly each is a plain call. In a compiled program a callback keeps
 its place among the kernels (lowering kind `Host`): the runtime reads its operands back once
 the kernels before it are done, calls it, and writes its results into their buffers before the
 kernels after it run (fgrad/runtime.py, `Executable.call_host`). That costs a round trip
@@ -34,7 +34,7 @@ from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.batching import batch_rules, batch_size, with_batch
 from fgrad.transforms.forward import jvp_rules, nondiff_jvp
 
-__all__ = ["debug_callback_p", "pure_callback_p"]  # re-exported by fgrad.primitives
+__all__ = ["debug_callback_p", "io_callback_p", "pure_callback_p"]  # re-exported by fgrad.primitives
 
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized")
 
@@ -110,24 +110,29 @@ def _pure_rule(*operands: Spec, callback: Callback, results: tuple[Spec, ...], v
     return results
 
 
-def _pure_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...], vmap_method: str | None
-               ) -> tuple[np.ndarray, ...]:
-    out = callback(*operands)
-    leaves, tree = flatten(out)
+def _called(who: str, callback: Callback, operands: Sequence[np.ndarray], results: tuple[Spec, ...]
+            ) -> tuple[np.ndarray, ...]:
+    """The callback's results, checked against the declared `results` (structure, shapes, dtypes)."""
+    leaves, tree = flatten(callback(*operands))
     if tree != callback.out_tree:
-        raise ShapeError(f"pure_callback: {callback!r} returned the structure {tree}, where result_shape_dtypes "
+        raise ShapeError(f"{who}: {callback!r} returned the structure {tree}, where result_shape_dtypes "
                          f"declare {callback.out_tree}")
     found = []
     for k, (leaf, spec) in enumerate(zip(leaves, results)):
         value = _canonical(leaf)
         if value.shape != spec.shape:
-            raise ShapeError(f"pure_callback: {callback!r} returned result {k} of shape {value.shape}, where "
+            raise ShapeError(f"{who}: {callback!r} returned result {k} of shape {value.shape}, where "
                              f"result_shape_dtypes declare {spec}")
         if value.dtype != spec.dtype.np:
-            raise DTypeError(f"pure_callback: {callback!r} returned result {k} of dtype {value.dtype}, where "
+            raise DTypeError(f"{who}: {callback!r} returned result {k} of dtype {value.dtype}, where "
                              f"result_shape_dtypes declare {spec}")
         found.append(value)
     return tuple(found)
+
+
+def _pure_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...], vmap_method: str | None
+               ) -> tuple[np.ndarray, ...]:
+    return _called("pure_callback", callback, operands, results)
 
 
 def _pure_vjp(g: Any, ans: Any, *operands: Any, **params: Any) -> None:
@@ -177,6 +182,44 @@ vjp_rules.register(pure_callback_p, _pure_vjp)
 jvp_rules.register(pure_callback_p, _pure_jvp)
 batch_rules.register(pure_callback_p, _pure_batch)
 register_lowering(pure_callback_p, HOST, None)
+
+
+# ---------------------------------------------------------------------------
+# io_callback: as pure_callback, but called for its effect too (reading or writing the world): never
+# dropped nor merged, called in order; `ordered` ones cannot be vmapped, as JAX's.
+# ---------------------------------------------------------------------------
+
+
+def _io_rule(*operands: Spec, callback: Callback, results: tuple[Spec, ...], ordered: bool) -> tuple[Spec, ...]:
+    return results
+
+
+def _io_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...], ordered: bool
+             ) -> tuple[np.ndarray, ...]:
+    return _called("io_callback", callback, operands, results)
+
+
+def _io_derivative(*args: Any, **params: Any) -> None:
+    raise TraceError("io_callback: a callback has no derivative, as in JAX", user_site())
+
+
+def _io_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callback, results: tuple[Spec, ...],
+              ordered: bool) -> tuple[Any, ...]:
+    """Called once per element of the batch, in order (JAX's `sequential`); not where `ordered`."""
+    if ordered:
+        raise TraceError("io_callback: an ordered callback cannot be vmapped, as in JAX", user_site())
+    size = batch_size(args, batched)
+    outs = [bind(io_callback_p, *(x[i] if b else fnp.asarray(x) for x, b in zip(args, batched)), callback=callback,
+                 results=results, ordered=ordered) for i in range(size)]
+    return tuple(fnp.stack([o[k] for o in outs]) if outs else fnp.zeros((0, *r.shape), r.dtype)
+                 for k, r in enumerate(results))
+
+
+io_callback_p = declare("io_callback", _io_rule, _io_impl, multiple_results=True, host=True, effectful=True)
+vjp_rules.register(io_callback_p, _io_derivative)
+jvp_rules.register(io_callback_p, _io_derivative)
+batch_rules.register(io_callback_p, _io_batch)
+register_lowering(io_callback_p, HOST, None)
 
 
 # ---------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from fgrad.numpy.promotion import argument_values
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import Spec
 from fgrad.primitives.calls import custom_jvp_call_p, custom_vjp_call_p, traced_body
-from fgrad.pytree import TreeDef, broadcast_prefix, first_difference, flatten, leaf_paths, unflatten
+from fgrad.pytree import TreeDef, broadcast_prefix, first_difference, flatten, leaf_paths, tree_map, unflatten
 from fgrad.trace import Tensor, bind, current_trace, spec_of, user_site
 from fgrad.transforms.forward import zeros_like
 
@@ -385,6 +385,26 @@ def closure_converted(fn: Callable[[Any], Any], like: Any) -> tuple[Callable[[Se
         return unflatten(out_tree, evaluate(graph, env, graph.outputs))
 
     return apply, list(closures), out_tree, [graph.nodes[o].spec for o in graph.outputs]
+
+
+def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callable[..., Any], list[Any]]:
+    """`fun` with the traced values it closes over made arguments, as `jax.closure_convert`:
+    returns `(converted, consts)` where `converted(*args, *consts)` is `fun(*args)` for arguments
+    shaped like `example_args`, and `consts` are the Tensors of enclosing traces `fun` reads (none
+    outside a trace), for a custom rule that must not close over them."""
+    if not callable(fun):
+        raise TraceError(f"closure_convert: expected a function, got a {type(fun).__name__}", user_site())
+    apply, consts, _, _ = closure_converted(lambda args: fun(*args), tuple(example_args))
+    n = len(example_args)
+
+    def converted(*args_and_consts: Any) -> Any:
+        if len(args_and_consts) != n + len(consts):
+            raise InputError(f"closure_convert: the converted function takes {n} arguments and {len(consts)} "
+                             f"consts, got {len(args_and_consts)} values", user_site())
+        args = tree_map(fnp.asarray, tuple(args_and_consts[:n]))  # numbers as the trace's values
+        return apply(args_and_consts[n:], args)
+
+    return converted, consts
 
 
 def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,5 +1,5 @@
 """Op-table rows: callbacks, Python functions a program calls on the host (pure_callback,
-debug_callback). Through WGSL each runs where the program reads its operands back and writes its
+io_callback, debug_callback). Through WGSL each runs where the program reads its operands back and writes its
 results. A pure callback has no derivative: its rows return integers, or are marked not smooth."""
 
 from __future__ import annotations
@@ -25,6 +25,12 @@ def sin_then_add(x, y):
     return s * 2.0
 
 
+def running_sum(x):
+    """A callback with an effect too: called wherever the program runs it."""
+    return fg.experimental.io_callback(lambda a: np.cumsum(a, -1, dtype=a.dtype), fg.ShapeDtypeStruct(x.shape, x.dtype),
+                                       x)
+
+
 def doubled(x):
     """A debug callback's node beside the work: the result does not read it."""
     fg.debug.callback(lambda a: None, x)
@@ -36,11 +42,13 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     Case("pure_callback", "sin-add", sin_then_add, (F(2, 3), F(2, 3)), lambda x, y: (np.sin(x) + y) * 2.0,
          smooth=False),  # no derivative: a callback's is refused (tests/test_callbacks.py)
     Case("debug_callback", "doubled", doubled, (F(2, 3),), lambda x: x * 2.0),
+    Case("io_callback", "cumsum", running_sum, (F(2, 3),), lambda x: np.cumsum(x, -1), smooth=False),
 )
 API_ROWS: tuple[Case, ...] = ()
 F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
     Case("pure_callback", "f16", argsort, (H(2, 5),), lambda x: np.argsort(x, axis=-1, kind="stable")),
     Case("debug_callback", "f16", doubled, (H(2, 3),), rounded(lambda x: x * 2.0), **F16),
+    Case("io_callback", "f16", running_sum, (H(2, 3),), rounded(lambda x: np.cumsum(x, -1)), **F16),
 )
 U32_ROWS: tuple[Case, ...] = (
     Case("pure_callback", "u32", lambda x: fg.pure_callback(lambda a: a * np.uint32(3), fg.ShapeDtypeStruct(

@@ -1,0 +1,1 @@
+// fgrad: io_callback running_sum.<locals>.<lambda> on the host f32[2,3] <- f32[2,3]
