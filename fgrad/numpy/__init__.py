@@ -26,6 +26,7 @@ from fgrad.numpy.constants import *  # noqa: F403
 from fgrad.numpy.searching import *  # noqa: F403
 from fgrad.numpy.functional import *  # noqa: F403
 from fgrad.numpy import linalg  # noqa: F401  (jax.numpy.linalg: fg.numpy.linalg, not star-exported)
+from fgrad.numpy import fft  # noqa: F401  (jax.numpy.fft: fg.numpy.fft, not star-exported)
 from fgrad.numpy import operators  # noqa: F401  (installs the Tensor operators and methods)
 
 bool = bool_  # noqa: A001, F405  (jax.numpy.bool; set here, where no code calls the builtin)
