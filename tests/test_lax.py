@@ -115,6 +115,9 @@ ROWS = [
     Row("dot_general", T, f32(4, 3), (((1, 2), (1, 0)), ((), ())), id="dot_general-two-contracting"),
     Row("dot_general", f32(3, 2), f32(2, 5, 3), (((1,), (0,)), ((0,), (2,))), id="dot_general-batch-last"),
     Row("batch_matmul", T, f32(2, 4, 5)),
+    Row("ragged_dot", f32(7, 3), f32(3, 3, 2), np.int32([2, 4, 1])),
+    Row("ragged_dot", f32(7, 3), f32(3, 3, 2), np.int32([0, 3, 2]), id="ragged_dot-short-and-empty-groups"),
+    Row("ragged_dot", i32(5, 3), i32(2, 3, 2), np.int32([1, 4]), id="ragged_dot-i32"),
     Row("sort_key_val", np.int32([3, 1, 2, 1]), np.float32([0, 1, 2, 3])),
     Row("approx_max_k", f32(3, 6), 2), Row("approx_min_k", np.float32([3, 1, 2, 5, 1]), 2),
     # control
@@ -207,6 +210,8 @@ GRADS = [
     ("integer_pow", lambda a: L.integer_pow(a, 3), lambda a: jax.lax.integer_pow(a, 3), (X,)),
     ("round-clamp", lambda a: L.clamp(-1.0, a, 1.0) * L.round(a),
      lambda a: jax.lax.clamp(-1.0, a, 1.0) * jax.lax.round(a), (X,)),
+    ("ragged_dot", lambda a, b: L.ragged_dot(a, b, np.int32([2, 3, 1])),
+     lambda a, b: jax.lax.ragged_dot(a, b, jnp.int32([2, 3, 1])), (f32(7, 3), f32(3, 3, 2))),
     ("lgamma", L.lgamma, jax.lax.lgamma, (X,)),
     # above 0 only: JAX's derivative of digamma, lax.polygamma(1, x), is far off below 0
     ("digamma", L.digamma, jax.lax.digamma, (P,)),
@@ -274,6 +279,9 @@ REFUSALS = [
      r"^dot_general: contracting dimensions \(1,\)"),
     (lambda: L.dot_general(X, X, ((1,), (1,))), fg.ShapeError, r"^dot_general: dimension_numbers must be"),
     (lambda: L.batch_matmul(f32(1, 3, 4), f32(2, 4, 5)), fg.ShapeError, r"^batch_matmul: operands must have"),
+    (lambda: L.ragged_dot(f32(7, 3), f32(3, 4, 2), np.int32([2, 4, 1])), fg.ShapeError, r"^ragged_dot: takes lhs"),
+    (lambda: L.ragged_dot(f32(7, 3), f32(3, 3, 2), np.float32([2, 4, 1])), fg.DTypeError,
+     r"^ragged_dot: group_sizes must be integers"),
     (lambda: L.associative_scan(L.add, (f32(3), f32(4))), fg.ShapeError, r"^associative_scan: the arrays of elems"),
     (lambda: L.approx_min_k(I, 2), fg.DTypeError, r"^approx_min_k: does not accept dtype i32"),
     (lambda: L.map(L.neg, X, batch_size=-1), fg.TraceError, r"^map: batch_size"),

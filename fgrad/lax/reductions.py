@@ -21,7 +21,8 @@ from fgrad.lax.elementwise import _operands
 from fgrad.lax.shapes import _dims, _ints, _static, slice_in_dim
 
 __all__ = [
-    "Precision", "approx_max_k", "approx_min_k", "argmax", "argmin", "batch_matmul", "dot", "dot_general", "reduce",
+    "Precision", "approx_max_k", "approx_min_k", "argmax", "argmin", "batch_matmul", "dot", "dot_general",
+    "ragged_dot", "reduce",
     "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "reduce_xor", "sort_key_val",
 ]
 
@@ -283,6 +284,32 @@ def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None) -> Tenso
                          user_site())
     batch = tuple(range(len(sa) - 2))
     return dot_general(lhs, rhs, (((len(sa) - 1,), (len(sb) - 2,)), (batch, batch)), precision)
+
+
+def ragged_dot(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike, precision: Any = None,
+               preferred_element_type: Any = None, group_offset: Any = None) -> Tensor | np.ndarray:
+    """Products of consecutive groups of lhs's rows (m, k) with their own matrices of rhs (g, k, n),
+    as `jax.lax.ragged_dot` (a mixture of experts' tokens sorted by expert): the first
+    group_sizes[0] rows with rhs[0], the next group_sizes[1] with rhs[1], ...; rows past the
+    groups give zeros. Each group's product is masked out of a product of every row with every
+    matrix (g times the work of the rows' own products), so it traces, differentiates and
+    batches as matmuls do."""
+    _check_precision("ragged_dot", precision)
+    if group_offset is not None:
+        raise ShapeError("ragged_dot: group_offset is not supported (a sharded group dimension)", user_site())
+    a, b, sizes = asarray(lhs), asarray(rhs), asarray(group_sizes)
+    sa, sb, sg = _shape(a), _shape(b), _shape(sizes)
+    if len(sa) != 2 or len(sb) != 3 or sa[1] != sb[1] or sg != (sb[0],):
+        raise ShapeError(f"ragged_dot: takes lhs (m, k), rhs (g, k, n) and group_sizes (g,), got {sa}, {sb} and {sg}",
+                         user_site())
+    if not _dtype(sizes).is_int:
+        raise DTypeError(f"ragged_dot: group_sizes must be integers, got {_dtype(sizes)}", user_site())
+    dt = result_dtype(a, b) if preferred_element_type is None else _as_dtype(preferred_element_type, "ragged_dot")
+    ends = fnp.cumsum(fnp.astype(sizes, DType.i32))
+    rows = fnp.arange(sa[0], dtype=DType.i32)
+    member = (rows[None, :] < ends[:, None]) & (rows[None, :] >= (ends - fnp.astype(sizes, DType.i32))[:, None])
+    products = fnp.einsum("mk,gkn->gmn", a, b, preferred_element_type=dt)
+    return fnp.sum(fnp.where(member[:, :, None], products, fnp.zeros((), dt)), axis=0, dtype=dt)
 
 
 # -- ordering ---------------------------------------------------------------------------------------
