@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import debug, experimental, export, image, lax, nn, tree, tree_util
+from fgrad import custom_batching, debug, experimental, export, image, lax, nn, tree, tree_util
 from fgrad.callbacks import pure_callback
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
@@ -31,7 +31,7 @@ from fgrad.runtime import (
     device_put, devices, local_device_count, local_devices, process_count, process_index,
 )
 from fgrad.jit import disable_jit, jit
-from fgrad.trace import ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, named_call, named_scope, trace, typeof
+from fgrad.trace import HostArray, ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, named_call, named_scope, trace, typeof
 from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
 
@@ -41,9 +41,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
-    "Graph", "GraphError", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
+    "Graph", "GraphError", "HostArray", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
-    "compile", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
+    "compile", "custom_batching", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
     "dim", "experimental", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",

@@ -168,6 +168,21 @@ def current_trace() -> Trace | None:
     return stack[-1] if stack else None
 
 
+class HostArray(np.ndarray):
+    """An fgrad value computed eagerly, outside any trace (`fg.exp(np.ones(3))`): a NumPy array,
+    with NumPy's operators and methods (NumPy's own functions call them), and what a jax.Array has
+    beyond those: indexed updates (`x.at[i].set(v)`), indexing by a traced index (a loop's counter
+    closing over it), `block_until_ready()`; installed by fgrad/numpy/operators.py."""
+
+    def __repr__(self) -> str:
+        return repr(self.view(np.ndarray))
+
+
+def host_array(value: Any, dtype: Any) -> HostArray:
+    """`value` as an eager fgrad value of the NumPy `dtype`."""
+    return np.asarray(value, dtype).view(HostArray)
+
+
 @register_leaf
 class Tensor(HasSpec):
     """A traced value: the output of node `id` in `trace`, with static `spec`.
@@ -229,7 +244,7 @@ def constant(value: Any, dtype: DType) -> Tensor | np.ndarray:
     """A host value (a number or array, already checked to fit `dtype`) as a constant node of
     the current trace, or as a NumPy array outside any trace."""
     if current_trace() is None:
-        return np.asarray(value, dtype.np)
+        return host_array(value, dtype.np)
     return bind(constant_p, value=Const.of(value, dtype))
 
 
@@ -263,8 +278,8 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
             with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
                 if op.multiple_results:
-                    return tuple(np.asarray(v, dtype=s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
-                return np.asarray(op.impl(*arrays, **params), dtype=spec.dtype.np)
+                    return tuple(host_array(v, s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
+                return host_array(op.impl(*arrays, **params), spec.dtype.np)
         spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:
         # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.

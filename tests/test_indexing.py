@@ -326,6 +326,24 @@ def test_at_updates_drop_out_of_range_indices_and_combine_repeated_ones():
                                   [1 / 64, 1, 1, 1 / 16])
 
 
+def test_eager_values_have_at_and_take_traced_indices():
+    """An eagerly computed value is a NumPy array with a jax.Array's `.at`, indexable by a traced
+    index (a loop's counter closing over it), as `jnp.zeros(3).at[0].set(1)` in JAX."""
+    x = fg.zeros(4)
+    assert isinstance(x, np.ndarray) and isinstance(x, fg.HostArray)
+    y = x.at[1].set(2.0).at[np.int32([0, 3])].add(np.float32([1, 5]))
+    assert isinstance(y, fg.HostArray) and y.dtype == np.float32
+    np.testing.assert_array_equal(y, [1, 2, 0, 5])
+    np.testing.assert_array_equal(x, 0)  # a new value: x is as it was
+    xs = fg.asarray([1.0, 2.0, 4.0])
+    for loop in (lambda: fg.lax.fori_loop(0, 3, lambda i, a: a + xs[i] * i, 0.0),
+                 fg.jit(lambda: fg.lax.fori_loop(0, 3, lambda i, a: a + xs[i] * i, 0.0))):
+        assert float(loop()) == 10.0
+    np.testing.assert_array_equal(fg.jit(lambda i: fg.arange(5)[i, None] * 2)(np.int32(3)), [6])
+    assert fg.exp(np.zeros(2)).block_until_ready().tolist() == [1.0, 1.0]
+    assert repr(fg.ones(2)) == "array([1., 1.], dtype=float32)"
+
+
 def test_at_set_lets_the_last_repeated_index_win():
     x = np.zeros((3, 2), np.float32)
     out = run_both(lambda x, i: x.at[i].set(np.float32([[1, 1], [2, 2], [3, 3], [4, 4]])), x, np.int32([2, 0, 2, 0]))

@@ -22,7 +22,7 @@ import numpy as np
 from fgrad.errors import TRACER_INDEX, DTypeError, FgradError, ShapeError, TraceError
 from fgrad.ir import I32, Const, Dim, DType, Spec, constant_p
 from fgrad.primitives import iota_p
-from fgrad.trace import Tensor, bind, current_trace, user_site
+from fgrad.trace import Tensor, bind, current_trace, host_array, user_site
 from fgrad.transforms.batching import vmap
 from fgrad.numpy.promotion import (
     ArrayLike, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _one_axis, _shape, _static_scalar,
@@ -83,7 +83,7 @@ def _filled(name: str, shape: tuple[int | Dim, ...], value: Any, dtype: DType) -
     if any(isinstance(d, Dim) for d in shape):
         return broadcast_to(bind(constant_p, value=scalar), shape)
     if current_trace() is None:
-        return np.full(shape, scalar.array, dtype.np)
+        return host_array(np.full(shape, scalar.array), dtype.np)
     return bind(constant_p, value=Const.of(np.broadcast_to(scalar.array, shape), dtype))
 
 

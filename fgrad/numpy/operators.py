@@ -3,13 +3,14 @@ thin wrappers over the public functions."""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TraceError
-from fgrad.trace import Tensor, user_site
+from fgrad.trace import HostArray, Tensor, user_site
 from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
 from fgrad.numpy.elementwise import (
@@ -59,6 +60,21 @@ del _name, _fn
 Tensor.__neg__, Tensor.__pos__, Tensor.__abs__, Tensor.__invert__ = neg, lambda x: x, abs, invert
 Tensor.__getitem__, Tensor.__setitem__ = getitem, _setitem
 Tensor.at = property(_IndexUpdateHelper)  # x.at[key].set(values): JAX's indexed updates
+
+
+def _host_getitem(x: HostArray, key: Any) -> Any:
+    """An eager value indexed: by NumPy, unless by a traced index (a loop's counter), which the
+    trace records as it would for a Tensor."""
+    if isinstance(key, Tensor) or isinstance(key, tuple) and builtins.any(isinstance(k, Tensor) for k in key):
+        return getitem(x, key)
+    return np.ndarray.__getitem__(x, key)
+
+
+# Eager values (HostArray) keep NumPy's operators and methods, which NumPy's own functions call on
+# them; they gain what a jax.Array has beyond those.
+HostArray.at = property(_IndexUpdateHelper)
+HostArray.__getitem__ = _host_getitem
+HostArray.block_until_ready = lambda x: x  # computed already
 
 
 def _reshape(x: Any, *shape: Any, order: str = "C") -> Any:
