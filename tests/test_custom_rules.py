@@ -527,3 +527,104 @@ def test_custom_gradient_is_jax_s():
         fg.jvp(square, (x,), (x,))
     with pytest.raises(fg.TraceError, match=r"custom_gradient: <lambda> must return \(output, rule\)"):
         fg.grad(lambda x: fg.sum(fg.custom_gradient(lambda x: x * 2)(x)))(x)
+
+
+# ---------------------------------------------------------------------------
+# custom_batching: custom_vmap and sequential_vmap, as JAX's
+# ---------------------------------------------------------------------------
+
+
+def _adds(lib):
+    """JAX's documentation's example: x + y, whose batching rule multiplies instead."""
+    @lib.custom_batching.custom_vmap
+    def f(x, y):
+        return x + y
+
+    seen = []
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        seen.append((axis_size, list(in_batched)))
+        return xs * ys, in_batched[0] or in_batched[1]
+
+    return f, seen
+
+
+def test_custom_vmap_runs_its_rule_under_vmap_as_jax():
+    import jax
+
+    xs, ys = np.arange(3, dtype=np.float32), np.arange(1, 4, dtype=np.float32)
+    f, seen = _adds(fg)
+    jf, jseen = _adds(jax)
+    np.testing.assert_array_equal(f(xs, ys), xs + ys)
+    two = np.float32(2.0)
+    for in_axes, args in ((0, (xs, ys)), ((0, None), (xs, two)), ((None, 0), (two, ys))):
+        want = np.asarray(jax.vmap(jf, in_axes=in_axes)(*args))
+        for vmapped in (fg.vmap(f, in_axes=in_axes), fg.jit(fg.vmap(f, in_axes=in_axes))):
+            np.testing.assert_array_equal(np.asarray(vmapped(*args)), want)
+        assert seen[-1] == jseen[-1]
+    np.testing.assert_allclose(fg.grad(lambda x: f(x, 2.0))(np.float32(1.0)), 1.0)  # the function's derivative
+
+
+def test_custom_vmap_rule_may_leave_outputs_unbatched_and_call_the_function():
+    @fg.custom_batching.custom_vmap
+    def total(x):
+        return fg.sum(x), x * 2.0
+
+    @total.def_vmap
+    def rule(axis_size, in_batched, xs):
+        return (fg.sum(xs), total(xs)[1]), (False, True)  # one total for the whole batch
+
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for vmapped in (fg.vmap(total), fg.jit(fg.vmap(total))):
+        s, d = vmapped(xs)
+        np.testing.assert_array_equal(np.asarray(s), [15.0, 15.0])
+        np.testing.assert_array_equal(np.asarray(d), xs * 2)
+
+
+def test_custom_vmap_closing_over_a_batched_value_batches_the_function():
+    def per_example(c):
+        g = fg.custom_batching.custom_vmap(lambda x: x * c)  # the rule cannot see c, which is batched
+        g.def_vmap(lambda n, b, xs: (xs * 100.0, True))
+        return g(np.float32(2.0))
+
+    for vmapped in (fg.vmap(per_example), fg.jit(fg.vmap(per_example))):
+        np.testing.assert_array_equal(np.asarray(vmapped(np.arange(3, dtype=np.float32))), [0.0, 2.0, 4.0])
+
+
+def test_sequential_vmap_loops_over_the_batch_as_jax(capsys):
+    import jax
+
+    def make(lib):
+        @lib.custom_batching.sequential_vmap
+        def f(x, y):
+            lib.debug.print("{}", x)
+            return x + y, x * y
+        return f
+
+    xs, ys = np.arange(3, dtype=np.int32), np.int32(5)
+    want = jax.vmap(make(jax), in_axes=(0, None))(xs, ys)
+    jax.effects_barrier()
+    jax_lines = capsys.readouterr().out
+    for vmapped in (fg.vmap(make(fg), in_axes=(0, None)), fg.jit(fg.vmap(make(fg), in_axes=(0, None)))):
+        got = vmapped(xs, ys)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        assert capsys.readouterr().out == jax_lines == "0\n1\n2\n"
+
+
+def test_custom_vmap_misuse_is_named():
+    f = fg.custom_batching.custom_vmap(lambda x: x + 1.0)
+    with pytest.raises(fg.TraceError, match="custom_vmap: no batching rule defined"):
+        f(np.ones(2, np.float32))
+    f.def_vmap(lambda n, b, xs: xs)
+    with pytest.raises(fg.TraceError, match="must return a pair"):
+        fg.vmap(f)(np.ones(2, np.float32))
+    f.def_vmap(lambda n, b, xs: (xs[:1], True))
+    with pytest.raises(fg.TraceError, match=r"returned output 0 as f32\[1\], where batched it is f32\[2\]"):
+        fg.vmap(f)(np.ones(2, np.float32))
+    f.def_vmap(lambda n, b, xs: ((xs, xs), True))
+    with pytest.raises(fg.TraceError, match="returned outputs of structure"):
+        fg.vmap(f)(np.ones(2, np.float32))
+    with pytest.raises(fg.TraceError, match="def_vmap takes a function"):
+        f.def_vmap(3)

@@ -13,7 +13,8 @@ import numpy as np
 from fgrad.export.jax import evaluate, jax_rules
 from fgrad.ir import Graph
 from fgrad.primitives import (
-    checkpoint_p, cond_p, custom_jvp_call_p, custom_vjp_call_p, optimization_barrier_p, scan_p, while_p,
+    checkpoint_p, cond_p, custom_jvp_call_p, custom_vjp_call_p, custom_vmap_call_p, optimization_barrier_p, scan_p,
+    while_p,
 )
 from fgrad.transforms.bodies import split
 
@@ -75,6 +76,10 @@ def _checkpoint(*operands: Any, body: Graph, saved: int, policy: Any, prevent_cs
 
 
 jax_rules.register(checkpoint_p, _checkpoint)
+
+# custom_vmap_call: the function (its batching rule is fgrad code, which JAX values cannot run; JAX's
+# own batching of the function gives the same values).
+jax_rules.register(custom_vmap_call_p, lambda *operands, fun, rule, num_args: tuple(evaluate(fun, operands)))
 
 
 # custom_jvp_call: operands (*args, *fun's closures, *jvp's closures). The user's rule gives the

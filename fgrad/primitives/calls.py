@@ -34,8 +34,8 @@ from fgrad.ir import (
 from fgrad.lower.kinds import ELEMENTWISE, View, register_lowering
 from fgrad.lower.program import Limits
 from fgrad.lower.rewrites import inline_body, rewrite_rules
-from fgrad.pytree import TreeDef, flatten
-from fgrad.trace import Tensor, bind, trace_function, user_site
+from fgrad.pytree import TreeDef, flatten, unflatten
+from fgrad.trace import Tensor, bind, spec_of, trace_function, user_site
 from fgrad.transforms.autodiff import backward, replay, vjp_rules
 from fgrad.transforms.batching import batch_replay, batch_rules, batch_size, elementwise_batching, with_batch
 from fgrad.transforms.forward import jvp_replay, jvp_rules, linear_jvp, zeros_like
@@ -44,7 +44,9 @@ from fgrad.transforms.passes import simplify
 from fgrad.primitives.abstract_eval import same_last_axis
 from fgrad.transforms.bodies import arranged, batched_body, body_graph, differs, evaluate, jvp_body, run
 
-__all__ = ["checkpoint_p", "custom_jvp_call_p", "custom_vjp_call_p", "optimization_barrier_p"]  # re-exported
+__all__ = [
+    "checkpoint_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_vmap_call_p", "optimization_barrier_p",
+]  # re-exported
 
 
 # ---------------------------------------------------------------------------
@@ -275,6 +277,91 @@ jvp_rules.register(custom_vjp_call_p, _custom_vjp_jvp)
 batch_rules.register(custom_vjp_call_p, _custom_vjp_batch)
 rewrite_rules.register(custom_vjp_call_p, _inline("fun", lambda node: node.inputs[:len(node.attrs["fun"].inputs)]))
 register_lowering(custom_vjp_call_p, ELEMENTWISE, None)  # never reached: the rewrite above inlines every call
+
+
+# ---------------------------------------------------------------------------
+# custom_vmap_call: operands (*args, *fun's closures); the results are those of `fun` on them.
+# Under vmap, `rule` (a VmapRule: the user's function with the arguments' and results' structures)
+# computes the batched results from the batched arguments; derivatives go through `fun`.
+# ---------------------------------------------------------------------------
+
+
+class VmapRule:
+    """A custom_vmap function's batching rule as a node's param: `owner` (the custom_vmap, whose
+    `rule` is the user's function, read when vmap runs it) and the structures of its arguments and
+    results. Equal for one function on arguments of one structure."""
+
+    def __init__(self, owner: Any, in_tree: TreeDef, out_tree: TreeDef):
+        self.owner, self.in_tree, self.out_tree = owner, in_tree, out_tree
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VmapRule) and (self.owner, self.in_tree, self.out_tree) == \
+            (other.owner, other.in_tree, other.out_tree)
+
+    def __hash__(self) -> int:
+        return hash((id(self.owner), self.in_tree, self.out_tree))
+
+    def __repr__(self) -> str:
+        return getattr(self.owner.rule, "__qualname__", "rule")
+
+
+def _custom_vmap_rule(*operands: Spec, fun: Graph, rule: VmapRule, num_args: int) -> tuple[Spec, ...]:
+    if fun.in_specs != operands:
+        raise differs("custom_vmap_call", "the function takes", fun.in_specs, operands)
+    return fun.out_specs
+
+
+def _custom_vmap_vjp(g: tuple[Any, ...], ans: tuple[Any, ...], *operands: Any, fun: Graph, rule: VmapRule,
+                     num_args: int) -> list[Any]:
+    return _pullback(fun, operands, range(len(operands)), g)
+
+
+def _custom_vmap_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, *, fun: Graph, rule: VmapRule,
+                     num_args: int) -> tuple[Any, ...]:
+    _, tan = jvp_replay(fun, primals, tangents)
+    return tuple(tan[o] for o in fun.outputs)
+
+
+def _custom_vmap_batch(args: Sequence[Any], batched: Sequence[bool], *, fun: Graph, rule: VmapRule,
+                       num_args: int) -> tuple[Any, ...]:
+    """The user's rule on the batched arguments, `rule(axis_size, in_batched, *args) -> (out,
+    out_batched)`, its results checked and those it left unbatched broadcast; where a value the
+    function closes over is batched, which the rule cannot see, the function's own batching."""
+    from fgrad.transforms.custom import tracing_rules  # NOTE: the transforms bind this primitive
+
+    size, n, site = batch_size(args, batched), num_args, user_site()
+    if any(batched[n:]):
+        env, flags = batch_replay(fun, args, batched)
+        return tuple(with_batch(env[o], flags[o], size) for o in fun.outputs)
+    name = getattr(rule.owner, "__name__", "the function")
+    with tracing_rules(rule.owner):
+        found = rule.owner.rule(size, list(unflatten(rule.in_tree, list(batched[:n]))),
+                                *unflatten(rule.in_tree, list(args[:n])))
+    if not (isinstance(found, (tuple, list)) and len(found) == 2):
+        raise TraceError(f"custom_vmap: the batching rule of {name} must return a pair (out, out_batched)", site)
+    out, flags = flatten(found[0])
+    out_flags, flags_tree = flatten(found[1])
+    if flags != rule.out_tree or flags_tree != rule.out_tree:
+        raise TraceError(f"custom_vmap: the batching rule of {name} returned outputs of structure {flags} and "
+                         f"out_batched of structure {flags_tree}; the function returns {rule.out_tree}", site)
+    results = []
+    for k, (x, b, spec) in enumerate(zip(out, out_flags, fun.out_specs)):
+        x = fnp.asarray(x)
+        want = Spec((size, *spec.shape), spec.dtype) if b else spec
+        if spec_of(x) != want:
+            raise TraceError(f"custom_vmap: the batching rule of {name} returned output {k} as {spec_of(x)}, where "
+                             f"{'batched' if b else 'unbatched'} it is {want}", site)
+        results.append(with_batch(x, bool(b), size))
+    return tuple(results)
+
+
+custom_vmap_call_p = declare("custom_vmap_call", _custom_vmap_rule,
+                             lambda *operands, fun, rule, num_args: run(fun, operands), multiple_results=True)
+vjp_rules.register(custom_vmap_call_p, _custom_vmap_vjp)
+jvp_rules.register(custom_vmap_call_p, _custom_vmap_jvp)
+batch_rules.register(custom_vmap_call_p, _custom_vmap_batch)
+rewrite_rules.register(custom_vmap_call_p, _inline("fun", lambda node: node.inputs))
+register_lowering(custom_vmap_call_p, ELEMENTWISE, None)  # never reached: the rewrite above inlines every call
 
 
 # ---------------------------------------------------------------------------

@@ -48,7 +48,7 @@ from fgrad import numpy as fnp
 from fgrad.numpy.promotion import argument_values
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import Spec
-from fgrad.primitives.calls import custom_jvp_call_p, custom_vjp_call_p, traced_body
+from fgrad.primitives.calls import VmapRule, custom_jvp_call_p, custom_vjp_call_p, custom_vmap_call_p, traced_body
 from fgrad.pytree import TreeDef, broadcast_prefix, first_difference, flatten, leaf_paths, tree_map, unflatten
 from fgrad.trace import Tensor, bind, current_trace, spec_of, user_site
 from fgrad.transforms.forward import zeros_like
@@ -57,7 +57,7 @@ _state = threading.local()
 
 
 @contextmanager
-def _tracing_rules(fn: Any) -> Iterator[None]:
+def tracing_rules(fn: Any) -> Iterator[None]:
     """While `fn`'s rules are traced, a call of `fn` is its plain function: a rule that calls it
     (for the primal output) would otherwise trace itself again, without end."""
     busy = _state.__dict__.setdefault("busy", set())
@@ -236,7 +236,7 @@ class custom_jvp(_Custom):
             fixed[i] = unflatten(structure, [fnp.stop_gradient(x) if isinstance(x, Tensor) else x for x in leaves])
         values, tree, specs, names = self._leaves(tuple(fixed), diff, site)
         n = len(values)
-        with _tracing_rules(self):
+        with tracing_rules(self):
             fun, fun_closures, out_tree = traced_body(lambda *ls: self.fun(*self._with(tuple(fixed), diff, tree, ls)),
                                                       specs, names)
             out_specs = fun.out_specs
@@ -303,7 +303,7 @@ class custom_vjp(_Custom):
         values, tree, specs, names = self._leaves(args, diff, site)
         n = len(values)
         found: dict[str, TreeDef] = {}
-        with _tracing_rules(self):
+        with tracing_rules(self):
             fun, fun_closures, out_tree = traced_body(lambda *ls: self.fun(*self._with(args, diff, tree, ls)),
                                                       specs, names)
             out_specs = fun.out_specs
@@ -385,6 +385,69 @@ def closure_converted(fn: Callable[[Any], Any], like: Any) -> tuple[Callable[[Se
         return unflatten(out_tree, evaluate(graph, env, graph.outputs))
 
     return apply, list(closures), out_tree, [graph.nodes[o].spec for o in graph.outputs]
+
+
+class custom_vmap(_Custom):
+    """A function with a custom batching rule, as `jax.custom_batching.custom_vmap`.
+
+    `@f.def_vmap` sets `rule(axis_size, in_batched, *args) -> (out, out_batched)`: under `vmap`,
+    `rule` gets the arguments with the batch along axis 0 where `in_batched` (a list with one
+    pytree of bools per argument) says so, and returns the batched output and a pytree of bools
+    saying which of its leaves carry the batch (the others are broadcast). Called inside its rule,
+    `f` is its plain function. Elsewhere `f` computes as its function does; its derivatives are
+    the function's (JAX's refuse reverse mode), and a vmap over a value `f` closes over batches the
+    function itself, which the rule cannot see.
+    """
+
+    kind = "custom_vmap"
+
+    def __init__(self, fun: Callable[..., Any]):
+        super().__init__(fun)
+        self.rule: Callable[..., Any] | None = None
+
+    def def_vmap(self, rule: Callable[..., Any]) -> Callable[..., Any]:
+        """Set the batching rule; returns it, so it decorates: `@f.def_vmap`."""
+        if not callable(rule):
+            raise TraceError(f"custom_vmap: def_vmap takes a function, got a {type(rule).__name__}", user_site())
+        self.rule = rule
+        return rule
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        site = user_site()
+        if self.rule is None:
+            raise TraceError(f"custom_vmap: no batching rule defined for {self._name}: define one with "
+                             f"@{self._name}.def_vmap before calling it", site)
+        args = self._arguments(args, kwargs, site)
+        if self._plain(args):
+            return self.fun(*args)
+        values, tree, specs, names = self._leaves(args, list(range(len(args))), site)
+        fun, closures, out_tree = traced_body(lambda *ls: self.fun(*unflatten(tree, list(ls))), specs, names)
+        outs = bind(custom_vmap_call_p, *values, *closures, fun=fun, rule=VmapRule(self, tree, out_tree),
+                    num_args=len(values))
+        return unflatten(out_tree, list(outs))
+
+
+def sequential_vmap(fun: Callable[..., Any]) -> custom_vmap:
+    """`fun` batched by a loop over the batch (`fg.lax.map`), each example computed on its own, as
+    `jax.custom_batching.sequential_vmap`: for a function that cannot take a batch axis."""
+    from fgrad.lax import map as lax_map  # NOTE: control flow is built on the transforms
+
+    f = custom_vmap(fun)
+
+    @f.def_vmap
+    def rule(axis_size: int, in_batched: list[Any], *args: Any) -> tuple[Any, Any]:
+        flags, tree = flatten(in_batched)
+        leaves = flatten(list(args))[0]
+        mapped = [x for x, b in zip(leaves, flags) if b]
+
+        def one(sliced: Any) -> Any:
+            it = iter(sliced)
+            return f(*unflatten(tree, [next(it) if b else x for x, b in zip(leaves, flags)]))
+
+        out = lax_map(one, mapped)
+        return out, tree_map(lambda _: True, out)
+
+    return f
 
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callable[..., Any], list[Any]]:

@@ -1,4 +1,4 @@
-"""Op-table rows: calls of a graph (custom_jvp, custom_vjp, checkpoint) and optimization_barrier.
+"""Op-table rows: calls of a graph (custom_jvp, custom_vjp, custom_vmap, checkpoint) and optimization_barrier.
 
 Each custom rule here gives the function's true derivative, so the VJP column's finite
 differences check that reverse mode runs the rule (its transpose, for custom_jvp). Forward mode of
@@ -42,6 +42,18 @@ def _sin_times_bwd(residuals, g):
 sin_times.defvjp(_sin_times_fwd, _sin_times_bwd)
 
 
+@fg.custom_batching.custom_vmap
+def scaled_sum(x, w):
+    """x w summed over its last axis; batched, one product of the batch with w (a matrix-vector row)."""
+    return fg.sum(x * w, -1)
+
+
+@scaled_sum.def_vmap
+def _scaled_sum_vmap(axis_size, in_batched, xs, w):
+    _, w_batched = in_batched
+    return fg.sum(xs * (w[:, None, :] if w_batched else w), -1), True
+
+
 def _block(x, w):
     return fg.tanh(x @ w) * x
 
@@ -57,6 +69,7 @@ OP_ROWS: tuple[Case, ...] = (  # every new primitive's rows (value, WGSL, VJP)
     Case("custom_jvp_call", "log1pexp", log1pexp, (F(2, 3),), lambda x: np.log1p(np.exp(x))),
     Case("custom_vjp_call", "sin-times", sin_times, (F(2, 3), F(2, 3)), lambda x, y: np.sin(x) * y),
     Case("checkpoint", "tanh-matmul", block, (F(3, 3, lo=-1, hi=1), F(3, 3, lo=-1, hi=1)), block_ref),
+    Case("custom_vmap_call", "scaled-sum", scaled_sum, (F(2, 3), F(3)), lambda x, w: np.sum(x * w, -1)),
     Case("optimization_barrier", "identity", lambda x: fg.lax.optimization_barrier(x) * 2.0, (F(2, 3),),
          lambda x: x * 2.0),
 )
@@ -69,6 +82,7 @@ API_ROWS: tuple[Case, ...] = (
 F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
     Case("custom_jvp_call", "f16", log1pexp, (H(2, 3),), rounded(lambda x: np.log1p(np.exp(x))), **F16),
     Case("custom_vjp_call", "f16", sin_times, (H(2, 3), H(2, 3)), rounded(lambda x, y: np.sin(x) * y), **F16),
+    Case("custom_vmap_call", "f16", scaled_sum, (H(2, 3), H(3)), rounded(lambda x, w: np.sum(x * w, -1)), **F16),
     Case("checkpoint", "f16", block, (H(3, 3, lo=-1, hi=1), H(3, 3, lo=-1, hi=1)), rounded(block_ref), **F16),
     Case("optimization_barrier", "f16", fg.lax.optimization_barrier, (H(2, 3),), lambda x: x, **F16),
 )
