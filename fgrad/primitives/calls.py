@@ -29,7 +29,7 @@ from typing import Any
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import FgradError, TraceError
 from fgrad.ir import (
-    PRIMITIVES, RESULT, Graph, Node, Spec, call_of, call_params, constant_p, declare, input_p, results_of,
+    PRIMITIVES, Graph, Node, Spec, call_of, call_params, constant_p, declare, input_p, results_of,
 )
 from fgrad.lower.kinds import ELEMENTWISE, View, register_lowering
 from fgrad.lower.program import Limits
