@@ -328,7 +328,11 @@ def _arg_names(fn: Callable[..., Any], count: int) -> list[str]:
 def typeof(value: Any) -> Spec:
     """The Spec (shape and dtype) of a value: a Tensor, an array, an Array or a number, as
     `jax.typeof` gives an abstract value."""
-    return spec_of(value)
+    try:
+        return spec_of(value)
+    except FgradError:
+        raise InputError(f"typeof: expected an array, a traced value or a number, got a {type(value).__name__}",
+                         user_site()) from None
 
 
 @contextlib.contextmanager

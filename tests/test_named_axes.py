@@ -115,5 +115,7 @@ def test_misuse_is_named():
         fg.vmap(lambda y: fg.lax.psum(y, "b", axis_index_groups=[[0, 1]]), axis_name="b")(X)
     with pytest.raises(fg.InputError, match="axis_name must be hashable"):
         fg.vmap(lambda y: y, axis_name=["b"])
+    with pytest.raises(fg.InputError, match="all_gather: axis must be an int"):
+        fg.vmap(lambda y: fg.lax.all_gather(y, "b", axis="0"), axis_name="b")(X)
     with pytest.raises(fg.ShapeError, match="all_gather: axis 3 is out of range"):
         fg.vmap(lambda y: fg.lax.all_gather(y, "b", axis=3), axis_name="b")(X)

@@ -44,3 +44,7 @@ def test_complex_transforms_and_bad_lengths_are_named():
         fg.numpy.fft.fftfreq(0)
     with pytest.raises(fg.InputError, match="rfftfreq: n must be a positive int"):
         fg.numpy.fft.rfftfreq(2.5)
+    with pytest.raises(fg.ShapeError, match=r"fftshift: axes must be axes of the value's shape \(4,\), got \(1,\)"):
+        fg.numpy.fft.fftshift(x, 1)
+    with pytest.raises(fg.ShapeError, match="ifftshift: axes must be axes"):
+        fg.numpy.fft.ifftshift(x, "a")

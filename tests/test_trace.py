@@ -494,3 +494,29 @@ def test_jax_s_names_for_specs_and_graphs():
         str(fg.make_graph(lambda x, n: x * n, static_argnums=1)(s, 3))
     with pytest.raises(fg.TraceError, match="ShapeDtypeStruct: fgrad runs on one device and takes no sharding"):
         fg.ShapeDtypeStruct((3,), np.float32, sharding="x")
+
+
+def test_jax_s_names_for_devices_scopes_and_closures():
+    """JAX's top-level names an fgrad program meets: one device, scopes that name nothing, the
+    abstract value of a value, and closure conversion for custom rules."""
+    assert fg.device_count() == fg.local_device_count() == fg.process_count() == 1 and fg.process_index() == 0
+    assert fg.local_devices() == [fg.default_device()]
+    assert fg.default_backend() == ("cpu" if fg.default_device().limits.cpu else "gpu")
+    assert fg.typeof(np.ones((2, 3), np.float32)) == fg.spec((2, 3)) and fg.typeof(2) == fg.spec((), "i32")
+    assert fg.jit(lambda x: fg.asarray(fg.typeof(x).shape[0]))(np.ones(4, np.float32)).item() == 4
+    with pytest.raises(fg.InputError, match="typeof: expected an array"):
+        fg.typeof("x")
+    with fg.named_scope("block"):
+        assert fg.named_call(fg.exp, name="e")(0.0) == 1.0
+    with pytest.raises(fg.InputError, match="named_scope: the name must be a str"), fg.named_scope(3):
+        pass
+
+    def outer(w):
+        converted, consts = fg.closure_convert(lambda y: y * w + 1.0, np.float32(0))
+        return converted(np.float32(3), *consts), len(consts)
+
+    assert outer(np.float32(2)) == (7.0, 0)  # eagerly w is a number: nothing to convert
+    assert fg.jit(lambda w: outer(w)[0])(np.float32(2)).item() == 7.0
+    assert fg.grad(lambda w: outer(w)[0])(np.float32(2)) == 3.0  # w is a const, differentiated through
+    with pytest.raises(fg.InputError, match="closure_convert: the converted function takes 1 arguments and 1"):
+        fg.jit(lambda w: fg.closure_convert(lambda y: y * w, 0.0)[0](1.0))(np.float32(2))

@@ -71,6 +71,8 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
     if len(axes) != 1:
         raise InputError(f"all_gather: gathers over one named axis, got {axes}", site)
     size = named_axis_size(axes[0], "all_gather", site)
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise InputError(f"all_gather: axis must be an int, got {axis!r}", site)
 
     def one(v: Any) -> Any:
         v = asarray(v)

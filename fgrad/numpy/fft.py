@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fgrad.errors import DTypeError, InputError
+from fgrad.errors import DTypeError, InputError, ShapeError
 from fgrad.ir import DType
 from fgrad.numpy.creation import arange
 from fgrad.numpy.elementwise import astype, divide, where
@@ -45,20 +45,22 @@ def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = Non
                   _as_dtype(dtype) if dtype is not None else DType.f32)
 
 
-def _shifted(x: ArrayLike, axes: int | Sequence[int] | None, sign: int) -> Tensor | Any:
+def _shifted(name: str, x: ArrayLike, axes: int | Sequence[int] | None, sign: int) -> Tensor | Any:
     shape = _shape(x)
     axes = tuple(range(len(shape))) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
+    if not all(isinstance(a, int) and not isinstance(a, bool) and -len(shape) <= a < len(shape) for a in axes):
+        raise ShapeError(f"{name}: axes must be axes of the value's shape {shape}, got {axes}", user_site())
     return roll(x, tuple(sign * (shape[a] // 2) for a in axes), axes)
 
 
 def fftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Tensor | Any:
     """`x` with the zero frequency moved to the middle of `axes` (all by default), as `jnp.fft.fftshift`."""
-    return _shifted(x, axes, 1)
+    return _shifted("fftshift", x, axes, 1)
 
 
 def ifftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Tensor | Any:
     """The inverse of `fftshift`, as `jnp.fft.ifftshift`."""
-    return _shifted(x, axes, -1)
+    return _shifted("ifftshift", x, axes, -1)
 
 
 def _complex(name: str) -> Callable[..., Any]:
