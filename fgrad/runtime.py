@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import numpy as ops
+from fgrad.numpy.host import ndarray
 from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
 from fgrad.ir import DTYPES, PRIMITIVES, DType, Graph, HasSpec, Spec
@@ -541,6 +542,9 @@ _OPERAND = (Array, Tensor, np.ndarray, np.generic, bool, int, float)  # what an 
 # Each operator's program, keyed by (function, static arguments, device) beside the operand specs.
 # The device is keyed by id: each Executable holds its device, so the id is not reused while it lives.
 _EAGER: Staged[Executable] = Staged()
+
+
+ndarray.register(Array)  # an fgrad value, as eager and traced ones are (isinstance(x, fg.numpy.ndarray))
 
 
 def stored_value(data: bytes, spec: Spec) -> np.ndarray:

@@ -582,3 +582,30 @@ def test_refused_forms_name_the_function_and_the_line(call, error, match):
     with pytest.raises(error, match=match) as info:
         call()
     assert "test_numpy_extras.py:" in str(info.value)
+
+
+def test_host_names_as_jax_s():
+    """jax.numpy's names for values on the host: the type of every fgrad value, bytes and text,
+    printing."""
+    x = fg.ones(3) / 3
+    assert isinstance(x, fg.numpy.ndarray) and isinstance(fg.device_put(x), fg.numpy.ndarray)
+    assert not isinstance(np.ones(2), fg.numpy.ndarray) and not isinstance(np.ones(2), jnp.ndarray)
+    assert fg.jit(lambda v: v * 2.0 if isinstance(v, fg.numpy.ndarray) else v)(x).numpy().tolist() == \
+        (np.ones(3, np.float32) / 3 * 2).tolist()
+    with np.printoptions(precision=2), fg.printoptions(precision=3):
+        assert fg.array_str(x) == jnp.array_str(jnp.asarray(x)) == "[0.333 0.333 0.333]"
+    assert fg.array_repr(x) == "array([0.33333334, 0.33333334, 0.33333334], dtype=float32)"
+    assert fg.get_printoptions() == np.get_printoptions()
+    assert fg.iterable(x) and not fg.iterable(fg.asarray(2.0)) and fg.iterable(3) is jnp.iterable(3) is False
+    data = np.float64([1.5, -2.0, 3.0]).tobytes()
+    for args in ((data,), (data, float, 2), (data, float, -1, 8), (data[:8], np.float32)):
+        want = jnp.frombuffer(*args)
+        got = fg.frombuffer(*args)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert np.array_equal(fg.frombuffer(np.int32([7, -1]).tobytes(), np.int32), [7, -1])
+    got, want = fg.fromstring("1 2 3", dtype=int, sep=" "), jnp.fromstring("1 2 3", dtype=int, sep=" ")
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(fg.InputError, match="fromiter: is not supported, as in JAX"):
+        fg.fromiter(range(3), float)
+    with pytest.raises(fg.TraceError, match="array_str: the value of a traced Tensor"):
+        fg.jit(lambda v: fg.asarray(len(fg.array_str(v))))(x)

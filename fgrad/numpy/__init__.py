@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fgrad.errors import name_errors_after
 from fgrad.numpy import bitwise, convolution, creation, elementwise, indexing, products, promotion, reductions, shapes
-from fgrad.numpy import constants, functional, searching
+from fgrad.numpy import constants, functional, host, searching
 from fgrad.numpy.promotion import *  # noqa: F403
 from fgrad.numpy.creation import *  # noqa: F403
 from fgrad.numpy.shapes import *  # noqa: F403
@@ -25,6 +25,7 @@ from fgrad.numpy.convolution import *  # noqa: F403
 from fgrad.numpy.constants import *  # noqa: F403
 from fgrad.numpy.searching import *  # noqa: F403
 from fgrad.numpy.functional import *  # noqa: F403
+from fgrad.numpy.host import *  # noqa: F403
 from fgrad.numpy import linalg  # noqa: F401  (jax.numpy.linalg: fg.numpy.linalg, not star-exported)
 from fgrad.numpy import fft  # noqa: F401  (jax.numpy.fft: fg.numpy.fft, not star-exported)
 from fgrad.numpy import operators  # noqa: F401  (installs the Tensor operators and methods)
@@ -34,7 +35,7 @@ bool = bool_  # noqa: A001, F405  (jax.numpy.bool; set here, where no code calls
 __all__ = sorted({"bool",
     *promotion.__all__, *creation.__all__, *shapes.__all__, *elementwise.__all__, *reductions.__all__,
     *products.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__, *constants.__all__,
-    *searching.__all__, *functional.__all__,
+    *searching.__all__, *functional.__all__, *host.__all__,
 })
 name_errors_after(globals(), __all__)
 del name_errors_after  # not part of the namespace
