@@ -283,3 +283,27 @@ def test_padtype_to_pads_is_jax_s():
         fg.lax.padtype_to_pads((5,), (3, 1), (2,), "SAME")
     with pytest.raises(fg.ShapeError, match="padtype_to_pads: in_shape 5 must be a sequence of integers"):
         fg.lax.padtype_to_pads(5, (3,), (2,), "SAME")
+
+
+SHAPE_TUPLES = [
+    ("conv_general_shape_tuple", ((1, 3, 8, 8), (4, 3, 3, 3), (1, 1), "SAME", ("NCHW", "OIHW", "NCHW"))),
+    ("conv_general_shape_tuple", ((2, 9, 9, 3), (3, 3, 3, 5), (2, 2), "VALID", ("NHWC", "HWIO", "NHWC"))),
+    ("conv_general_shape_tuple", ((2, 7, 3), (2, 3, 4), (3,), [(2, 1)], ("NWC", "WIO", "NCW"))),
+    ("conv_shape_tuple", ((1, 3, 8, 8), (4, 3, 3, 3), (2, 2), [(1, 1), (0, 0)])),
+    ("conv_shape_tuple", ((4, 3, 8, 8), (4, 3, 3, 3), (1, 1), [(0, 0), (1, 1)], 2)),
+    ("conv_transpose_shape_tuple", ((1, 3, 8, 8), (4, 3, 3, 3), (2, 2), "SAME", ("NCHW", "OIHW", "NCHW"))),
+    ("conv_transpose_shape_tuple", ((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "VALID", ("NHWC", "HWIO", "NHWC"))),
+    ("reduce_window_shape_tuple", ((4, 6), (2, 2), (2, 1), [(0, 0), (1, 1)])),
+    ("reduce_window_shape_tuple", ((4, 6), (2, 2), (1, 1), [(1, 0), (0, 1)], (2, 1), (1, 2))),
+    ("conv_general_permutations", (("NHWC", "HWIO", "NHWC"),)),
+    ("conv_general_permutations", (("NCH", "OIH", "HNC"),)),
+]
+
+
+@pytest.mark.parametrize("name, args", SHAPE_TUPLES, ids=[f"{n}-{k}" for k, (n, _) in enumerate(SHAPE_TUPLES)])
+def test_shape_helpers_are_jax_s(name, args):
+    import jax
+
+    want = getattr(jax.lax, name)(*args)
+    want = tuple(tuple(map(int, w)) for w in want) if name == "conv_general_permutations" else tuple(map(int, want))
+    assert getattr(fg.lax, name)(*args) == want

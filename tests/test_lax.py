@@ -189,6 +189,18 @@ def test_digamma_of_zero_is_minus_infinity():
         np.testing.assert_array_equal(np.asarray(got), [-np.inf, -np.inf])
 
 
+def test_composite_computes_its_decomposition_as_jax():
+    def make(lax):
+        return lax.composite(lambda x, *, scale: lax.tanh(x) * scale, name="my.scaled_tanh", version=1)
+
+    ours, theirs = make(L), make(jax.lax)
+    same(fg.jit(lambda x: ours(x, scale=2.0))(X).numpy(), np.asarray(theirs(X, scale=2.0)), "composite", rtol=1e-6)
+    # JAX's composite has no derivative; fgrad's differentiates its decomposition.
+    same(fg.grad(lambda x: fg.sum(ours(x, scale=2.0)))(X), 2.0 / np.cosh(X) ** 2, "composite grad", rtol=1e-5)
+    with pytest.raises(fg.TraceError, match="composite: name must be a str"):
+        L.composite(L.tanh, 3)
+
+
 def test_every_jax_lax_name_here_exists_in_jax():
     missing = [n for n in L.__all__ if not hasattr(jax.lax, n)]
     assert not missing, f"fg.lax names jax.lax lacks: {missing}"

@@ -22,7 +22,8 @@ from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
 from fgrad.numpy.shapes import lax_pad as pad
 from fgrad.numpy.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_general_dilated_patches,
-    conv_transpose, conv_with_general_padding, padtype_to_pads, reduce_window,
+    conv_general_permutations, conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+    conv_with_general_padding, padtype_to_pads, reduce_window, reduce_window_shape_tuple,
 )
 from fgrad.numpy import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
 from fgrad.numpy.bitwise import (
@@ -40,7 +41,8 @@ __all__ = [
     *special.__all__, *parallel.__all__,
     "dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "pad",
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_patches",
-    "conv_transpose", "conv_with_general_padding", "padtype_to_pads", "reduce_window",
+    "conv_transpose", "conv_with_general_padding", "padtype_to_pads", "reduce_window", "conv_general_permutations",
+    "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "reduce_window_shape_tuple",
     "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "population_count",
     "shift_left", "shift_right_arithmetic", "shift_right_logical",
     "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "sort", "top_k",

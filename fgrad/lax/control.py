@@ -4,6 +4,7 @@ differentiated implicitly through a custom_vjp."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from fgrad.transforms.control_flow import scan
 from fgrad.numpy.promotion import _brief, _dtype, _shape, asarray
 from fgrad.lax.shapes import _axis, concatenate, rev, slice_in_dim
 
-__all__ = ["associative_scan", "custom_linear_solve", "custom_root", "map"]
+__all__ = ["associative_scan", "composite", "custom_linear_solve", "custom_root", "map"]
 
 
 def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001
@@ -219,3 +220,20 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any, solve: Callable[[Ca
         return vjp(lambda rhs: tangent_solve(linear, rhs), x)[1](ct)[0]
 
     return _implicit("custom_root", f, initial_guess, solve, adjoint, to_like=False)
+
+
+def composite(decomposition: Callable[..., Any], name: str, version: int = 0) -> Callable[..., Any]:
+    """`decomposition` as one named operation, as `jax.lax.composite` (which XLA may lower as a
+    unit, its keyword arguments the operation's attributes): fgrad computes the decomposition,
+    which every transform sees through."""
+    site = user_site()
+    if not callable(decomposition):
+        raise TraceError(f"composite: expected a function, got a {type(decomposition).__name__}", site)
+    if not isinstance(name, str) or isinstance(version, bool) or not isinstance(version, int):
+        raise TraceError(f"composite: name must be a str and version an int, got {name!r} and {version!r}", site)
+
+    @functools.wraps(decomposition)
+    def composed(*args: Any, **kwargs: Any) -> Any:
+        return decomposition(*args, **kwargs)
+
+    return composed

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fgrad.errors import DTypeError, ShapeError
-from fgrad.ir import DType
+from fgrad.ir import DType, Spec
 from fgrad.primitives import conv_general_dilated_p, patches_p
 from fgrad.primitives.convolution import dilated
-from fgrad.trace import Tensor, bind, user_site
+from fgrad.trace import Tensor, bind, eval_shape, user_site
 from fgrad.numpy.promotion import (
     ArrayLike, _as_dtype, _dtype, _float_dtype, _shape, _static_scalar, asarray, result_dtype,
 )
@@ -387,3 +387,52 @@ def reduce_window(operand: ArrayLike, init_value: float | int | bool, computatio
     at = (argmax if monoid == "max" else argmin)(flat, axis=-1)
     out = sum(where(equal(arange(math.prod(window)), expand_dims(at, -1)), flat, 0), -1)
     return out if neutral else (maximum if monoid == "max" else minimum)(out, init)
+
+
+# -- shapes, as jax.lax's helpers: each the shape its operation gives, found by tracing it ----------
+
+
+def _shape_of(fn: Callable[..., Any], *shapes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(d) for d in eval_shape(fn, *(Spec(tuple(int(n) for n in s), DType.f32) for s in shapes)).shape)
+
+
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+                             padding: str | Sequence[tuple[int, int]], dimension_numbers: Any) -> tuple[int, ...]:
+    """The shape `conv_general_dilated` gives operands of these shapes, as `jax.lax.conv_general_shape_tuple`."""
+    return _shape_of(lambda a, b: conv_general_dilated(a, b, window_strides, padding,
+                                                       dimension_numbers=dimension_numbers), lhs_shape, rhs_shape)
+
+
+def conv_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int], strides: Sequence[int],
+                     pads: str | Sequence[tuple[int, int]], batch_group_count: int = 1) -> tuple[int, ...]:
+    """The shape of a convolution in NCHW / OIHW, as `jax.lax.conv_shape_tuple`."""
+    return _shape_of(lambda a, b: conv_general_dilated(a, b, strides, pads, batch_group_count=batch_group_count),
+                     lhs_shape, rhs_shape)
+
+
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]], dimension_numbers: Any) -> tuple[int, ...]:
+    """The shape `conv_transpose` gives operands of these shapes, as `jax.lax.conv_transpose_shape_tuple`."""
+    return _shape_of(lambda a, b: conv_transpose(a, b, window_strides, padding, dimension_numbers=dimension_numbers),
+                     lhs_shape, rhs_shape)
+
+
+def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],
+                              window_strides: Sequence[int], padding: str | Sequence[tuple[int, int]],
+                              base_dilation: Sequence[int] | None = None,
+                              window_dilation: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The shape `reduce_window` gives, as `jax.lax.reduce_window_shape_tuple`."""
+    return _shape_of(lambda x: reduce_window(x, 0.0, add, window_dimensions, window_strides, padding, base_dilation,
+                                             window_dilation), operand_shape)
+
+
+def conv_general_permutations(dimension_numbers: Any) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The axis permutations three layout strings name (batch and feature axes first, then the
+    spatial ones in order), as `jax.lax.conv_general_permutations`."""
+    if not (isinstance(dimension_numbers, (tuple, list)) and len(dimension_numbers) == 3
+            and builtins.all(isinstance(s, str) for s in dimension_numbers)):
+        raise ShapeError(f"conv_general_permutations: takes three layout strings such as ('NHWC', 'HWIO', 'NHWC'), "
+                         f"got {dimension_numbers!r}", user_site())
+    rank = len(dimension_numbers[0])
+    found = conv_dimension_numbers((1,) * rank, (1,) * rank, tuple(dimension_numbers))
+    return found.lhs_spec, found.rhs_spec, found.out_spec
