@@ -221,3 +221,36 @@ def test_jax_tree_names():
     assert dataclasses.fields(Layer)[1].metadata["static"] is True
     layer = Layer(np.ones(2), 8)
     assert fg.tree.leaves(layer) == [layer.w] and fg.tree.map(lambda w: w * 2, layer).width == 8
+
+
+def test_ravel_pytree_as_jax_s():
+    import jax
+    from jax.flatten_util import ravel_pytree as jax_ravel
+
+    from fgrad.flatten_util import ravel_pytree
+
+    trees = [
+        {"a": np.arange(2, dtype=np.int32), "b": (np.zeros((2, 2), np.float16) + 0.5, 3.0)},
+        [np.ones((2, 3), np.float32), np.float32(2), {"u": np.uint32([7, 8])}],
+        {"only": np.arange(3, dtype=np.int32)},
+        [],
+    ]
+    for tree in trees:
+        flat, unravel = ravel_pytree(tree)
+        want, jax_unravel = jax_ravel(tree)
+        assert flat.dtype == want.dtype and np.array_equal(flat, want)
+        back = unravel(flat)
+        assert fg.tree_util.tree_structure(back) == fg.tree_util.tree_structure(tree)
+        for got, was in zip(fg.tree_util.tree_leaves(back), jax.tree_util.tree_leaves(jax_unravel(want))):
+            assert got.dtype == was.dtype and np.array_equal(got, was)
+    # Traced: differentiated through and compiled.
+    params = {"w": np.arange(4, dtype=np.float32).reshape(2, 2), "b": np.ones(3, np.float32)}
+    grads = fg.grad(lambda p: fg.sum(ravel_pytree(p)[0] ** 2))(params)
+    assert np.array_equal(grads["w"], 2 * params["w"]) and np.array_equal(grads["b"], 2 * params["b"])
+    doubled = fg.jit(lambda p: ravel_pytree(p)[1](ravel_pytree(p)[0] * 2.0))(params)
+    assert np.array_equal(doubled["w"].numpy(), params["w"] * 2)
+    flat, unravel = ravel_pytree(trees[0])
+    with pytest.raises(fg.ShapeError, match=r"unravel_pytree: expected a vector of 7 values, got shape \(6,\)"):
+        unravel(flat[:6])
+    with pytest.raises(fg.DTypeError, match="unravel_pytree: expected a vector of f32"):
+        unravel(flat.astype(np.int32))
