@@ -9,10 +9,12 @@ everything traces, differentiates and compiles to WGSL:
 - `fg.scipy.signal`: convolution and correlation, `detrend`, `welch`;
 - `fg.scipy.integrate` (`trapezoid`), `fg.scipy.interpolate` (`RegularGridInterpolator`),
   `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`;
-- `fg.scipy.optimize`: `minimize` by BFGS or L-BFGS.
+- `fg.scipy.optimize`: `minimize` by BFGS or L-BFGS;
+- `fg.scipy.sparse.linalg`: the iterative solvers `cg` and `bicgstab`.
 fgrad has no complex dtype and no FFT: what needs them (signal's stft, istft and csd, eig,
 schur, sqrtm) is not provided."""
 
-from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, optimize, signal, special, stats
+from fgrad.scipy import cluster, integrate, interpolate, linalg, ndimage, optimize, signal, sparse, special, stats
 
-__all__ = ["cluster", "integrate", "interpolate", "linalg", "ndimage", "optimize", "signal", "special", "stats"]
+__all__ = ["cluster", "integrate", "interpolate", "linalg", "ndimage", "optimize", "signal", "sparse", "special",
+           "stats"]

@@ -381,7 +381,7 @@ def closure_converted(fn: Callable[[Any], Any], like: Any) -> tuple[Callable[[Se
                                             leaf_paths(tree, prefix="x"))
 
     def apply(values: Sequence[Any], x: Any) -> Any:
-        env = dict(zip(graph.inputs, [*flatten(x)[0], *values]))
+        env = dict(zip(graph.inputs, [*(fnp.asarray(v) for v in flatten(x)[0]), *values]))  # numbers: the trace's
         return unflatten(out_tree, evaluate(graph, env, graph.outputs))
 
     return apply, list(closures), out_tree, [graph.nodes[o].spec for o in graph.outputs]
@@ -464,8 +464,7 @@ def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callab
         if len(args_and_consts) != n + len(consts):
             raise InputError(f"closure_convert: the converted function takes {n} arguments and {len(consts)} "
                              f"consts, got {len(args_and_consts)} values", user_site())
-        args = tree_map(fnp.asarray, tuple(args_and_consts[:n]))  # numbers as the trace's values
-        return apply(args_and_consts[n:], args)
+        return apply(args_and_consts[n:], tuple(args_and_consts[:n]))
 
     return converted, consts
 
