@@ -65,3 +65,29 @@ def test_misuse_is_named():
         sparse.bicgstab(GENERAL, B, M="jacobi")
     with pytest.raises(fg.ShapeError, match="cg: x0 must have b's structure and shapes"):
         sparse.cg(SPD, B, x0=B[:4])
+
+
+@pytest.mark.parametrize("method", ["batched", "incremental"])
+def test_gmres_as_jax(method):
+    A = GENERAL
+    diagonal = np.diag(1 / np.diag(A)).astype(np.float32)
+    for options in ({}, {"restart": 2}, {"restart": 3, "tol": 1e-3}, {"M": diagonal}, {"restart": 2, "maxiter": 1},
+                    {"x0": B}):
+        x, info = fg.scipy.sparse.linalg.gmres(A, B, solve_method=method, **options)
+        want, jax_info = jax_sparse.gmres(A, B, solve_method=method, **options)
+        close(x, want)
+        assert int(info) == int(jax_info) == 0
+    got = fg.grad(lambda b, a: fg.sum(fg.scipy.sparse.linalg.gmres(a, b, solve_method=method)[0] ** 2),
+                  argnums=(0, 1))(B, A)
+    want = jax.grad(lambda b, a: jnp.sum(jax_sparse.gmres(a, b, solve_method=method)[0] ** 2), argnums=(0, 1))(B, A)
+    close(got, want, rtol=1e-4, atol=1e-6)
+    compiled = fg.jit(lambda a, b: fg.scipy.sparse.linalg.gmres(a, b, solve_method=method, restart=3)[0])(A, B)
+    close(compiled.numpy(), jax_sparse.gmres(A, B, solve_method=method, restart=3)[0])
+    tree = {"head": B[:2], "tail": B[2:]}
+    x, _ = fg.scipy.sparse.linalg.gmres(
+        lambda t: {"head": (A @ fg.concatenate([t["head"], t["tail"]]))[:2],
+                   "tail": (A @ fg.concatenate([t["head"], t["tail"]]))[2:]}, tree, solve_method=method)
+    whole = jax_sparse.gmres(A, B, solve_method=method)[0]
+    close(x, {"head": whole[:2], "tail": whole[2:]}, rtol=1e-4, atol=1e-5)
+    with pytest.raises(fg.InputError, match="gmres: solve_method must be 'batched' or 'incremental'"):
+        fg.scipy.sparse.linalg.gmres(A, B, solve_method="qr")

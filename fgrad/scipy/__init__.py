@@ -10,7 +10,7 @@ everything traces, differentiates and compiles to WGSL:
 - `fg.scipy.integrate` (`trapezoid`), `fg.scipy.interpolate` (`RegularGridInterpolator`),
   `fg.scipy.ndimage` (`map_coordinates`) and `fg.scipy.cluster.vq`;
 - `fg.scipy.optimize`: `minimize` by BFGS or L-BFGS;
-- `fg.scipy.sparse.linalg`: the iterative solvers `cg` and `bicgstab`.
+- `fg.scipy.sparse.linalg`: the iterative solvers `cg`, `bicgstab` and `gmres`.
 fgrad has no complex dtype and no FFT: what needs them (signal's stft, istft and csd, eig,
 schur, sqrtm) is not provided."""
 
