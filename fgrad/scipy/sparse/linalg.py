@@ -55,9 +55,10 @@ def _operator(A: Any, who: str, what: str, site: str | None) -> Callable[[Any], 
                      f"{type(A).__name__}", site)
 
 
-def _iterated(who: str, solver: Callable[..., Any], A: Any, b: Any, x0: Any, tol: float, atol: float,
-              maxiter: int | None, M: Any, symmetric: bool) -> tuple[Any, None]:
-    site = user_site()
+def _problem(who: str, A: Any, b: Any, x0: Any, M: Any, site: str | None
+             ) -> tuple[Callable[[Any], Any], Callable[[Any], Any], Any, Any, int]:
+    """A and M as functions, b and x0 (zeros by default) as fgrad values of one structure, and the
+    number of unknowns."""
     matvec = _operator(A, who, "linear operator A", site)
     precondition = (lambda x: x) if M is None else _operator(M, who, "preconditioner M", site)
     b = tree_map(fnp.asarray, b)
@@ -66,7 +67,13 @@ def _iterated(who: str, solver: Callable[..., Any], A: Any, b: Any, x0: Any, tol
     if bt != xt or [_shape(v) for v in bl] != [_shape(v) for v in xl]:
         raise ShapeError(f"{who}: x0 must have b's structure and shapes: {xt} {[_shape(v) for v in xl]} against "
                          f"{bt} {[_shape(v) for v in bl]}", site)
-    steps = 10 * sum(int(np.prod(_shape(v))) for v in bl) if maxiter is None else maxiter
+    return matvec, precondition, b, x0, sum(int(np.prod(_shape(v))) for v in bl)
+
+
+def _iterated(who: str, solver: Callable[..., Any], A: Any, b: Any, x0: Any, tol: float, atol: float,
+              maxiter: int | None, M: Any, symmetric: bool) -> tuple[Any, None]:
+    matvec, precondition, b, x0, size = _problem(who, A, b, x0, M, user_site())
+    steps = 10 * size if maxiter is None else maxiter
 
     def solve(matvec: Callable[[Any], Any], rhs: Any) -> Any:
         limit2 = fnp.maximum(tol * tol * _dot(rhs, rhs), atol * atol)
@@ -255,15 +262,7 @@ def gmres(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.
     site = user_site()
     if solve_method not in ("batched", "incremental"):
         raise InputError(f"gmres: solve_method must be 'batched' or 'incremental', got {solve_method!r}", site)
-    matvec = _operator(A, "gmres", "linear operator A", site)
-    precondition = (lambda x: x) if M is None else _operator(M, "gmres", "preconditioner M", site)
-    b = tree_map(fnp.asarray, b)
-    x0 = tree_map(fnp.zeros_like, b) if x0 is None else tree_map(fnp.asarray, x0)
-    (bl, bt), (xl, xt) = flatten(b), flatten(x0)
-    if bt != xt or [_shape(v) for v in bl] != [_shape(v) for v in xl]:
-        raise ShapeError(f"gmres: x0 must have b's structure and shapes: {xt} {[_shape(v) for v in xl]} against "
-                         f"{bt} {[_shape(v) for v in bl]}", site)
-    size = sum(int(np.prod(_shape(v))) for v in bl)
+    matvec, precondition, b, x0, size = _problem("gmres", A, b, x0, M, site)
     steps = 10 * size if maxiter is None else maxiter
     dimension = min(restart, size)
     b_norm = fnp.sqrt(_dot(b, b))
