@@ -16,7 +16,7 @@ from fgrad.primitives.callbacks import VMAP_METHODS, io_callback_p, pure_callbac
 from fgrad.pytree import flatten, unflatten
 from fgrad.trace import bind, user_site
 
-__all__ = ["io_callback", "pure_callback"]
+__all__ = ["effects_barrier", "io_callback", "pure_callback"]
 
 
 def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any, sharding: Any = None,
@@ -53,6 +53,12 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
     it has no derivative. `sharding` is accepted for JAX's signature."""
     return _bound(io_callback_p, "io_callback", user_site(), callback, result_shape_dtypes, args, kwargs,
                   ordered=bool(ordered))
+
+
+def effects_barrier() -> None:
+    """Wait until every callback of the programs run so far has been called, as
+    `jax.effects_barrier`: fgrad calls them before the call that runs them returns, so there is
+    nothing to wait for."""
 
 
 def _bound(primitive: Any, who: str, site: str | None, callback: Callable[..., Any], result_shape_dtypes: Any,

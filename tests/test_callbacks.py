@@ -101,6 +101,13 @@ def test_print_misuse_is_named():
         fg.debug.print(None, 1)
 
 
+def test_callbacks_are_called_before_the_call_returns(capsys):
+    """As JAX's effects_barrier waits for: fgrad's callbacks have all run when a call returns."""
+    fg.jit(lambda x: (fg.debug.print("now {}", x), x + 1.0)[1])(np.float32(2))
+    assert lines(capsys) == ["now 2.0"]
+    assert fg.effects_barrier() is None and lines(capsys) == []
+
+
 def test_two_step_forms(capsys):
     fg.jit(lambda x: (fg.debug.print(ordered=True)("v {}", x), x)[1])(X)
     seen = []
