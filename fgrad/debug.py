@@ -104,7 +104,14 @@ def print(fmt: str | None = None, *args: Any, ordered: bool = False, partitioned
     if not isinstance(fmt, str):
         raise InputError(f"debug.print: the format must be a str, got a {type(fmt).__name__}", user_site())
     if not skip_format_check:
-        _FormatCheck(user_site()).format(fmt, *args, **kwargs)
+        site = user_site()
+        try:
+            _FormatCheck(site).format(fmt, *args, **kwargs)
+        except (IndexError, KeyError, ValueError) as e:  # a field the arguments lack, a malformed format
+            if isinstance(e, InputError):
+                raise
+            raise InputError(f"debug.print: the format {fmt!r} does not fit its arguments: {type(e).__name__}: {e}",
+                             site) from None
     placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
     printer = _Printer(fmt, tuple(np.get_printoptions().items()), placeholders)
     _callback(printer, *args, **kwargs)

@@ -99,6 +99,11 @@ def test_print_misuse_is_named():
         fg.debug.print(3)
     with pytest.raises(fg.InputError, match="two-step form"):
         fg.debug.print(None, 1)
+    with pytest.raises(fg.InputError, match=r"debug.print: the format '\{0\} \{1\}' does not fit its arguments: "
+                                            r"IndexError"):
+        fg.debug.print("{0} {1}", 1)
+    with pytest.raises(fg.InputError, match="does not fit its arguments: KeyError"):
+        fg.debug.print("{a}", b=1)
 
 
 def test_callbacks_are_called_before_the_call_returns(capsys):

@@ -605,6 +605,8 @@ def test_host_names_as_jax_s():
     assert np.array_equal(fg.frombuffer(np.int32([7, -1]).tobytes(), np.int32), [7, -1])
     got, want = fg.fromstring("1 2 3", dtype=int, sep=" "), jnp.fromstring("1 2 3", dtype=int, sep=" ")
     assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(fg.InputError, match="frombuffer: buffer size must be a multiple of element size"):
+        fg.frombuffer(b"abc", np.float32)
     with pytest.raises(fg.InputError, match="fromiter: is not supported, as in JAX"):
         fg.fromiter(range(3), float)
     with pytest.raises(fg.TraceError, match="array_str: the value of a traced Tensor"):

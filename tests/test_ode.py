@@ -81,3 +81,6 @@ def test_misuse_is_named():
         odeint(decay, Y0, T, "k")
     with pytest.raises(fg.InputError, match="odeint: func must be a function"):
         odeint(3, Y0, T)
+    with pytest.raises(fg.ShapeError, match=r"odeint: func must return y's structure and shapes \(2 values\), "
+                                            "returned 1"):
+        odeint(lambda y, t: y[:1], Y0, T)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import numpy as fnp
-from fgrad.errors import DTypeError, InputError
+from fgrad.errors import DTypeError, InputError, ShapeError
 from fgrad.flatten_util import ravel_pytree
 from fgrad.numpy.promotion import _dtype
 from fgrad.pytree import flatten, tree_map
@@ -68,7 +68,11 @@ def odeint(func: Callable[..., Any], y0: Any, t: Any, *args: Any, rtol: float = 
     flat_y0, unravel = ravel_pytree(y0)
 
     def flat_func(y: Any, time: Any, *rest: Any) -> Any:
-        return ravel_pytree(converted(unravel(y), time, *rest))[0]
+        dy = ravel_pytree(converted(unravel(y), time, *rest))[0]
+        if dy.shape != y.shape:
+            raise ShapeError(f"odeint: func must return y's structure and shapes ({y.shape[0]} values), returned "
+                             f"{dy.shape[0]}", site)
+        return dy
 
     ys = _odeint(flat_func, float(rtol), float(atol), mxstep, hmax, flat_y0, t, *args, *consts)
     return vmap(unravel)(ys)

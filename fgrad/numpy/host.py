@@ -61,12 +61,20 @@ def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0
     fgrad value (f32), as `jnp.frombuffer`."""
     if isinstance(buffer, Tensor):
         raise TraceError("frombuffer: takes bytes, not a traced Tensor", user_site())
-    return asarray(np.frombuffer(buffer, _numpy_dtype(dtype, "frombuffer"), count, offset))
+    try:
+        values = np.frombuffer(buffer, _numpy_dtype(dtype, "frombuffer"), count, offset)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"frombuffer: {e}", user_site()) from None
+    return asarray(values)
 
 
 def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:
     """The values in `string`, separated by `sep`, as an fgrad value (`jnp.fromstring`)."""
-    return asarray(np.fromstring(string, _numpy_dtype(dtype, "fromstring"), count, sep=sep))
+    try:
+        values = np.fromstring(string, _numpy_dtype(dtype, "fromstring"), count, sep=sep)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"fromstring: {e}", user_site()) from None
+    return asarray(values)
 
 
 def _numpy_dtype(dtype: Any, who: str) -> np.dtype:
