@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -197,3 +198,30 @@ def moving_case(seed: int):
 def test_graph_of_moving_values_matches_interpret(seed):
     fn, args = moving_case(seed)
     assert_lowered_both_ways_match(fn, args, f"seed {seed}", 1e-4)
+
+
+# The same random graphs with calls on the host among their ops: an identity through a pure
+# callback (with a custom_jvp, so gradients pass) and a debug callback beside the work. Each is a
+# place among the kernels where the program reads values back and writes them again.
+@fg.custom_jvp
+def host_identity(x):
+    return fg.pure_callback(lambda v: np.asarray(v), fg.ShapeDtypeStruct(x.shape, x.dtype), x,
+                            vmap_method="expand_dims")
+
+
+@host_identity.defjvp
+def _host_identity_jvp(primals, tangents):
+    return host_identity(primals[0]), tangents[0]
+
+
+def noted(x):
+    fg.debug.callback(lambda v: None, x)
+    return x
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_graph_calling_the_host_matches_interpret(seed, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "UNARY", [host_identity, noted, lambda x: host_identity(x) * 2.0,
+                                                        jnp.tanh, jnp.exp])
+    fn, args, mode = case(seed)
+    assert_lowered_both_ways_match(fn, args, f"seed {seed} ({mode}), with host calls", 2e-5)
