@@ -38,6 +38,14 @@ CASES = {
     "all_gather-tiled": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y, "b", tiled=True), axis_name="b"),
     "all_gather-tiled-last": lambda lib, lax: lib.vmap(lambda y: lax.all_gather(y[None], "b", axis=-1, tiled=True),
                                                        axis_name="b"),
+    "ppermute": lambda lib, lax: lib.vmap(lambda y: lax.ppermute(y, "b", [(0, 1), (1, 2), (2, 3), (3, 0)]) * y,
+                                          axis_name="b"),
+    "psum_scatter": lambda lib, lax: lib.vmap(lambda y: lax.psum_scatter(y[0] * lax.iota(np.float32, 4), "b"),
+                                              axis_name="b"),
+    "psum_scatter-tiled": lambda lib, lax: lib.vmap(
+        lambda y: lax.psum_scatter(lax.broadcast(y, (8,)), "b", scatter_dimension=0, tiled=True), axis_name="b"),
+    "psum_scatter-last": lambda lib, lax: lib.vmap(
+        lambda y: lax.psum_scatter(lax.broadcast_in_dim(y, (3, 4), (0,)), "b", scatter_dimension=1), axis_name="b"),
     "axis_index": lambda lib, lax: lib.vmap(lambda y: y * lax.axis_index("b"), axis_name="b"),
     "axis_size": lambda lib, lax: lib.vmap(lambda y: y / lax.axis_size("b"), axis_name="b"),
     "unmapped-operand": lambda lib, lax: lib.vmap(lambda y, c: lax.psum(c, "b") + y, in_axes=(0, None),
@@ -89,7 +97,9 @@ def test_collectives_inside_loops_and_branches():
 def test_derivatives_as_jax(how):
     def loss(lib, lax, y):
         centred = y - lax.pmean(y, "b")
-        return (lax.psum(centred ** 2, "b") * y).sum() + (lax.all_gather(y, "b") * y).sum()
+        moved = lax.ppermute(y, "b", [(0, 1), (1, 2), (2, 3), (3, 0)])
+        scattered = lax.psum_scatter(lax.broadcast_in_dim(y, (3, 4), (0,)) * moved[:, None], "b", scatter_dimension=1)
+        return (lax.psum(centred ** 2, "b") * y).sum() + (lax.all_gather(y, "b") * y).sum() + (scattered * y).sum()
 
     def make(lib, lax):
         per = lambda y: loss(lib, lax, y)  # noqa: E731
@@ -113,6 +123,12 @@ def test_misuse_is_named():
         fg.vmap(fg.grad(lambda y: fg.lax.pmax(y, "b").sum()), axis_name="b")(X)
     with pytest.raises(fg.InputError, match="axis_index_groups"):
         fg.vmap(lambda y: fg.lax.psum(y, "b", axis_index_groups=[[0, 1]]), axis_name="b")(X)
+    with pytest.raises(fg.InputError, match=r"ppermute: perm \(\(0, 1\), \(1, 1\)\) must pair distinct sources"):
+        fg.vmap(lambda y: fg.lax.ppermute(y, "b", [(0, 1), (1, 1)]), axis_name="b")(X)
+    with pytest.raises(fg.InputError, match="ppermute: perm must be"):
+        fg.vmap(lambda y: fg.lax.ppermute(y, "b", [0, 1]), axis_name="b")(X)
+    with pytest.raises(fg.ShapeError, match=r"psum_scatter: axis 0 of f32\[3\] must have the axis's size, 4"):
+        fg.vmap(lambda y: fg.lax.psum_scatter(y, "b"), axis_name="b")(X)
     with pytest.raises(fg.InputError, match="axis_name must be hashable"):
         fg.vmap(lambda y: y, axis_name=["b"])
     with pytest.raises(fg.InputError, match="all_gather: axis must be an int"):

@@ -9,7 +9,7 @@ from typing import Any
 import jax
 
 from fgrad.export.jax import jax_rules
-from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
 
 jax_rules.register(psum_p, lambda x, *, axes: jax.lax.psum(x, axes))
 jax_rules.register(pmax_p, lambda x, *, axes: jax.lax.pmax(x, axes))
@@ -22,3 +22,13 @@ def _all_gather(x: Any, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, s
 
 
 jax_rules.register(all_gather_p, _all_gather)
+
+
+jax_rules.register(ppermute_p, lambda x, *, axes, perm: jax.lax.ppermute(x, axes[0], perm))
+
+
+def _psum_scatter(x: Any, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Any:
+    return jax.lax.psum_scatter(x, axes[0], scatter_dimension=axis, tiled=tiled)
+
+
+jax_rules.register(psum_scatter_p, _psum_scatter)

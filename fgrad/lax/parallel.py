@@ -1,5 +1,5 @@
 """`jax.lax`'s collectives over a named vmap axis: `psum`, `pmean`, `pmax`, `pmin`, `all_gather`,
-`axis_index` and `axis_size`, inside `fg.vmap(f, axis_name=...)` (fgrad/primitives/parallel.py).
+`psum_scatter`, `ppermute`, `axis_index` and `axis_size`, inside `fg.vmap(f, axis_name=...)` (fgrad/primitives/parallel.py).
 fgrad maps over one device, so these combine the examples of a vmap: a batch norm's statistics
 over the batch, a mean gradient beside per-example ones."""
 
@@ -13,12 +13,12 @@ import math
 from fgrad.errors import InputError
 from fgrad.ir import DType
 from fgrad.numpy import asarray, astype, true_divide
-from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
 from fgrad.pytree import tree_map
 from fgrad.trace import bind, spec_of, user_site
 from fgrad.transforms.batching import named_axis_size
 
-__all__ = ["all_gather", "axis_index", "axis_size", "pmax", "pmean", "pmin", "psum"]
+__all__ = ["all_gather", "axis_index", "axis_size", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter"]
 
 
 def _axes(axis_name: Any, who: str, site: str | None, groups: Any = None) -> tuple[Hashable, ...]:
@@ -81,6 +81,49 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
         return bind(all_gather_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
+
+
+def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_index_groups: Any = None,
+                 tiled: bool = False) -> Any:
+    """The sum of `x` (a pytree) over the examples of the named axis, each example keeping its own
+    slice along `scatter_dimension` (which must have the axis's size, and is dropped), or, where
+    `tiled`, its own chunk of it: a reduce-scatter."""
+    site = user_site()
+    axes = _axes(axis_name, "psum_scatter", site, axis_index_groups)
+    if len(axes) != 1:
+        raise InputError(f"psum_scatter: scatters over one named axis, got {axes}", site)
+    if isinstance(scatter_dimension, bool) or not isinstance(scatter_dimension, int):
+        raise InputError(f"psum_scatter: scatter_dimension must be an int, got {scatter_dimension!r}", site)
+    size = named_axis_size(axes[0], "psum_scatter", site)
+
+    def one(v: Any) -> Any:
+        v = asarray(v)
+        ndim = spec_of(v).ndim
+        where = scatter_dimension + ndim if scatter_dimension < 0 else scatter_dimension
+        return bind(psum_scatter_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
+
+    return tree_map(one, x)
+
+
+def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
+    """`x` (a pytree) sent between the examples of the named axis: for each (source, destination)
+    pair of `perm`, the destination gets the source's value; an example no pair sends to gets
+    zeros."""
+    site = user_site()
+    axes = _axes(axis_name, "ppermute", site)
+    if len(axes) != 1:
+        raise InputError(f"ppermute: permutes over one named axis, got {axes}", site)
+    size = named_axis_size(axes[0], "ppermute", site)
+    try:
+        pairs = tuple((int(s), int(d)) for s, d in perm)
+    except (TypeError, ValueError):
+        raise InputError(f"ppermute: perm must be (source, destination) pairs of ints, got {perm!r}", site) from None
+    sources, destinations = [s for s, _ in pairs], [d for _, d in pairs]
+    if any(not 0 <= i < size for i in (*sources, *destinations)) or len(set(sources)) < len(sources) \
+            or len(set(destinations)) < len(destinations):
+        raise InputError(f"ppermute: perm {pairs} must pair distinct sources with distinct destinations, each in "
+                         f"[0, {size})", site)
+    return tree_map(lambda v: bind(ppermute_p, asarray(v), axes=axes, perm=pairs), x)
 
 
 def axis_index(axis_name: Any) -> Any:

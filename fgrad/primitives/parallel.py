@@ -1,5 +1,5 @@
-"""Collectives over a named vmap axis: psum, pmax, pmin, all_gather and axis_index, as `jax.lax`'s
-under `jax.vmap(..., axis_name=...)`.
+"""Collectives over a named vmap axis: psum, pmax, pmin, all_gather, psum_scatter, ppermute and
+axis_index, as `jax.lax`'s under `jax.vmap(..., axis_name=...)`.
 
 Inside `vmap(f, axis_name="b")`, `f` sees one example; a collective combines the examples: it is
 bound only there (fgrad/lax/parallel.py checks the name), as a node naming the axis in its param
@@ -10,7 +10,8 @@ bound again, batched, for that vmap's replay. So no collective outlives the vmap
 axis: the lowering and the interpreter never meet one.
 
 Reverse mode is JAX's: psum's transpose is psum, all_gather's a psum of the cotangent read at the
-example's own index; pmax and pmin have no derivative.
+example's own index, psum_scatter's an all_gather, ppermute's the permutation reversed; pmax and
+pmin have no derivative.
 
 One block per primitive: declaration, then its rules registered in each interpretation's table
 (see fgrad/primitives/__init__.py)."""
@@ -31,7 +32,9 @@ from fgrad.transforms.autodiff import nondiff, vjp_rules
 from fgrad.transforms.batching import batch_rules, replayed_axis, with_batch
 from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
 
-__all__ = ["all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "psum_p"]  # re-exported by fgrad.primitives
+__all__ = [
+    "all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "ppermute_p", "psum_p", "psum_scatter_p",
+]  # re-exported by fgrad.primitives
 
 
 def _unbound(name: str) -> Callable[..., Any]:
@@ -152,6 +155,80 @@ vjp_rules.register(all_gather_p, _all_gather_vjp)
 jvp_rules.register(all_gather_p, linear_jvp(all_gather_p))
 batch_rules.register(all_gather_p, _all_gather_batch)
 _never_lowered(all_gather_p)
+
+
+# ---------------------------------------------------------------------------
+# psum_scatter: operand x; the sum over the examples, each example keeping its own slice along
+# `axis` (of `size`, the named axis's, which is dropped), or, `tiled`, its own chunk of it.
+# ---------------------------------------------------------------------------
+
+
+def _psum_scatter_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
+    if not 0 <= axis < x.ndim:
+        raise ShapeError(f"psum_scatter: scatter_dimension {axis} is out of range for {x}")
+    n = x.shape[axis]
+    if tiled:
+        if n % size:
+            raise ShapeError(f"psum_scatter: axis {axis} of {x} must divide among the {size} examples")
+        return Spec((*x.shape[:axis], n // size, *x.shape[axis + 1:]), x.dtype)
+    if n != size:
+        raise ShapeError(f"psum_scatter: axis {axis} of {x} must have the axis's size, {size}")
+    return Spec((*x.shape[:axis], *x.shape[axis + 1:]), x.dtype)
+
+
+def _psum_scatter_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], axis: int,
+                        tiled: bool, size: int) -> Any:
+    name, n = replayed_axis()
+    (x,), (b,) = args, batched
+    if name not in axes:
+        return bind(psum_scatter_p, x, axes=axes, axis=axis + 1, tiled=tiled, size=size)
+    total = fnp.sum(x, 0) if b else x * n
+    if tiled:
+        shape = total.shape
+        total = fnp.reshape(total, (*shape[:axis], n, shape[axis] // n, *shape[axis + 1:]))
+    return fnp.moveaxis(total, axis, 0)  # example k's slice (chunk) first: batched
+
+
+psum_scatter_p = declare("psum_scatter", _psum_scatter_rule, _unbound("psum_scatter"))
+# psum_scatter's transpose is all_gather, as JAX's.
+vjp_rules.register(psum_scatter_p, lambda g, ans, x, *, axes, axis, tiled, size: (
+    bind(all_gather_p, g, axes=axes, axis=axis, tiled=tiled, size=size),))
+jvp_rules.register(psum_scatter_p, linear_jvp(psum_scatter_p))
+batch_rules.register(psum_scatter_p, _psum_scatter_batch)
+_never_lowered(psum_scatter_p)
+
+
+# ---------------------------------------------------------------------------
+# ppermute: operand x; example dst gets example src's x for each (src, dst) of `perm`, zeros where
+# no pair sends to it.
+# ---------------------------------------------------------------------------
+
+
+def _ppermute_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...],
+                    perm: tuple[tuple[int, int], ...]) -> Any:
+    name, n = replayed_axis()
+    (x,), (b,) = args, batched
+    if name not in axes:
+        return bind(ppermute_p, x, axes=axes, perm=perm)
+    x = x if b else with_batch(x, False, n)
+    sources = np.zeros(n, np.int32)
+    received = np.zeros(n, bool)
+    for src, dst in perm:
+        sources[dst], received[dst] = src, True
+    moved = fnp.take(x, sources, axis=0)
+    if received.all():
+        return moved
+    mask = fnp.reshape(received, (n, *[1] * (len(x.shape) - 1)))
+    return fnp.where(mask, moved, fnp.zeros((), x.dtype))
+
+
+ppermute_p = declare("ppermute", lambda x, *, axes, perm: x, _unbound("ppermute"))
+# ppermute's transpose sends each cotangent back: the pairs reversed.
+vjp_rules.register(ppermute_p, lambda g, ans, x, *, axes, perm: (
+    bind(ppermute_p, g, axes=axes, perm=tuple((dst, src) for src, dst in perm)),))
+jvp_rules.register(ppermute_p, linear_jvp(ppermute_p))
+batch_rules.register(ppermute_p, _ppermute_batch)
+_never_lowered(ppermute_p)
 
 
 # ---------------------------------------------------------------------------
