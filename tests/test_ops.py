@@ -102,7 +102,7 @@ def test_every_float_primitive_has_an_f16_row_and_every_integer_one_a_u32_row() 
 def test_every_op_has_a_row() -> None:
     covered = {c.prim for c in OP_CASES}
     # The collectives over a named axis never stand in a graph outside the vmap naming it: tests/test_named_axes.py.
-    named = {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "axis_index"}
+    named = {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all", "ppermute", "axis_index"}
     missing = sorted(set(PRIMITIVES) - covered - {"input"} - named)
     assert not missing, f"registered ops without a row in the op table: {', '.join(missing)}"
     unknown = sorted({c.prim for c in OP_CASES + API_CASES + DTYPE_CASES} - set(PRIMITIVES))
@@ -157,7 +157,7 @@ def test_every_differentiable_op_has_a_vjp_row() -> None:
     # Their rules refuse reverse mode, as JAX's (tests/test_control_flow.py, test_callbacks.py and
     # test_named_axes.py check the errors); psum and all_gather are differentiated against JAX's in test_named_axes.py.
     has_rule -= {"while", "pure_callback", "io_callback", "pmax", "pmin", "psum", "all_gather", "psum_scatter",
-                 "ppermute"}
+                 "all_to_all", "ppermute"}
     missing = sorted(has_rule - {c.prim for c in GRAD_CASES})
     assert not missing, f"ops with a VJP rule but no differentiable row: {', '.join(missing)}"
 

@@ -9,7 +9,9 @@ from typing import Any
 import jax
 
 from fgrad.export.jax import jax_rules
-from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
+from fgrad.primitives import (
+    all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p,
+)
 
 jax_rules.register(psum_p, lambda x, *, axes: jax.lax.psum(x, axes))
 jax_rules.register(pmax_p, lambda x, *, axes: jax.lax.pmax(x, axes))
@@ -32,3 +34,10 @@ def _psum_scatter(x: Any, *, axes: tuple[Hashable, ...], axis: int, tiled: bool,
 
 
 jax_rules.register(psum_scatter_p, _psum_scatter)
+
+
+def _all_to_all(x: Any, *, axes: tuple[Hashable, ...], split: int, concat: int, tiled: bool, size: int) -> Any:
+    return jax.lax.all_to_all(x, axes[0], split, concat, tiled=tiled)
+
+
+jax_rules.register(all_to_all_p, _all_to_all)

@@ -1,5 +1,5 @@
 """`jax.lax`'s collectives over a named vmap axis: `psum`, `pmean`, `pmax`, `pmin`, `all_gather`,
-`psum_scatter`, `ppermute`, `axis_index` and `axis_size`, inside `fg.vmap(f, axis_name=...)` (fgrad/primitives/parallel.py).
+`psum_scatter`, `all_to_all`, `ppermute`, `axis_index` and `axis_size`, inside `fg.vmap(f, axis_name=...)` (fgrad/primitives/parallel.py).
 fgrad maps over one device, so these combine the examples of a vmap: a batch norm's statistics
 over the batch, a mean gradient beside per-example ones."""
 
@@ -13,12 +13,16 @@ import math
 from fgrad.errors import InputError
 from fgrad.ir import DType
 from fgrad.numpy import asarray, astype, true_divide
-from fgrad.primitives import all_gather_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
+from fgrad.primitives import (
+    all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p,
+)
 from fgrad.pytree import tree_map
 from fgrad.trace import bind, spec_of, user_site
 from fgrad.transforms.batching import named_axis_size
 
-__all__ = ["all_gather", "axis_index", "axis_size", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter"]
+__all__ = [
+    "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter",
+]
 
 
 def _axes(axis_name: Any, who: str, site: str | None, groups: Any = None) -> tuple[Hashable, ...]:
@@ -101,6 +105,29 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
         ndim = spec_of(v).ndim
         where = scatter_dimension + ndim if scatter_dimension < 0 else scatter_dimension
         return bind(psum_scatter_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
+
+    return tree_map(one, x)
+
+
+def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *, axis_index_groups: Any = None,
+               tiled: bool = False) -> Any:
+    """Each example's `x` (a pytree) split along `split_axis` into one part per example (its
+    slices, which must be as many, or where `tiled` equal chunks), part j sent to example j, which
+    stacks what it receives along a new `concat_axis` (tiled: joins it along that axis)."""
+    site = user_site()
+    axes = _axes(axis_name, "all_to_all", site, axis_index_groups)
+    if len(axes) != 1:
+        raise InputError(f"all_to_all: exchanges over one named axis, got {axes}", site)
+    if any(isinstance(a, bool) or not isinstance(a, int) for a in (split_axis, concat_axis)):
+        raise InputError(f"all_to_all: split_axis and concat_axis must be ints, got {split_axis!r} and "
+                         f"{concat_axis!r}", site)
+    size = named_axis_size(axes[0], "all_to_all", site)
+
+    def one(v: Any) -> Any:
+        v = asarray(v)
+        ndim = spec_of(v).ndim
+        split, concat = (a + ndim if a < 0 else a for a in (split_axis, concat_axis))
+        return bind(all_to_all_p, v, axes=axes, split=split, concat=concat, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
 

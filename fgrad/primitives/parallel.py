@@ -1,5 +1,5 @@
-"""Collectives over a named vmap axis: psum, pmax, pmin, all_gather, psum_scatter, ppermute and
-axis_index, as `jax.lax`'s under `jax.vmap(..., axis_name=...)`.
+"""Collectives over a named vmap axis: psum, pmax, pmin, all_gather, psum_scatter, all_to_all,
+ppermute and axis_index, as `jax.lax`'s under `jax.vmap(..., axis_name=...)`.
 
 Inside `vmap(f, axis_name="b")`, `f` sees one example; a collective combines the examples: it is
 bound only there (fgrad/lax/parallel.py checks the name), as a node naming the axis in its param
@@ -10,7 +10,8 @@ bound again, batched, for that vmap's replay. So no collective outlives the vmap
 axis: the lowering and the interpreter never meet one.
 
 Reverse mode is JAX's: psum's transpose is psum, all_gather's a psum of the cotangent read at the
-example's own index, psum_scatter's an all_gather, ppermute's the permutation reversed; pmax and
+example's own index, psum_scatter's an all_gather, all_to_all's an all_to_all back, ppermute's the
+permutation reversed; pmax and
 pmin have no derivative.
 
 One block per primitive: declaration, then its rules registered in each interpretation's table
@@ -33,7 +34,7 @@ from fgrad.transforms.batching import batch_rules, replayed_axis, with_batch
 from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
 
 __all__ = [
-    "all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "ppermute_p", "psum_p", "psum_scatter_p",
+    "all_gather_p", "all_to_all_p", "axis_index_p", "pmax_p", "pmin_p", "ppermute_p", "psum_p", "psum_scatter_p",
 ]  # re-exported by fgrad.primitives
 
 
@@ -196,6 +197,57 @@ vjp_rules.register(psum_scatter_p, lambda g, ans, x, *, axes, axis, tiled, size:
 jvp_rules.register(psum_scatter_p, linear_jvp(psum_scatter_p))
 batch_rules.register(psum_scatter_p, _psum_scatter_batch)
 _never_lowered(psum_scatter_p)
+
+
+# ---------------------------------------------------------------------------
+# all_to_all: operand x; each example's x split along `split` into `size` chunks (its slices, or
+# where `tiled` its chunks), chunk j sent to example j, which puts what it receives along
+# `concat` (a new axis, or, tiled, joined along an existing one).
+# ---------------------------------------------------------------------------
+
+
+def _all_to_all_rule(x: Spec, *, axes: tuple[Hashable, ...], split: int, concat: int, tiled: bool, size: int
+                     ) -> Spec:
+    shape = list(x.shape)
+    if not (0 <= split < x.ndim and 0 <= concat < x.ndim):
+        raise ShapeError(f"all_to_all: split_axis {split} and concat_axis {concat} must be axes of {x}")
+    if tiled:
+        if shape[split] % size:
+            raise ShapeError(f"all_to_all: axis {split} of {x} must divide among the {size} examples")
+        shape[split] //= size
+        shape[concat] *= size
+        return Spec(tuple(shape), x.dtype)
+    if shape[split] != size:
+        raise ShapeError(f"all_to_all: axis {split} of {x} must have the axis's size, {size}")
+    del shape[split]
+    shape.insert(concat, size)
+    return Spec(tuple(shape), x.dtype)
+
+
+def _all_to_all_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], split: int,
+                      concat: int, tiled: bool, size: int) -> Any:
+    name, n = replayed_axis()
+    (x,), (b,) = args, batched
+    if name not in axes:
+        return bind(all_to_all_p, x, axes=axes, split=split + 1, concat=concat + 1, tiled=tiled, size=size)
+    x = x if b else with_batch(x, False, n)
+    if tiled:  # the split axis as (example, chunk)
+        shape = x.shape
+        x = fnp.reshape(x, (*shape[:split + 1], n, shape[split + 1] // n, *shape[split + 2:]))
+    received = fnp.moveaxis(fnp.swapaxes(x, 0, split + 1), split + 1, concat + 1)  # [to, ..., from at concat]
+    if not tiled:
+        return received
+    shape = received.shape
+    return fnp.reshape(received, (*shape[:concat + 1], n * shape[concat + 2], *shape[concat + 3:]))
+
+
+all_to_all_p = declare("all_to_all", _all_to_all_rule, _unbound("all_to_all"))
+# all_to_all's transpose sends each chunk back: split and concat axes exchanged.
+vjp_rules.register(all_to_all_p, lambda g, ans, x, *, axes, split, concat, tiled, size: (
+    bind(all_to_all_p, g, axes=axes, split=concat, concat=split, tiled=tiled, size=size),))
+jvp_rules.register(all_to_all_p, linear_jvp(all_to_all_p))
+batch_rules.register(all_to_all_p, _all_to_all_batch)
+_never_lowered(all_to_all_p)
 
 
 # ---------------------------------------------------------------------------
