@@ -135,14 +135,13 @@ def _pure_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, .
     return _called("pure_callback", callback, operands, results)
 
 
-def _pure_vjp(g: Any, ans: Any, *operands: Any, **params: Any) -> None:
-    raise TraceError("pure_callback: a callback has no derivative; to differentiate through one, give it a rule "
-                     "with fg.custom_vjp or fg.custom_jvp", user_site())
+def _no_derivative(who: str) -> Callable[..., None]:
+    """The vjp and jvp rules of a callback: an error, as JAX's."""
+    def rule(*args: Any, **params: Any) -> None:
+        raise TraceError(f"{who}: a callback has no derivative; to differentiate through one, give it a rule with "
+                         "fg.custom_vjp or fg.custom_jvp", user_site())
 
-
-def _pure_jvp(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, **params: Any) -> None:
-    raise TraceError("pure_callback: a callback has no derivative; to differentiate through one, give it a rule "
-                     "with fg.custom_jvp or fg.custom_vjp", user_site())
+    return rule
 
 
 def _pure_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callback, results: tuple[Spec, ...],
@@ -178,8 +177,8 @@ def _pure_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callb
 
 
 pure_callback_p = declare("pure_callback", _pure_rule, _pure_impl, multiple_results=True, host=True)
-vjp_rules.register(pure_callback_p, _pure_vjp)
-jvp_rules.register(pure_callback_p, _pure_jvp)
+vjp_rules.register(pure_callback_p, _no_derivative("pure_callback"))
+jvp_rules.register(pure_callback_p, _no_derivative("pure_callback"))
 batch_rules.register(pure_callback_p, _pure_batch)
 register_lowering(pure_callback_p, HOST, None)
 
@@ -199,10 +198,6 @@ def _io_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...
     return _called("io_callback", callback, operands, results)
 
 
-def _io_derivative(*args: Any, **params: Any) -> None:
-    raise TraceError("io_callback: a callback has no derivative, as in JAX", user_site())
-
-
 def _io_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callback, results: tuple[Spec, ...],
               ordered: bool) -> tuple[Any, ...]:
     """Called once per element of the batch, in order (JAX's `sequential`); not where `ordered`."""
@@ -216,8 +211,8 @@ def _io_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callbac
 
 
 io_callback_p = declare("io_callback", _io_rule, _io_impl, multiple_results=True, host=True, effectful=True)
-vjp_rules.register(io_callback_p, _io_derivative)
-jvp_rules.register(io_callback_p, _io_derivative)
+vjp_rules.register(io_callback_p, _no_derivative("io_callback"))
+jvp_rules.register(io_callback_p, _no_derivative("io_callback"))
 batch_rules.register(io_callback_p, _io_batch)
 register_lowering(io_callback_p, HOST, None)
 
