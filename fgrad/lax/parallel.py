@@ -35,6 +35,26 @@ def _axes(axis_name: Any, who: str, site: str | None, groups: Any = None) -> tup
     return names
 
 
+def _one_axis(axis_name: Any, who: str, site: str | None, groups: Any = None) -> tuple[tuple[Hashable], int]:
+    """The one named axis a collective takes (bound by an enclosing vmap), and its size."""
+    axes = _axes(axis_name, who, site, groups)
+    if len(axes) != 1:
+        raise InputError(f"{who}: takes one named axis, got {axes}", site)
+    return axes, named_axis_size(axes[0], who, site)
+
+
+def _axis_args(who: str, site: str | None, **axes: Any) -> None:
+    """Refuse an axis argument that is not an int."""
+    for what, value in axes.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{who}: {what} must be an int, got {value!r}", site)
+
+
+def _from_end(axis: int, ndim: int) -> int:
+    """An axis of `ndim` axes, counted from the end where negative."""
+    return axis + ndim if axis < 0 else axis
+
+
 def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The sum of `x` (a pytree) over the examples of the named axis (or axes), the same in each;
     bools count as i32, as JAX's."""
@@ -71,17 +91,13 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
     """Every example's `x` (a pytree), stacked along a new axis `axis` (joined along `axis` where
     `tiled`), the same in each example."""
     site = user_site()
-    axes = _axes(axis_name, "all_gather", site, axis_index_groups)
-    if len(axes) != 1:
-        raise InputError(f"all_gather: gathers over one named axis, got {axes}", site)
-    size = named_axis_size(axes[0], "all_gather", site)
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise InputError(f"all_gather: axis must be an int, got {axis!r}", site)
+    axes, size = _one_axis(axis_name, "all_gather", site, axis_index_groups)
+    _axis_args("all_gather", site, axis=axis)
 
     def one(v: Any) -> Any:
         v = asarray(v)
-        ndim = spec_of(v).ndim
-        where = axis + (ndim if tiled else ndim + 1) if isinstance(axis, int) and axis < 0 else axis
+        ndim = spec_of(v).ndim  # a stacked gather has one axis more to place its new axis among
+        where = _from_end(axis, ndim if tiled else ndim + 1)
         return bind(all_gather_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
@@ -93,17 +109,12 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
     slice along `scatter_dimension` (which must have the axis's size, and is dropped), or, where
     `tiled`, its own chunk of it: a reduce-scatter."""
     site = user_site()
-    axes = _axes(axis_name, "psum_scatter", site, axis_index_groups)
-    if len(axes) != 1:
-        raise InputError(f"psum_scatter: scatters over one named axis, got {axes}", site)
-    if isinstance(scatter_dimension, bool) or not isinstance(scatter_dimension, int):
-        raise InputError(f"psum_scatter: scatter_dimension must be an int, got {scatter_dimension!r}", site)
-    size = named_axis_size(axes[0], "psum_scatter", site)
+    axes, size = _one_axis(axis_name, "psum_scatter", site, axis_index_groups)
+    _axis_args("psum_scatter", site, scatter_dimension=scatter_dimension)
 
     def one(v: Any) -> Any:
         v = asarray(v)
-        ndim = spec_of(v).ndim
-        where = scatter_dimension + ndim if scatter_dimension < 0 else scatter_dimension
+        where = _from_end(scatter_dimension, spec_of(v).ndim)
         return bind(psum_scatter_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
@@ -115,18 +126,13 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *, axi
     slices, which must be as many, or where `tiled` equal chunks), part j sent to example j, which
     stacks what it receives along a new `concat_axis` (tiled: joins it along that axis)."""
     site = user_site()
-    axes = _axes(axis_name, "all_to_all", site, axis_index_groups)
-    if len(axes) != 1:
-        raise InputError(f"all_to_all: exchanges over one named axis, got {axes}", site)
-    if any(isinstance(a, bool) or not isinstance(a, int) for a in (split_axis, concat_axis)):
-        raise InputError(f"all_to_all: split_axis and concat_axis must be ints, got {split_axis!r} and "
-                         f"{concat_axis!r}", site)
-    size = named_axis_size(axes[0], "all_to_all", site)
+    axes, size = _one_axis(axis_name, "all_to_all", site, axis_index_groups)
+    _axis_args("all_to_all", site, split_axis=split_axis, concat_axis=concat_axis)
 
     def one(v: Any) -> Any:
         v = asarray(v)
         ndim = spec_of(v).ndim
-        split, concat = (a + ndim if a < 0 else a for a in (split_axis, concat_axis))
+        split, concat = _from_end(split_axis, ndim), _from_end(concat_axis, ndim)
         return bind(all_to_all_p, v, axes=axes, split=split, concat=concat, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
@@ -137,10 +143,7 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
     pair of `perm`, the destination gets the source's value; an example no pair sends to gets
     zeros."""
     site = user_site()
-    axes = _axes(axis_name, "ppermute", site)
-    if len(axes) != 1:
-        raise InputError(f"ppermute: permutes over one named axis, got {axes}", site)
-    size = named_axis_size(axes[0], "ppermute", site)
+    axes, size = _one_axis(axis_name, "ppermute", site)
     try:
         pairs = tuple((int(s), int(d)) for s, d in perm)
     except (TypeError, ValueError):
@@ -155,9 +158,7 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
 
 def axis_index(axis_name: Any) -> Any:
     """The example's index along the named axis, an i32."""
-    axes = _axes(axis_name, "axis_index", user_site())
-    if len(axes) != 1:
-        raise InputError(f"axis_index: takes one named axis, got {axes}", user_site())
+    axes, _ = _one_axis(axis_name, "axis_index", user_site())
     return bind(axis_index_p, axes=axes)
 
 
