@@ -443,14 +443,17 @@ def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., An
     return PRIMITIVES[name]
 
 
+def bodies(params: tuple[tuple[str, Hashable], ...]) -> list[Graph]:
+    """The graphs a node's params hold: a loop's or a call's bodies, a cond's branches."""
+    return [b for _, v in params for b in (v if isinstance(v, tuple) else (v,)) if isinstance(b, Graph)]
+
+
 def has_effects(op: str, params: tuple[tuple[str, Hashable], ...]) -> bool:
     """Whether a node of `op` with `params` has an effect (a debug callback, or a body holding
     one): it is computed though nothing reads it, and never merged with another (an op not
     declared has none: typecheck names it)."""
     primitive = PRIMITIVES.get(op)
-    return primitive is not None and primitive.effectful or any(
-        isinstance(v, Graph) and v.effectful or isinstance(v, tuple) and any(isinstance(b, Graph) and b.effectful for b in v)
-        for _, v in params)
+    return primitive is not None and primitive.effectful or any(b.effectful for b in bodies(params))
 
 
 def call_of(node: Node) -> tuple[str, tuple[int, ...], tuple[tuple[str, Hashable], ...]]:

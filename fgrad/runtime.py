@@ -1134,10 +1134,10 @@ class Executable:
         return staged
 
     def call_host(self, k: int, buffers: dict[int, Any]) -> None:
-        """Kernel k's call on the host: its operands read back (all staged in one submit), the
+        """Kernel k's call on the host: its operands read back (each staged, then all mapped), the
         call, its results written into their buffers before the work recorded after."""
-        call = self.program.kernels[k].host
         kernel = self.program.kernels[k]
+        call = kernel.host
         specs = [spec.resolve(self.values) if self.values else spec for spec in call.operands]
         staged = [self.device.stage(buffers[b], words(spec.nbytes)) for b, spec in zip(kernel.reads, specs)]
         operands = [stored_value(self.device.mapped(*at), spec) for at, spec in zip(staged, specs)]

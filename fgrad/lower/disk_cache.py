@@ -92,9 +92,8 @@ def key(graph: Graph, limits: Limits, donated: frozenset[int], adapter: str) -> 
 def storable(graph: Graph) -> bool:
     """Whether a program of `graph` may be stored: not one calling Python on the host (a
     callback is code), in its bodies either."""
-    return not any(ir.PRIMITIVES[node.op].host or any(
-        not storable(body) for _, v in node.params for body in (v if isinstance(v, tuple) else (v,))
-        if isinstance(body, Graph)) for node in graph.nodes)
+    return not any(ir.PRIMITIVES[node.op].host or not all(map(storable, ir.bodies(node.params)))
+                   for node in graph.nodes)
 
 
 def load(name: str, graph: Graph) -> Program | None:

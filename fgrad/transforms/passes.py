@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fgrad.ir import PRIMITIVES, Const, Graph, Node, RuleTable, constant_p, has_effects, input_p
+from fgrad.ir import PRIMITIVES, Const, Graph, Node, RuleTable, bodies, constant_p, has_effects, input_p
 from fgrad.trace import require_graph
 
 # (node with inputs already renumbered, nodes kept so far) -> an existing id, a new node, or None.
@@ -91,8 +91,7 @@ def _fold(node: Node, nodes: list[Node]) -> int | Node | None:
     # call: the program calls it.
     if values and None not in values and not node.spec.symbols and not PRIMITIVES[node.op].host and \
             node.spec.size <= min(FOLD_LIMIT, max(size for _, size in values)) and \
-            not any(isinstance(v, Graph) or (isinstance(v, tuple) and any(isinstance(b, Graph) for b in v))
-                    for _, v in node.params):
+            not bodies(node.params):
         value = PRIMITIVES[node.op].node_value(*(v for v, _ in values), **node.attrs)
         return Node(constant_p.name, (), (("value", Const.of(value, node.spec.dtype)),), node.spec, node.site)
     rule = simplify_rules.get(node.op)
