@@ -132,6 +132,12 @@ def test_all_to_all_differentiates(tiled):
     fg.check_grads(lambda x: fg.sum(fg.vmap(fg.grad(per_example), axis_name="b")(x) ** 2), (X,), order=1)
 
 
+def test_an_axis_named_by_an_int_leaves_reductions_alone():
+    """A vmap's name is any hashable, an int too: a reduction's own axes are not a collective's names."""
+    ones = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(fg.vmap(lambda y: fg.sum(ones, axis=0) + y, axis_name=0)(X), X + 2.0)
+
+
 def test_misuse_is_named():
     with pytest.raises(fg.AxisNameError, match=r"psum: unbound axis name 'b'.*test_named_axes.py"):
         fg.lax.psum(X, "b")

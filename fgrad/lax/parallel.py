@@ -62,7 +62,7 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
     def one(v: Any) -> Any:
         v = asarray(v)
-        return bind(psum_p, astype(v, DType.i32) if spec_of(v).dtype is DType.bool else v, axes=axes)
+        return bind(psum_p, astype(v, DType.i32) if spec_of(v).dtype is DType.bool else v, axis_names=axes)
 
     return tree_map(one, x)
 
@@ -78,13 +78,13 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The largest `x` (a pytree) over the examples of the named axis (or axes). No derivative, as JAX's."""
     axes = _axes(axis_name, "pmax", user_site(), axis_index_groups)
-    return tree_map(lambda v: bind(pmax_p, asarray(v), axes=axes), x)
+    return tree_map(lambda v: bind(pmax_p, asarray(v), axis_names=axes), x)
 
 
 def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The smallest `x` (a pytree) over the examples of the named axis (or axes). No derivative, as JAX's."""
     axes = _axes(axis_name, "pmin", user_site(), axis_index_groups)
-    return tree_map(lambda v: bind(pmin_p, asarray(v), axes=axes), x)
+    return tree_map(lambda v: bind(pmin_p, asarray(v), axis_names=axes), x)
 
 
 def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0, tiled: bool = False) -> Any:
@@ -98,7 +98,7 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
         v = asarray(v)
         ndim = spec_of(v).ndim  # a stacked gather has one axis more to place its new axis among
         where = _from_end(axis, ndim if tiled else ndim + 1)
-        return bind(all_gather_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
+        return bind(all_gather_p, v, axis_names=axes, axis=where, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
 
@@ -115,7 +115,7 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0, axis_ind
     def one(v: Any) -> Any:
         v = asarray(v)
         where = _from_end(scatter_dimension, spec_of(v).ndim)
-        return bind(psum_scatter_p, v, axes=axes, axis=where, tiled=bool(tiled), size=size)
+        return bind(psum_scatter_p, v, axis_names=axes, axis=where, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
 
@@ -133,7 +133,7 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *, axi
         v = asarray(v)
         ndim = spec_of(v).ndim
         split, concat = _from_end(split_axis, ndim), _from_end(concat_axis, ndim)
-        return bind(all_to_all_p, v, axes=axes, split=split, concat=concat, tiled=bool(tiled), size=size)
+        return bind(all_to_all_p, v, axis_names=axes, split=split, concat=concat, tiled=bool(tiled), size=size)
 
     return tree_map(one, x)
 
@@ -153,13 +153,13 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
             or len(set(destinations)) < len(destinations):
         raise InputError(f"ppermute: perm {pairs} must pair distinct sources with distinct destinations, each in "
                          f"[0, {size})", site)
-    return tree_map(lambda v: bind(ppermute_p, asarray(v), axes=axes, perm=pairs), x)
+    return tree_map(lambda v: bind(ppermute_p, asarray(v), axis_names=axes, perm=pairs), x)
 
 
 def axis_index(axis_name: Any) -> Any:
     """The example's index along the named axis, an i32."""
     axes, _ = _one_axis(axis_name, "axis_index", user_site())
-    return bind(axis_index_p, axes=axes)
+    return bind(axis_index_p, axis_names=axes)
 
 
 def axis_size(axis_name: Any) -> int:

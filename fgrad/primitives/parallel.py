@@ -3,7 +3,7 @@ ppermute and axis_index, as `jax.lax`'s under `jax.vmap(..., axis_name=...)`.
 
 Inside `vmap(f, axis_name="b")`, `f` sees one example; a collective combines the examples: it is
 bound only there (fgrad/lax/parallel.py checks the name), as a node naming the axis in its param
-`axes`. When that vmap replays `f`'s graph on the batch, each such node's batching rule computes
+`axis_names`. When that vmap replays `f`'s graph on the batch, each such node's batching rule computes
 it from the batch (fgrad/transforms/batching.py, `axis_frames`): psum sums the batch axis, and
 its result is the same for every example; a collective over the axis of an enclosing vmap is
 bound again, batched, for that vmap's replay. So no collective outlives the vmap that names its
@@ -42,9 +42,9 @@ def _unbound(name: str) -> Callable[..., Any]:
     """The NumPy implementation of a collective: it has no meaning outside the vmap naming its
     axis, whose replay replaces it."""
 
-    def impl(*operands: np.ndarray, axes: tuple[Hashable, ...], **params: Any) -> np.ndarray:
-        raise AxisNameError(f"{name}: unbound axis name {axes[0]!r}: a collective is computed by the "
-                            f"fg.vmap(..., axis_name={axes[0]!r}) around it")
+    def impl(*operands: np.ndarray, axis_names: tuple[Hashable, ...], **params: Any) -> np.ndarray:
+        raise AxisNameError(f"{name}: unbound axis name {axis_names[0]!r}: a collective is computed by the "
+                            f"fg.vmap(..., axis_name={axis_names[0]!r}) around it")
 
     return impl
 
@@ -68,7 +68,7 @@ def _never_lowered(primitive: Primitive) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _reduction_rule(x: Spec, *, axes: tuple[Hashable, ...]) -> Spec:
+def _reduction_rule(x: Spec, *, axis_names: tuple[Hashable, ...]) -> Spec:
     return x
 
 
@@ -77,22 +77,22 @@ def _reduction_batching(primitive: Primitive, fold: Callable[[Any], Any],
     """`fold` the batch axis of a batched operand; `unbatched(x, size)` for an operand the same in
     every example."""
 
-    def rule(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...]) -> Any:
+    def rule(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...]) -> Any:
         name, size = replayed_axis()
         (x,), (b,) = args, batched
-        if name not in axes:  # an enclosing vmap's axis: the same collective for each example of this one
-            return bind(primitive, x, axes=axes)
+        if name not in axis_names:  # an enclosing vmap's axis: the same collective for each example of this one
+            return bind(primitive, x, axis_names=axis_names)
         out = fold(x) if b else unbatched(x, size)
-        rest = tuple(a for a in axes if a != name)
+        rest = tuple(a for a in axis_names if a != name)
         if rest:
-            out = bind(primitive, out, axes=rest)
+            out = bind(primitive, out, axis_names=rest)
         return with_batch(out, False, size)
 
     return rule
 
 
 psum_p = declare("psum", _reduction_rule, _unbound("psum"))
-vjp_rules.register(psum_p, lambda g, ans, x, *, axes: (bind(psum_p, g, axes=axes),))  # psum's transpose is psum
+vjp_rules.register(psum_p, lambda g, ans, x, *, axis_names: (bind(psum_p, g, axis_names=axis_names),))  # psum's transpose is psum
 jvp_rules.register(psum_p, linear_jvp(psum_p))
 batch_rules.register(psum_p, _reduction_batching(psum_p, lambda x: fnp.sum(x, 0), lambda x, n: x * n))
 _never_lowered(psum_p)
@@ -116,7 +116,7 @@ _never_lowered(pmin_p)
 # ---------------------------------------------------------------------------
 
 
-def _all_gather_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
+def _all_gather_rule(x: Spec, *, axis_names: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
     if tiled:
         if not 0 <= axis < x.ndim:
             raise ShapeError(f"all_gather: axis {axis} is out of range for a tiled gather of {x}")
@@ -126,10 +126,10 @@ def _all_gather_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled: b
     return Spec((*x.shape[:axis], size, *x.shape[axis:]), x.dtype)
 
 
-def _all_gather_vjp(g: Any, ans: Any, x: Any, *, axes: tuple[Hashable, ...], axis: int, tiled: bool,
+def _all_gather_vjp(g: Any, ans: Any, x: Any, *, axis_names: tuple[Hashable, ...], axis: int, tiled: bool,
                     size: int) -> tuple[Any]:
     """Every example's cotangents summed, read at the example's own index."""
-    total, index = bind(psum_p, g, axes=axes), bind(axis_index_p, axes=axes)
+    total, index = bind(psum_p, g, axis_names=axis_names), bind(axis_index_p, axis_names=axis_names)
     if not tiled:
         return (fnp.take(total, index, axis=axis),)
     n = x.shape[axis]
@@ -138,12 +138,12 @@ def _all_gather_vjp(g: Any, ans: Any, x: Any, *, axes: tuple[Hashable, ...], axi
     return (fnp.dynamic_slice(total, starts, x.shape),)
 
 
-def _all_gather_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], axis: int,
+def _all_gather_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...], axis: int,
                       tiled: bool, size: int) -> Any:
     name, n = replayed_axis()
     (x,), (b,) = args, batched
-    if name not in axes:
-        return bind(all_gather_p, x, axes=axes, axis=axis + 1, tiled=tiled, size=size)
+    if name not in axis_names:
+        return bind(all_gather_p, x, axis_names=axis_names, axis=axis + 1, tiled=tiled, size=size)
     out = fnp.moveaxis(x if b else with_batch(x, False, n), 0, axis)
     if tiled:
         shape = out.shape
@@ -164,7 +164,7 @@ _never_lowered(all_gather_p)
 # ---------------------------------------------------------------------------
 
 
-def _psum_scatter_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
+def _psum_scatter_rule(x: Spec, *, axis_names: tuple[Hashable, ...], axis: int, tiled: bool, size: int) -> Spec:
     if not 0 <= axis < x.ndim:
         raise ShapeError(f"psum_scatter: scatter_dimension {axis} is out of range for {x}")
     n = x.shape[axis]
@@ -177,12 +177,12 @@ def _psum_scatter_rule(x: Spec, *, axes: tuple[Hashable, ...], axis: int, tiled:
     return Spec((*x.shape[:axis], *x.shape[axis + 1:]), x.dtype)
 
 
-def _psum_scatter_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], axis: int,
+def _psum_scatter_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...], axis: int,
                         tiled: bool, size: int) -> Any:
     name, n = replayed_axis()
     (x,), (b,) = args, batched
-    if name not in axes:
-        return bind(psum_scatter_p, x, axes=axes, axis=axis + 1, tiled=tiled, size=size)
+    if name not in axis_names:
+        return bind(psum_scatter_p, x, axis_names=axis_names, axis=axis + 1, tiled=tiled, size=size)
     total = fnp.sum(x, 0) if b else x * n
     if tiled:
         shape = total.shape
@@ -192,8 +192,8 @@ def _psum_scatter_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: t
 
 psum_scatter_p = declare("psum_scatter", _psum_scatter_rule, _unbound("psum_scatter"))
 # psum_scatter's transpose is all_gather, as JAX's.
-vjp_rules.register(psum_scatter_p, lambda g, ans, x, *, axes, axis, tiled, size: (
-    bind(all_gather_p, g, axes=axes, axis=axis, tiled=tiled, size=size),))
+vjp_rules.register(psum_scatter_p, lambda g, ans, x, *, axis_names, axis, tiled, size: (
+    bind(all_gather_p, g, axis_names=axis_names, axis=axis, tiled=tiled, size=size),))
 jvp_rules.register(psum_scatter_p, linear_jvp(psum_scatter_p))
 batch_rules.register(psum_scatter_p, _psum_scatter_batch)
 _never_lowered(psum_scatter_p)
@@ -206,7 +206,7 @@ _never_lowered(psum_scatter_p)
 # ---------------------------------------------------------------------------
 
 
-def _all_to_all_rule(x: Spec, *, axes: tuple[Hashable, ...], split: int, concat: int, tiled: bool, size: int
+def _all_to_all_rule(x: Spec, *, axis_names: tuple[Hashable, ...], split: int, concat: int, tiled: bool, size: int
                      ) -> Spec:
     shape = list(x.shape)
     if not (0 <= split < x.ndim and 0 <= concat < x.ndim):
@@ -224,12 +224,12 @@ def _all_to_all_rule(x: Spec, *, axes: tuple[Hashable, ...], split: int, concat:
     return Spec(tuple(shape), x.dtype)
 
 
-def _all_to_all_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...], split: int,
+def _all_to_all_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...], split: int,
                       concat: int, tiled: bool, size: int) -> Any:
     name, n = replayed_axis()
     (x,), (b,) = args, batched
-    if name not in axes:
-        return bind(all_to_all_p, x, axes=axes, split=split + 1, concat=concat + 1, tiled=tiled, size=size)
+    if name not in axis_names:
+        return bind(all_to_all_p, x, axis_names=axis_names, split=split + 1, concat=concat + 1, tiled=tiled, size=size)
     x = x if b else with_batch(x, False, n)
     if tiled:  # the split axis as (example, chunk)
         shape = x.shape
@@ -243,8 +243,8 @@ def _all_to_all_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tup
 
 all_to_all_p = declare("all_to_all", _all_to_all_rule, _unbound("all_to_all"))
 # all_to_all's transpose sends each chunk back: split and concat axes exchanged.
-vjp_rules.register(all_to_all_p, lambda g, ans, x, *, axes, split, concat, tiled, size: (
-    bind(all_to_all_p, g, axes=axes, split=concat, concat=split, tiled=tiled, size=size),))
+vjp_rules.register(all_to_all_p, lambda g, ans, x, *, axis_names, split, concat, tiled, size: (
+    bind(all_to_all_p, g, axis_names=axis_names, split=concat, concat=split, tiled=tiled, size=size),))
 jvp_rules.register(all_to_all_p, linear_jvp(all_to_all_p))
 batch_rules.register(all_to_all_p, _all_to_all_batch)
 _never_lowered(all_to_all_p)
@@ -256,12 +256,12 @@ _never_lowered(all_to_all_p)
 # ---------------------------------------------------------------------------
 
 
-def _ppermute_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...],
+def _ppermute_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...],
                     perm: tuple[tuple[int, int], ...]) -> Any:
     name, n = replayed_axis()
     (x,), (b,) = args, batched
-    if name not in axes:
-        return bind(ppermute_p, x, axes=axes, perm=perm)
+    if name not in axis_names:
+        return bind(ppermute_p, x, axis_names=axis_names, perm=perm)
     x = x if b else with_batch(x, False, n)
     sources = np.zeros(n, np.int32)
     received = np.zeros(n, bool)
@@ -274,10 +274,10 @@ def _ppermute_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple
     return fnp.where(mask, moved, fnp.zeros((), x.dtype))
 
 
-ppermute_p = declare("ppermute", lambda x, *, axes, perm: x, _unbound("ppermute"))
+ppermute_p = declare("ppermute", lambda x, *, axis_names, perm: x, _unbound("ppermute"))
 # ppermute's transpose sends each cotangent back: the pairs reversed.
-vjp_rules.register(ppermute_p, lambda g, ans, x, *, axes, perm: (
-    bind(ppermute_p, g, axes=axes, perm=tuple((dst, src) for src, dst in perm)),))
+vjp_rules.register(ppermute_p, lambda g, ans, x, *, axis_names, perm: (
+    bind(ppermute_p, g, axis_names=axis_names, perm=tuple((dst, src) for src, dst in perm)),))
 jvp_rules.register(ppermute_p, linear_jvp(ppermute_p))
 batch_rules.register(ppermute_p, _ppermute_batch)
 _never_lowered(ppermute_p)
@@ -288,11 +288,11 @@ _never_lowered(ppermute_p)
 # ---------------------------------------------------------------------------
 
 
-def _axis_index_batch(args: Sequence[Any], batched: Sequence[bool], *, axes: tuple[Hashable, ...]) -> Any:
+def _axis_index_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_names: tuple[Hashable, ...]) -> Any:
     return fnp.arange(replayed_axis()[1], dtype=DType.i32)
 
 
-axis_index_p = declare("axis_index", lambda *, axes: Spec((), DType.i32), _unbound("axis_index"))
+axis_index_p = declare("axis_index", lambda *, axis_names: Spec((), DType.i32), _unbound("axis_index"))
 vjp_rules.register(axis_index_p, nondiff)
 jvp_rules.register(axis_index_p, nondiff_jvp)
 batch_rules.register(axis_index_p, _axis_index_batch)

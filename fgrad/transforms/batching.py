@@ -40,7 +40,7 @@ batch_rules = RuleTable("batching", "batching rule")
 
 # The axes of the vmaps being traced or replayed, innermost last: (name or None, size) each. A
 # collective over a named axis (fg.lax.psum) is bound only inside a vmap of that name, and its
-# node, which names the axis in its param `axes`, is rebound by its batching rule when that vmap
+# node, which names the axis in its param `axis_names`, is rebound by its batching rule when that vmap
 # replays it, even where no operand is batched (`axis_index`).
 _frames = threading.local()
 
@@ -144,7 +144,7 @@ def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -
         xs, bs = [env[j] for j in node.inputs], [flags[j] for j in node.inputs]
         params = call_params(node)
         # A collective over the axis replayed: its rule computes it, batched operands or not (see axis_frames).
-        named = replaying is not None and replaying in params.get("axes", ())
+        named = replaying is not None and replaying in params.get("axis_names", ())
         with sites_from(node.site):
             if primitive.multiple_results:
                 key = call_of(node)
