@@ -31,7 +31,7 @@ from fgrad.lower.kinds import HOST, register_lowering
 from fgrad.pytree import TreeDef, flatten, unflatten
 from fgrad.trace import bind, user_site
 from fgrad.transforms.autodiff import nondiff, vjp_rules
-from fgrad.transforms.batching import batch_rules, batch_size, with_batch
+from fgrad.transforms.batching import batch_rules, batch_size, sequentially, with_batch
 from fgrad.transforms.forward import jvp_rules, nondiff_jvp
 
 __all__ = ["debug_callback_p", "io_callback_p", "pure_callback_p"]  # re-exported by fgrad.primitives
@@ -162,18 +162,14 @@ def _pure_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callb
             args = [with_batch(x, b, size) for x, b in zip(args, batched)]
         return bind(pure_callback_p, *args, callback=callback, results=batched_results, vmap_method=vmap_method)
 
-    def one(sliced: Sequence[Any]) -> tuple[Any, ...]:
-        inputs = iter(sliced)
-        operands = [next(inputs) if b else fnp.asarray(x) for x, b in zip(args, batched)]
-        return bind(pure_callback_p, *operands, callback=callback, results=results, vmap_method=vmap_method)
+    def one(*operands: Any) -> tuple[Any, ...]:
+        return bind(pure_callback_p, *map(fnp.asarray, operands), callback=callback, results=results,
+                    vmap_method=vmap_method)
 
-    mapped = [x for x, b in zip(args, batched) if b]
     if vmap_method == "sequential_unrolled":
-        outs = [one([x[i] for x in mapped]) for i in range(size)]
+        outs = [one(*(x[i] if b else x for x, b in zip(args, batched))) for i in range(size)]
         return tuple(fnp.stack([o[k] for o in outs]) for k in range(len(results)))
-    from fgrad.lax import map as lax_map  # NOTE: control flow is built on the primitives
-
-    return tuple(lax_map(lambda sliced: one(sliced), mapped))
+    return tuple(sequentially(one, args, batched))
 
 
 pure_callback_p = declare("pure_callback", _pure_rule, _pure_impl, multiple_results=True, host=True)

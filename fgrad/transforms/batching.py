@@ -84,6 +84,19 @@ def with_batch(x: Any, batched: bool, size: int) -> Any:
     return bind(PRIMITIVES["broadcast_to"], x, shape=(size, *spec_of(x).shape))
 
 
+def sequentially(fn: Callable[..., Any], leaves: Sequence[Any], batched: Sequence[bool]) -> Any:
+    """fn(*leaves) once per example, in a loop (a scan): the `batched` leaves sliced along their
+    leading axis, the others passed whole; the results stacked. What batches a function that
+    cannot take a batch axis (a callback, a custom_vmap's sequential rule)."""
+    from fgrad.transforms.control_flow import scan  # NOTE: control flow is built on batching
+
+    def one(sliced: Sequence[Any]) -> Any:
+        it = iter(sliced)
+        return fn(*(next(it) if b else x for x, b in zip(leaves, batched)))
+
+    return scan(lambda carry, xs: (carry, one(xs)), (), [x for x, b in zip(leaves, batched) if b])[1]
+
+
 def no_operands(args: Sequence[Any], batched: Sequence[bool], **params: Any) -> Any:
     """The rule of a primitive without operands (input, constant, iota): nothing of it is ever
     batched, so the replay binds it as it is and never calls this."""

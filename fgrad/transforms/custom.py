@@ -51,6 +51,7 @@ from fgrad.ir import Spec
 from fgrad.primitives.calls import VmapRule, custom_jvp_call_p, custom_vjp_call_p, custom_vmap_call_p, traced_body
 from fgrad.pytree import TreeDef, broadcast_prefix, first_difference, flatten, leaf_paths, tree_map, unflatten
 from fgrad.trace import Tensor, bind, current_trace, spec_of, user_site
+from fgrad.transforms.batching import sequentially
 from fgrad.transforms.forward import zeros_like
 
 _state = threading.local()
@@ -428,23 +429,14 @@ class custom_vmap(_Custom):
 
 
 def sequential_vmap(fun: Callable[..., Any]) -> custom_vmap:
-    """`fun` batched by a loop over the batch (`fg.lax.map`), each example computed on its own, as
+    """`fun` batched by a loop over the batch (a scan), each example computed on its own, as
     `jax.custom_batching.sequential_vmap`: for a function that cannot take a batch axis."""
-    from fgrad.lax import map as lax_map  # NOTE: control flow is built on the transforms
-
     f = custom_vmap(fun)
 
     @f.def_vmap
     def rule(axis_size: int, in_batched: list[Any], *args: Any) -> tuple[Any, Any]:
-        flags, tree = flatten(in_batched)
-        leaves = flatten(list(args))[0]
-        mapped = [x for x, b in zip(leaves, flags) if b]
-
-        def one(sliced: Any) -> Any:
-            it = iter(sliced)
-            return f(*unflatten(tree, [next(it) if b else x for x, b in zip(leaves, flags)]))
-
-        out = lax_map(one, mapped)
+        leaves, tree = flatten(list(args))
+        out = sequentially(lambda *ls: f(*unflatten(tree, list(ls))), leaves, flatten(in_batched)[0])
         return out, tree_map(lambda _: True, out)
 
     return f
