@@ -107,9 +107,9 @@ def print(fmt: str | None = None, *args: Any, ordered: bool = False, partitioned
         site = user_site()
         try:
             _FormatCheck(site).format(fmt, *args, **kwargs)
+        except InputError:  # arguments the format leaves unused
+            raise
         except (IndexError, KeyError, ValueError) as e:  # a field the arguments lack, a malformed format
-            if isinstance(e, InputError):
-                raise
             raise InputError(f"debug.print: the format {fmt!r} does not fit its arguments: {type(e).__name__}: {e}",
                              site) from None
     placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None

@@ -78,18 +78,14 @@ def odeint(func: Callable[..., Any], y0: Any, t: Any, *args: Any, rtol: float = 
     return vmap(unravel)(ys)
 
 
-def _norm(x: Any) -> Any:
-    return fnp.sqrt(fnp.sum(x * x))
-
-
 def _first_step(func: Callable[..., Any], t0: Any, y0: Any, f0: Any, rtol: float, atol: float) -> Any:
     """Hairer's starting step for a method of order 4: from the sizes of y0, f0 and of the change
     of f over a small trial step."""
     scale = atol + fnp.abs(y0) * rtol
-    d0, d1 = _norm(y0 / scale), _norm(f0 / scale)
+    d0, d1 = fnp.linalg.norm(y0 / scale), fnp.linalg.norm(f0 / scale)
     h0 = fnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
     f1 = func(y0 + h0 * f0, t0 + h0)
-    d2 = _norm((f1 - f0) / scale) / h0
+    d2 = fnp.linalg.norm((f1 - f0) / scale) / h0
     h1 = fnp.where((d1 <= 1e-15) & (d2 <= 1e-15), fnp.maximum(1e-6, h0 * 1e-3),
                    (0.01 / fnp.maximum(d1, d2)) ** (1.0 / 5.0))
     return fnp.minimum(100.0 * h0, h1)

@@ -158,7 +158,7 @@ def bicgstab(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float =
 
 def _normalized(v: Any, floor: Any = None) -> tuple[Any, Any]:
     """v / |v| and |v|, or zeros and 0 where |v| is at most `floor` (the dtype's epsilon by default)."""
-    norm = fnp.sqrt(fnp.sum(v * v))
+    norm = fnp.linalg.norm(v)
     big = norm > (np.finfo(np.float32).eps if floor is None else floor)
     return fnp.where(big, v / fnp.where(big, norm, 1.0), 0.0), fnp.where(big, norm, 0.0)
 
