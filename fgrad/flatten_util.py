@@ -3,6 +3,7 @@ over a model's parameters as one vector, a Hessian of a pytree as one matrix).""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -40,7 +41,7 @@ def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
         if not one and _dtype(vector) != to:
             raise DTypeError(f"unravel_pytree: expected a vector of {to}, the dtype it was raveled to, got "
                              f"{_dtype(vector)}", site)
-        ends = [sum(sizes[:k + 1]) for k in range(len(sizes) - 1)]
+        ends = list(itertools.accumulate(sizes))[:-1]
         parts = fnp.split(vector, ends) if ends else [vector]
         return unflatten(tree, [fnp.reshape(p, s) if one else fnp.astype(fnp.reshape(p, s), d)
                                 for p, s, d in zip(parts, shapes, dtypes)])

@@ -305,9 +305,10 @@ def ragged_dot(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike, precision
     if not _dtype(sizes).is_int:
         raise DTypeError(f"ragged_dot: group_sizes must be integers, got {_dtype(sizes)}", user_site())
     dt = result_dtype(a, b) if preferred_element_type is None else _as_dtype(preferred_element_type, "ragged_dot")
-    ends = fnp.cumsum(fnp.astype(sizes, DType.i32))
+    sizes = fnp.astype(sizes, DType.i32)
+    ends = fnp.cumsum(sizes)
     rows = fnp.arange(sa[0], dtype=DType.i32)
-    member = (rows[None, :] < ends[:, None]) & (rows[None, :] >= (ends - fnp.astype(sizes, DType.i32))[:, None])
+    member = (rows[None, :] < ends[:, None]) & (rows[None, :] >= (ends - sizes)[:, None])
     products = fnp.einsum("mk,gkn->gmn", a, b, preferred_element_type=dt)
     return fnp.sum(fnp.where(member[:, :, None], products, fnp.zeros((), dt)), axis=0, dtype=dt)
 
