@@ -3,6 +3,7 @@ Python function with the same checks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -16,28 +17,22 @@ from fgrad.primitives import debug_callback_p, io_callback_p, pure_callback_p
 from fgrad.primitives.callbacks import Callback
 
 
-def _pure(*operands: Any, callback: Callback, results: tuple[Spec, ...], vmap_method: str | None) -> tuple:
-    def call(*leaves: Any) -> tuple:
-        return pure_callback_p.impl(*(np.asarray(x) for x in leaves), callback=callback, results=results,
-                                    vmap_method=vmap_method)
+def _exported(primitive: Any, jax_callback: Callable[..., Any]) -> Callable[..., tuple]:
+    """The rule of a callback with results: JAX's `jax_callback` calling the primitive's own NumPy
+    implementation (the user's function, its results checked); its other param (vmap_method,
+    ordered) is JAX's keyword of the same name."""
+    def rule(*operands: Any, callback: Callback, results: tuple[Spec, ...], **params: Any) -> tuple:
+        def call(*leaves: Any) -> tuple:
+            return primitive.impl(*(np.asarray(x) for x in leaves), callback=callback, results=results, **params)
 
-    shapes = [jax.ShapeDtypeStruct(s.shape, s.dtype.np) for s in results]
-    return tuple(jax.pure_callback(call, shapes, *operands, vmap_method=vmap_method))
+        shapes = [jax.ShapeDtypeStruct(s.shape, s.dtype.np) for s in results]
+        return tuple(jax_callback(call, shapes, *operands, **params))
 
-
-jax_rules.register(pure_callback_p, _pure)
-
-
-def _io(*operands: Any, callback: Callback, results: tuple[Spec, ...], ordered: bool) -> tuple:
-    def call(*leaves: Any) -> tuple:
-        return io_callback_p.impl(*(np.asarray(x) for x in leaves), callback=callback, results=results,
-                                  ordered=ordered)
-
-    shapes = [jax.ShapeDtypeStruct(s.shape, s.dtype.np) for s in results]
-    return tuple(jax.experimental.io_callback(call, shapes, *operands, ordered=ordered))
+    return rule
 
 
-jax_rules.register(io_callback_p, _io)
+jax_rules.register(pure_callback_p, _exported(pure_callback_p, jax.pure_callback))
+jax_rules.register(io_callback_p, _exported(io_callback_p, jax.experimental.io_callback))
 
 
 def _debug(*operands: Any, callback: Callback) -> Any:
