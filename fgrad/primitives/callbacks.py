@@ -105,14 +105,19 @@ def _canonical(value: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _pure_rule(*operands: Spec, callback: Callback, results: tuple[Spec, ...], vmap_method: str | None
-               ) -> tuple[Spec, ...]:
+def _declared(*operands: Spec, callback: Callback, results: tuple[Spec, ...], **params: Any) -> tuple[Spec, ...]:
+    """A callback's abstract evaluation: the results its caller declared."""
     return results
+
+
+def _calling(who: str) -> Callable[..., tuple[np.ndarray, ...]]:
+    """A callback's NumPy implementation: its results, checked against the declared `results`
+    (structure, shapes, dtypes)."""
+    return lambda *operands, callback, results, **params: _called(who, callback, operands, results)
 
 
 def _called(who: str, callback: Callback, operands: Sequence[np.ndarray], results: tuple[Spec, ...]
             ) -> tuple[np.ndarray, ...]:
-    """The callback's results, checked against the declared `results` (structure, shapes, dtypes)."""
     leaves, tree = flatten(callback(*operands))
     if tree != callback.out_tree:
         raise ShapeError(f"{who}: {callback!r} returned the structure {tree}, where result_shape_dtypes "
@@ -128,11 +133,6 @@ def _called(who: str, callback: Callback, operands: Sequence[np.ndarray], result
                              f"result_shape_dtypes declare {spec}")
         found.append(value)
     return tuple(found)
-
-
-def _pure_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...], vmap_method: str | None
-               ) -> tuple[np.ndarray, ...]:
-    return _called("pure_callback", callback, operands, results)
 
 
 def _no_derivative(who: str) -> Callable[..., None]:
@@ -162,17 +162,28 @@ def _pure_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callb
             args = [with_batch(x, b, size) for x, b in zip(args, batched)]
         return bind(pure_callback_p, *args, callback=callback, results=batched_results, vmap_method=vmap_method)
 
+    if vmap_method == "sequential_unrolled":
+        return _each_example(pure_callback_p, args, batched, callback=callback, results=results,
+                             vmap_method=vmap_method)
+
     def one(*operands: Any) -> tuple[Any, ...]:
         return bind(pure_callback_p, *map(fnp.asarray, operands), callback=callback, results=results,
                     vmap_method=vmap_method)
 
-    if vmap_method == "sequential_unrolled":
-        outs = [one(*(x[i] if b else x for x, b in zip(args, batched))) for i in range(size)]
-        return tuple(fnp.stack([o[k] for o in outs]) for k in range(len(results)))
     return tuple(sequentially(one, args, batched))
 
 
-pure_callback_p = declare("pure_callback", _pure_rule, _pure_impl, multiple_results=True, host=True)
+def _each_example(primitive: Any, args: Sequence[Any], batched: Sequence[bool], *, results: tuple[Spec, ...],
+                  **params: Any) -> tuple[Any, ...]:
+    """A callback with results bound once per example of the batch, in order, its results stacked."""
+    size = batch_size(args, batched)
+    outs = [bind(primitive, *(fnp.asarray(x[i] if b else x) for x, b in zip(args, batched)), results=results, **params)
+            for i in range(size)]
+    return tuple(fnp.stack([o[k] for o in outs]) if outs else fnp.zeros((0, *r.shape), r.dtype)
+                 for k, r in enumerate(results))
+
+
+pure_callback_p = declare("pure_callback", _declared, _calling("pure_callback"), multiple_results=True, host=True)
 vjp_rules.register(pure_callback_p, _no_derivative("pure_callback"))
 jvp_rules.register(pure_callback_p, _no_derivative("pure_callback"))
 batch_rules.register(pure_callback_p, _pure_batch)
@@ -185,28 +196,16 @@ register_lowering(pure_callback_p, HOST, None)
 # ---------------------------------------------------------------------------
 
 
-def _io_rule(*operands: Spec, callback: Callback, results: tuple[Spec, ...], ordered: bool) -> tuple[Spec, ...]:
-    return results
-
-
-def _io_impl(*operands: np.ndarray, callback: Callback, results: tuple[Spec, ...], ordered: bool
-             ) -> tuple[np.ndarray, ...]:
-    return _called("io_callback", callback, operands, results)
-
-
 def _io_batch(args: Sequence[Any], batched: Sequence[bool], *, callback: Callback, results: tuple[Spec, ...],
               ordered: bool) -> tuple[Any, ...]:
     """Called once per element of the batch, in order (JAX's `sequential`); not where `ordered`."""
     if ordered:
         raise TraceError("io_callback: an ordered callback cannot be vmapped, as in JAX", user_site())
-    size = batch_size(args, batched)
-    outs = [bind(io_callback_p, *(x[i] if b else fnp.asarray(x) for x, b in zip(args, batched)), callback=callback,
-                 results=results, ordered=ordered) for i in range(size)]
-    return tuple(fnp.stack([o[k] for o in outs]) if outs else fnp.zeros((0, *r.shape), r.dtype)
-                 for k, r in enumerate(results))
+    return _each_example(io_callback_p, args, batched, callback=callback, results=results, ordered=ordered)
 
 
-io_callback_p = declare("io_callback", _io_rule, _io_impl, multiple_results=True, host=True, effectful=True)
+io_callback_p = declare("io_callback", _declared, _calling("io_callback"), multiple_results=True, host=True,
+                        effectful=True)
 vjp_rules.register(io_callback_p, _no_derivative("io_callback"))
 jvp_rules.register(io_callback_p, _no_derivative("io_callback"))
 batch_rules.register(io_callback_p, _io_batch)
