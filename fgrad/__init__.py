@@ -6,6 +6,7 @@ from fgrad.transforms import optim
 from fgrad.testing import check_grads
 from fgrad.transforms.autodiff import grad, value_and_grad, vjp
 from fgrad.transforms.forward import hessian, jacfwd, jacrev, jvp, linearize
+from fgrad.transforms.transpose import linear_transpose
 from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.jacrev
 from fgrad.transforms.batching import vmap
 from fgrad.transforms.custom import closure_convert, custom_gradient, custom_jvp, custom_vjp
@@ -45,7 +46,7 @@ __all__ = [
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
     "compile", "custom_batching", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
     "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
-    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
+    "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",
     "profile", "pure_callback", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "typeof", "u32",

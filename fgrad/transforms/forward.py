@@ -195,7 +195,7 @@ def _check_tangents(primals: Sequence[Any], tangents: Any, site: str | None) -> 
     return out
 
 
-def _filled(graph: Graph, env: list[Any], tan: list[Any]) -> list[Any]:
+def output_tangents(graph: Graph, env: list[Any], tan: list[Any]) -> list[Any]:
     """The output tangents, zeros where none arrived (an integer output's tangent, JAX's float0,
     is integer zeros)."""
     return [tan[i] if tan[i] is not None else zeros_like(env[i]) for i in graph.outputs]
@@ -227,7 +227,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     env, tan = jvp_replay(graph, [*flatten(tuple(primals))[0], *closed_over],
                           [*t_leaves, *(None for _ in closed_over)])
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
-    tangents_out = unflatten(graph.out_tree, _filled(graph, env, tan))
+    tangents_out = unflatten(graph.out_tree, output_tangents(graph, env, tan))
     if has_aux:
         return outs[0], tangents_out[0], outs[1]
     return outs, tangents_out
@@ -247,7 +247,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         t_leaves = flatten(tuple(tangents))[0]
         held, tan = jvp_replay(graph, [env[i] for i in graph.inputs], [*t_leaves, *(None for _ in closed_over)],
                                values=env)
-        return unflatten(graph.out_tree, _filled(graph, held, tan))
+        return unflatten(graph.out_tree, output_tangents(graph, held, tan))
 
     @functools.cache
     def linear() -> Graph:  # the tangent program, traced on the first call on arrays
