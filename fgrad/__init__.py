@@ -31,7 +31,7 @@ from fgrad.runtime import (
     Array, Executable, block_until_ready, compile, default_backend, default_device, device_count, device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index,
 )
-from fgrad.jit import disable_jit, jit
+from fgrad.jit import disable_jit, jit, pmap
 from fgrad.trace import HostArray, ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, named_call, named_scope, trace, typeof
 from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
@@ -47,7 +47,7 @@ __all__ = [
     "compile", "custom_batching", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
     "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
-    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",
+    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",
     "profile", "pure_callback", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "typeof", "u32",
     "value_and_grad", "vjp",

@@ -1,4 +1,5 @@
-"""`fg.jit`: trace and compile a Python function once per argument signature, as `jax.jit`.
+"""`fg.jit`: trace and compile a Python function once per argument signature, as `jax.jit`; and
+`fg.pmap`, jit of a vmap naming its axis (fgrad's one device runs every example).
 
 Static arguments (configs, flags, sizes) are passed to the function as Python
 values and keyed by value; the others are traced. Each signature's Executable
@@ -11,15 +12,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from fgrad.errors import FgradError, InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
-from fgrad.runtime import Executable, compile
+from fgrad.runtime import Executable, compile, default_backend, local_devices
 from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
+from fgrad.transforms.batching import vmap
 
 
 _DISABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_jit_disabled", default=False)
@@ -173,6 +175,55 @@ def _argnums_and_argnames(fn: Callable[..., Any], argnums: int | Sequence[int] |
     elif argnums is None:
         nums = tuple(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
     return nums, names
+
+
+def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes: Any = 0, out_axes: Any = 0,
+         static_broadcasted_argnums: int | Sequence[int] = (), devices: Sequence[Any] | None = None,
+         backend: str | None = None, axis_size: int | None = None,
+         donate_argnums: int | Sequence[int] = ()) -> Callable[..., Any]:
+    """Map `fun` over an axis of its arguments, one example per device, as `jax.pmap`.
+
+    fgrad computes on one device, so every example runs there, in one program:
+    `pmap(f, "i")` is `jit(vmap(f, in_axes, out_axes, axis_name="i"))`, and `f` combines its
+    examples with `fg.lax.psum` and the other collectives over "i". Where JAX needs as many
+    devices as examples, fgrad takes any number. `static_broadcasted_argnums` are passed to `fun`
+    as Python values (hashable; each new value compiles again), as jit's `static_argnums`; a tuple
+    `in_axes` has an entry for every positional argument, static ones too (ignored there).
+    `devices` may name only fgrad's own devices and `backend` only `default_backend()`.
+    """
+    site = user_site()
+    if not callable(fun):
+        raise TraceError(f"pmap: expected a function, got a {type(fun).__name__}", site)
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
+        else static_broadcasted_argnums
+    if not (isinstance(static, (tuple, list)) and all(type(n) is int for n in static)):
+        raise InputError(f"pmap: static_broadcasted_argnums must be ints, got {static_broadcasted_argnums!r}", site)
+    if devices is not None:
+        mine = local_devices()
+        if not isinstance(devices, (tuple, list)) or any(all(d is not m for m in mine) for d in devices):
+            raise InputError(f"pmap: devices must be a list of fg.local_devices() (fgrad computes on one device), "
+                             f"got {devices!r}", site)
+    if backend is not None and backend != default_backend():
+        raise InputError(f"pmap: backend {backend!r} is not this one ({default_backend()!r})", site)
+    name = _name(fun)
+
+    def mapped(*args: Any, **kwargs: Any) -> Any:
+        fixed = {n % len(args) for n in static if -len(args) <= n < len(args)}
+        dynamic = [k for k in range(len(args)) if k not in fixed]
+        axes = tuple(in_axes[k] for k in dynamic) if isinstance(in_axes, (tuple, list)) and \
+            len(in_axes) == len(args) else in_axes
+
+        def example(*values: Any, **named: Any) -> Any:
+            full = list(args)
+            for k, value in zip(dynamic, values):
+                full[k] = value
+            return fun(*full, **named)
+
+        example.__name__ = name
+        return vmap(example, axes, out_axes, axis_name, axis_size)(*(args[k] for k in dynamic), **kwargs)
+
+    mapped.__name__ = name
+    return jit(mapped, static_argnums=tuple(static), donate_argnums=donate_argnums)
 
 
 class Lowered:

@@ -161,3 +161,42 @@ def test_misuse_is_named():
         fg.vmap(lambda y: fg.lax.all_gather(y, "b", axis="0"), axis_name="b")(X)
     with pytest.raises(fg.ShapeError, match="all_gather: axis 3 is out of range"):
         fg.vmap(lambda y: fg.lax.all_gather(y, "b", axis=3), axis_name="b")(X)
+
+
+
+# (the example function over lax, pmap's keywords, the arguments): pmap against JAX's vmap naming
+# the axis, which computes the same values on any number of examples.
+PMAPPED = {
+    "psum": (lambda lax: lambda y: y / lax.psum(y, "i"), {}, (X,)),
+    "in_axes": (lambda lax: lambda y, w: y @ w + lax.axis_index("i"), {"in_axes": (0, None)}, (X, D.f32(3, 2))),
+    "out_axes": (lambda lax: lambda y: lax.all_gather(y, "i"), {"out_axes": 1}, (X,)),
+    "keyword": (lambda lax: lambda y, z=None: y * z - lax.pmax(z, "i"), {}, (X,)),
+}
+
+
+@pytest.mark.parametrize("name", PMAPPED)
+def test_pmap_is_jax_s_vmap_naming_the_axis(name):
+    make, kwargs, args = PMAPPED[name]
+    named = {"z": X + 1} if name == "keyword" else {}
+    want = jax.vmap(make(jax.lax), axis_name="i", **kwargs)(*args, **named)
+    got = fg.pmap(make(fg.lax), "i", **kwargs)(*args, **named)
+    assert isinstance(got, fg.Array)  # compiled
+    same([np.asarray(got)], [np.asarray(want)], name, oracle="jax.vmap")
+    one = jax.pmap(make(jax.lax), "i", **kwargs)(*(a[:1] if k == 0 else a for k, a in enumerate(args)),
+                                                  **{k: v[:1] for k, v in named.items()})
+    same([np.asarray(fg.pmap(make(fg.lax), "i", **kwargs)(*(a[:1] if k == 0 else a for k, a in enumerate(args)),
+                                                           **{k: v[:1] for k, v in named.items()}))],
+         [np.asarray(one)], name, oracle="jax.pmap")
+
+
+def test_pmap_passes_static_arguments_and_refuses_other_devices():
+    f = fg.pmap(lambda y, n, w: y * n + w, static_broadcasted_argnums=1, in_axes=(0, None, None))
+    w = D.f32(3)
+    np.testing.assert_allclose(np.asarray(f(X, 3, w)), X * 3 + w, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(f(X, 4, w)), X * 4 + w, rtol=1e-6)
+    with pytest.raises(fg.InputError, match=r"pmap: devices must be a list of fg.local_devices\(\)"):
+        fg.pmap(lambda y: y, devices=["tpu:0"])
+    with pytest.raises(fg.InputError, match="pmap: backend 'tpu' is not this one"):
+        fg.pmap(lambda y: y, backend="tpu")
+    with pytest.raises(fg.InputError, match="static_broadcasted_argnums must be ints"):
+        fg.pmap(lambda y: y, static_broadcasted_argnums="n")
