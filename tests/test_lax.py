@@ -60,6 +60,11 @@ ROWS = [
     *(Row(n, I, J, id=f"{n}-i32") for n in ("add", "sub", "mul", "div", "max", "min", "lt", "ge")),
     *(Row(n, B, C, id=f"{n}-bool") for n in ("max", "min", "eq", "ne", "lt")),
     Row("nextafter", X, Y),
+    Row("mulhi", np.int32([-2**31, 2**31 - 1, -3, 7, 0, -1, 65536, -65537]), np.int32(
+        [-2**31, 2**31 - 1, 5, -2**31, 9, -1, 65536, 2**31 - 1]), id="mulhi-i32"),
+    Row("mulhi", BITS, np.int32(-1_000_003), id="mulhi-i32-broadcast"),
+    Row("mulhi", np.uint32([2**32 - 1, 2**31 + 5, 65535, 0, 123456789]), np.uint32(
+        [2**32 - 1, 2**31 + 7, 65537, 4, 987654321]), id="mulhi-u32"),
     Row("nextafter", np.float32([0, 1, -1, 0]), np.float32([1, 2, -2, -1]), id="nextafter-edges"),
     Row("div", X, P), Row("div", np.int32([-7, 7, -7, 7, 0]), np.int32([2, -2, -2, 2, 3]), id="div-truncates"),
     Row("add", X, 1.5, id="add-python-float"), Row("mul", I, 3, id="mul-python-int"),
@@ -149,7 +154,7 @@ for _row in ROWS:
     ROWS_BY_ID[_row.id] = _row
 JITTED = ["add", "div-truncates", "round", "select_n-int", "clamp-arrays", "broadcast_in_dim-unsorted", "slice",
           "dynamic_update_index_in_dim", "reduce_xor-i32", "dot_general", "argmax", "associative_scan",
-          "lgamma-negative", "digamma-negative", "lgamma-edges", "digamma-edges", "reduce", "unstack"]
+          "lgamma-negative", "digamma-negative", "lgamma-edges", "digamma-edges", "reduce", "unstack", "mulhi-i32", "mulhi-u32"]
 
 
 def _with_arrays(row):
@@ -250,6 +255,8 @@ REFUSALS = [
     (lambda: L.eq(X, I), fg.DTypeError, r"^eq: operands must have one dtype"),
     (lambda: L.exp(I), fg.DTypeError, r"^exp: does not accept dtype i32"),
     (lambda: L.nextafter(I, J), fg.DTypeError, r"^nextafter: does not accept dtype i32"),
+    (lambda: L.mulhi(X, Y), fg.DTypeError, r"^mulhi: does not accept dtype f32; it takes integers"),
+    (lambda: L.mulhi(I, I.astype(np.uint32)), fg.DTypeError, r"^mulhi: operands must have one dtype"),
     (lambda: L.add(B, C), fg.DTypeError, r"^add: does not accept dtype bool"),
     (lambda: L.abs(I.astype(np.uint32)), fg.DTypeError, r"^abs: does not accept dtype u32"),
     (lambda: L.round(I), fg.DTypeError, r"^round: does not accept dtype i32"),

@@ -29,7 +29,7 @@ from fgrad.transforms.custom import custom_jvp
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "clamp", "convert_element_type",
     "cos", "cosh", "digamma", "div", "eq", "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "integer_pow",
-    "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg", "nextafter", "pow",
+    "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul", "mulhi", "ne", "neg", "nextafter", "pow",
     "reciprocal", "reduce_precision", "round", "RoundingMethod", "rsqrt", "select", "select_n", "sign", "sin", "sinh",
     "sqrt", "square", "stop_gradient", "sub", "tan", "tanh",
 ]
@@ -37,7 +37,7 @@ __all__ = [
 _PYTHON = (bool, int, float)
 _KIND = {"b": "b", "i": "i", "u": "i", "f": "f"}  # a Python int fits i32 and u32 alike
 _TAKES = {"f": "floats", "if": "floats and signed integers", "iuf": "integers and floats",
-          "biuf": "bools, integers and floats", "biu": "bools and integers"}
+          "biuf": "bools, integers and floats", "biu": "bools and integers", "iu": "integers"}
 _NUMPY_NAME = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "max": "maximum",
                "min": "minimum", "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                "gt": "greater", "ge": "greater_equal", "clamp": "clip", "pow": "power", "select_n": "where"}
@@ -200,6 +200,25 @@ def mul(x: ArrayLike, y: ArrayLike, *, out_dtype: Any = None) -> Tensor | np.nda
         dt = _as_dtype(out_dtype, "mul")
         x, y = asarray(x, dt), asarray(y, dt)
     return bind(mul_p, x, y)
+
+
+def mulhi(x: ArrayLike, y: ArrayLike, /) -> Tensor | np.ndarray:
+    """The upper 32 bits of the 64-bit product of two i32 or two u32 values, elementwise, as
+    `jax.lax.mulhi`. WGSL has no 64-bit integers: the product is summed from 16-bit halves in u32,
+    and a signed operand's high word is corrected by the other operand where it is negative."""
+    x, y = _operands("mulhi", x, y, kinds="iu")
+    signed = _dtype(x) is DType.i32
+    a, b = (bitcast_convert_type(v, DType.u32) for v in (x, y)) if signed else (x, y)
+    mask, half = np.uint32(0xFFFF), np.uint32(16)
+    a_lo, a_hi, b_lo, b_hi = a & mask, a >> half, b & mask, b >> half
+    hi_lo = a_hi * b_lo
+    cross = ((a_lo * b_lo) >> half) + (hi_lo & mask) + a_lo * b_hi  # at most 2^32 - 1
+    high = a_hi * b_hi + (hi_lo >> half) + (cross >> half)
+    if not signed:
+        return high
+    zero = np.uint32(0)  # (x + 2^32 [x < 0]) (y + 2^32 [y < 0]) = x y + 2^32 (x [y < 0] + y [x < 0]) mod 2^64
+    high = high - fnp.where(x < 0, b, zero) - fnp.where(y < 0, a, zero)
+    return bitcast_convert_type(high, DType.i32)
 
 
 def pow(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:  # noqa: A001
