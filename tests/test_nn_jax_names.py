@@ -223,6 +223,29 @@ def test_logmeanexp_is_jax_s(kwargs, x):
 
 
 # ---------------------------------------------------------------------------
+# softmax and log_softmax under a `where` mask
+# ---------------------------------------------------------------------------
+
+MASK = rng.random((3, 4)) < 0.6
+MASK[1] = False  # a row with no entry: softmax's zeros, log_softmax's -inf
+MASKED = [(1, MASK), (0, MASK), (None, MASK), ((0, 1), MASK), (-1, MASK[:, :1])]
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis, where", MASKED, ids=[f"axis={a}-{w.shape}" for a, w in MASKED])
+def test_softmax_where_is_jax_s(name, axis, where):
+    x = normal(3, 4)
+    ours, theirs = getattr(fg.nn, name), getattr(jax.nn, name)
+    want = jax_call(lambda y, w: theirs(y, axis=axis, where=w), x, where)
+    same(ours(x, axis=axis, where=where), want, "eager")
+    same(fg.jit(lambda y, w: ours(y, axis=axis, where=w))(x, where), want, "compiled")
+    full = np.broadcast_to(where, x.shape)  # log_softmax's -inf entries are kept out of the sum
+    g = fg.grad(lambda y: fg.sum(fg.where(full, ours(y, axis=axis, where=where), 0.0) * x))(x)
+    want_g = jax.grad(lambda y: jnp.sum(jnp.where(full, theirs(y, axis=axis, where=where), 0.0) * x))(x)
+    same(g, want_g, "grad", atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
 # jax.nn.initializers
 # ---------------------------------------------------------------------------
 

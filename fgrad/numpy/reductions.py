@@ -539,16 +539,29 @@ def _not_nan(a: ArrayLike, where_: ArrayLike | None) -> Tensor | np.ndarray | No
 # -- along one axis --------------------------------------------------------------
 
 
-def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Tensor | np.ndarray:
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1, where: ArrayLike | None = None
+            ) -> Tensor | np.ndarray:
     """exp(x) / sum(exp(x)) over `axis` (an int, a tuple, or None for all of x), computed stably
-    (the sum in x's `wide` dtype)."""
-    return _along_axes("softmax", softmax_p, x, axis)
+    (the sum in x's `wide` dtype), as `jax.nn.softmax`. With a bool `where` mask (broadcast to x),
+    only its entries take part and the others are 0 (a row with none is all 0)."""
+    if where is None:
+        return _along_axes("softmax", softmax_p, x, axis)
+    x = asarray(x, _float_dtype(_dtype(x)))
+    mask = broadcast_to(asarray(where), _shape(x))
+    return _where(mask, _along_axes("softmax", softmax_p, _masked("softmax", x, mask, -math.inf), axis), 0.0)
 
 
-def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Tensor | np.ndarray:
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1, where: ArrayLike | None = None
+                ) -> Tensor | np.ndarray:
     """x - logsumexp(x) over `axis` (an int, a tuple, or None for all of x), computed stably (the
-    sum in x's `wide` dtype)."""
-    return _along_axes("log_softmax", log_softmax_p, x, axis)
+    sum in x's `wide` dtype), as `jax.nn.log_softmax`. With a bool `where` mask (broadcast to x),
+    only its entries take part and the others are -inf."""
+    if where is None:
+        return _along_axes("log_softmax", log_softmax_p, x, axis)
+    x = asarray(x, _float_dtype(_dtype(x)))
+    mask = broadcast_to(asarray(where), _shape(x))
+    masked = _masked("log_softmax", x, mask, -math.inf)
+    return _where(mask, _along_axes("log_softmax", log_softmax_p, masked, axis), -math.inf)
 
 
 def _along_axes(name: str, op: Primitive, x: ArrayLike, axis: int | Sequence[int] | None) -> Tensor | np.ndarray:
