@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import inspect
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from fgrad.errors import FgradError, InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
-from fgrad.runtime import Executable, compile, default_backend, local_devices
+from fgrad.runtime import Executable, check_placement, compile
 from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
 from fgrad.transforms.batching import vmap
 
@@ -39,9 +42,14 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
         _DISABLED.reset(token)
 
 
-def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = None,
-        static_argnames: str | Sequence[str] | None = None, donate_argnums: int | Sequence[int] | None = None,
-        donate_argnames: str | Sequence[str] | None = None) -> Callable[..., Any]:
+_NO_FUNCTION = object()  # jit's function not given: jit(static_argnums=1) is a decorator
+
+
+def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] | None = None, static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None, donate_argnames: str | Sequence[str] | None = None,
+        keep_unused: bool = False, device: Any = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None) -> Callable[..., Any]:
     """Trace `fn` on the first call per argument signature, compile it, and run it on the device, as `jax.jit`.
 
     Arguments, positional or keyword, are pytrees of arrays and numbers, traced, except the static ones:
@@ -49,11 +57,36 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
     (configs, flags, sizes); they must be hashable, and each new value traces and compiles again.
     `donate_argnums` and `donate_argnames` donate arguments as `compile` does. As in JAX, when only the
     numbers or only the names are given, the other is found through `fn`'s signature. Inside another
-    trace, `fn` is simply traced in place.
+    trace, `fn` is simply traced in place. Without `fn`, `jit(static_argnums=1)` returns a decorator
+    taking it, as JAX's.
+
+    JAX's other keywords, as far as one device gives them a meaning: `device` None or one of
+    `fg.local_devices()` (the program runs there), `backend` None or `fg.default_backend()`;
+    `in_shardings` and `out_shardings` None (fgrad has no shardings: shard through
+    `fg.export.to_jax`); `keep_unused` and `inline` bools, with no effect (every argument stays an
+    input of the program, and a jit called inside another trace is inlined there already);
+    `compiler_options` None or an empty dict (fgrad's compiler takes no options).
     """
     site = user_site()
+    options = dict(in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
+                   static_argnames=static_argnames, donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                   keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+                   compiler_options=compiler_options)
+    if fn is _NO_FUNCTION:
+        return functools.partial(jit, **options)
     if not callable(fn):
         raise TraceError(f"jit: expected a function, got a {type(fn).__name__}", site)
+    for name in ("in_shardings", "out_shardings"):
+        if options[name] is not None:
+            raise InputError(f"jit: {name}={options[name]!r}: fgrad computes on one device and has no shardings; "
+                             "leave it None, or shard through fg.export.to_jax", site)
+    for name in ("keep_unused", "inline"):
+        if not isinstance(options[name], (bool, np.bool_)):
+            raise InputError(f"jit: {name} must be a bool, got {options[name]!r}", site)
+    if compiler_options is not None and (not isinstance(compiler_options, dict) or compiler_options):
+        raise InputError(f"jit: compiler_options={compiler_options!r}: fgrad's compiler takes no options; leave it "
+                         "None or {}", site)
+    check_placement("jit", site, device=device, backend=backend)
     static = _argnums_and_argnames(fn, static_argnums, static_argnames, "static", site)
     donate = _argnums_and_argnames(fn, donate_argnums, donate_argnames, "donate", site)
     both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
@@ -97,7 +130,7 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
 
         def build() -> Executable:
             traced, donated = graph()
-            return compile(traced, donate_argnums=donated)
+            return compile(traced, device, donate_argnums=donated)
 
         exe = staged.product(values, key, build, also=fixed, refused=refused)
         return fn(*args, **kwargs) if exe is None else exe(*values)
@@ -105,7 +138,7 @@ def jit(fn: Callable[..., Any], *, static_argnums: int | Sequence[int] | None = 
     def lower(*args: Any, **kwargs: Any) -> Lowered:
         """The traced and lowered program for these arguments, as `jax.jit(f).lower(...)`."""
         traced, donated = split(args, kwargs)[3]()
-        return Lowered(traced, donated)
+        return Lowered(traced, donated, device)
 
     run.__wrapped__ = fn  # type: ignore[attr-defined]
     run.lower = lower  # type: ignore[attr-defined]
@@ -198,13 +231,7 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         else static_broadcasted_argnums
     if not (isinstance(static, (tuple, list)) and all(type(n) is int for n in static)):
         raise InputError(f"pmap: static_broadcasted_argnums must be ints, got {static_broadcasted_argnums!r}", site)
-    if devices is not None:
-        mine = local_devices()
-        if not isinstance(devices, (tuple, list)) or any(all(d is not m for m in mine) for d in devices):
-            raise InputError(f"pmap: devices must be a list of fg.local_devices() (fgrad computes on one device), "
-                             f"got {devices!r}", site)
-    if backend is not None and backend != default_backend():
-        raise InputError(f"pmap: backend {backend!r} is not this one ({default_backend()!r})", site)
+    check_placement("pmap", site, devices=devices, backend=backend)
     name = _name(fun)
 
     def mapped(*args: Any, **kwargs: Any) -> Any:
@@ -230,8 +257,8 @@ class Lowered:
     """A jitted function's program for one signature: `.graph` (`.as_text()` prints it), `.kernels`
     (each kernel's name and WGSL, lowered without a device), `.compile()` the Executable."""
 
-    def __init__(self, graph: Graph, donate_argnums: tuple[int, ...]):
-        self.graph, self.donate_argnums = graph, donate_argnums
+    def __init__(self, graph: Graph, donate_argnums: tuple[int, ...], device: Any = None):
+        self.graph, self.donate_argnums, self.device = graph, donate_argnums, device
         self._program: Program | None = None
 
     def as_text(self) -> str:
@@ -245,5 +272,5 @@ class Lowered:
         return list(self._program.kernels)
 
     def compile(self) -> Executable:
-        """The Executable on the default device (`.peak_bytes`, `.kernels`; `fg.profile` takes it)."""
-        return compile(self.graph, donate_argnums=self.donate_argnums)
+        """The Executable on jit's device (`.peak_bytes`, `.kernels`; `fg.profile` takes it)."""
+        return compile(self.graph, self.device, donate_argnums=self.donate_argnums)

@@ -38,7 +38,7 @@ from fgrad.trace import check_int_range
 from fgrad.typecheck import check_args
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
-from fgrad.pytree import flatten, register_leaf, unflatten
+from fgrad.pytree import broadcast_prefix, flatten, register_leaf, unflatten
 from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, user_site
 
 # WebGPU's buffer usage flags (GPUBufferUsage): wgpu itself is imported when the first device
@@ -68,6 +68,7 @@ HEAVY_FLOPS, HEAVY_BYTES = 1 << 26, 1 << 24
 # ---------------------------------------------------------------------------
 
 
+@register_leaf  # a leaf in pytrees (device_put's prefix of devices), as JAX's devices are
 @dataclass
 class Device:
     """A wgpu device opened with its adapter's own limits, its pipeline cache, a pool of free
@@ -1333,25 +1334,61 @@ def _dispatch(compute: Any, work: list[tuple[Any, Any, tuple[int, int, int]]]) -
             compute.dispatch_workgroups(*grid)
 
 
-def device_put(tree: Any, device: Device | None = None) -> Any:
-    """Copy the arrays and numbers of `tree` to the device, as fg.Arrays (Arrays stay as they are)."""
-    site = user_site()
-    device = _device_arg(device, "device_put", site)
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False, may_alias: Any = None) -> Any:
+    """The arrays and numbers of the pytree `x` on the device, as fg.Arrays, as `jax.device_put`.
 
-    def put(x: Any) -> Array:
-        if isinstance(x, Array):
-            x.check_live("device_put: a value", site)
-            return x
+    Args:
+        x: a pytree of arrays, numbers and fg.Arrays.
+        device: where to put them: None or fgrad's device (`fg.local_devices()`), or a pytree
+            prefix of `x` of those, as JAX's. fgrad computes on one device, so an Array is
+            already there.
+        src: where they are, checked as `device`.
+        donate: a bool, or a pytree prefix of `x` of bools: a donated fg.Array hands its buffer
+            to the result without a copy and is used up (a later use is an error, as for a
+            donated argument of a compiled call).
+        may_alias: True, False or None, or a prefix of them: an fg.Array that is neither
+            donated nor may alias is copied on the device; otherwise (None where not donated:
+            JAX's default) the Array itself is returned. Both it and `donate` True is an error,
+            as in JAX.
+    NumPy arrays and numbers are always copied to the device.
+    """
+    site = user_site()
+    leaves, tree_def = flatten(x)
+    each = {}
+    for name, value in (("device", device), ("src", src), ("donate", donate), ("may_alias", may_alias)):
         try:
-            spec = spec_of(x)
+            each[name] = broadcast_prefix(value, tree_def, f"device_put: {name}")
+        except ValueError as e:
+            raise InputError(str(e), site) from None
+    for d in {id(d): d for d in (*each["device"], *each["src"])}.values():
+        check_placement("device_put", site, device=d)
+    for d, m in zip(each["donate"], each["may_alias"]):
+        if not isinstance(d, (bool, np.bool_)) or not (m is None or isinstance(m, (bool, np.bool_))):
+            raise InputError(f"device_put: donate must be a bool and may_alias a bool or None (or pytree prefixes of "
+                             f"x of them), got donate={donate!r} and may_alias={may_alias!r}", site)
+        if d and m:
+            raise InputError("device_put: may_alias and donate cannot both be True: an aliased value stays usable, "
+                             "a donated one is used up", site)
+    target = default_device()
+
+    def put(leaf: Any, donated: bool, may_alias: bool | None) -> Array:
+        if isinstance(leaf, Array):
+            leaf.check_live("device_put: a value", site)
+            if donated:  # the buffer, its staged or read value with it, changes hands; the old Array is used up
+                out = Array(leaf.buffer, leaf.spec, leaf.device)
+                out._host, out.early, out.reader, leaf.early = leaf._host, leaf.early, leaf.reader, None
+                leaf.donated = f"to device_put at {site}"
+                return out
+            return leaf if may_alias is None or may_alias else leaf.copy()
+        try:
+            spec = spec_of(leaf)
         except FgradError as e:
             raise type(e)(f"device_put: {e}", site) from None
-        check_int_range(x, spec, "device_put: a value", site)
-        data = buffer_bytes(x, spec.dtype)
-        return Array(device.device.create_buffer_with_data(data=data, usage=STORAGE), spec, device)
+        check_int_range(leaf, spec, "device_put: a value", site)
+        data = buffer_bytes(leaf, spec.dtype)
+        return Array(target.device.create_buffer_with_data(data=data, usage=STORAGE), spec, target)
 
-    leaves, tree_def = flatten(tree)
-    return unflatten(tree_def, [put(x) for x in leaves])
+    return unflatten(tree_def, [put(*args) for args in zip(leaves, each["donate"], each["may_alias"])])
 
 
 def device_get(tree: Any) -> Any:
@@ -1380,14 +1417,26 @@ def block_until_ready(tree: Any) -> Any:
     return tree
 
 
-def _device_arg(device: Any, who: str, site: str | None) -> Device:
-    """`device` (None for the default one) as a Device, or an error naming `who`."""
-    if device is None:
-        return default_device()
-    if not isinstance(device, Device):
-        raise InputError(f"{who}: device must be a Device (from fg.default_device()) or None, got "
-                         f"{device!r}", site)
-    return device
+def check_placement(who: str, site: str | None, *, device: Any = None, devices: Any = None,
+                    backend: Any = None) -> None:
+    """Refuse a placement fgrad cannot give, naming `who` (jit, pmap, device_put, compile): JAX's
+    `device` (None or one of `local_devices()`), `devices` (a list of them) and `backend` (None or
+    `default_backend()`; not beside a device, as in JAX). fgrad computes on one device."""
+    def ours(d: Any) -> bool:  # a value that is no Device is refused without opening the adapter
+        return isinstance(d, Device) and any(d is m for m in local_devices())
+
+    if devices is not None and (not isinstance(devices, (tuple, list)) or not all(ours(d) for d in devices)):
+        raise InputError(f"{who}: devices must be a list of fg.local_devices() (fgrad computes on one device), "
+                         f"got {devices!r}", site)
+    if device is not None and not ours(device):
+        raise InputError(f"{who}: device must be one of fg.local_devices() (fgrad computes on one device) or None, "
+                         f"got {device!r}", site)
+    if device is not None and backend is not None:
+        raise InputError(f"{who}: give a device or a backend, not both: got device={device!r} and "
+                         f"backend={backend!r}", site)
+    if backend is not None and backend != default_backend():
+        raise InputError(f"{who}: backend {backend!r} is not this one ({default_backend()!r}); fgrad computes on one "
+                         "device", site)
 
 
 def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tuple[int, ...] = ()) -> Executable:
@@ -1407,7 +1456,8 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
         raise InputError(f"compile: donate_argnums={donate_argnums!r} is out of range for {len(children)} arguments",
                          site)
     donated = frozenset(k for a in nums for k in graph.arg_positions[a])
-    device = _device_arg(device, "compile", site)
+    check_placement("compile", site, device=device)
+    device = default_device() if device is None else device
     name = disk_cache.key(graph, device.limits, donated, device.name) if disk_cache.storable(graph) else None
     cached = disk_cache.load(name, graph) if name is not None else None
     if cached is not None:

@@ -38,7 +38,7 @@ from fgrad.ir import (
     Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, has_effects, symbols_of, fits, input_p,
     RESULT,
 )
-from fgrad.pytree import flatten, leaf_paths, register_leaf, unflatten
+from fgrad.pytree import flatten, leaf_paths, register_leaf, register_node, tree_map, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
@@ -360,6 +360,10 @@ def spec_of(value: Any, name: str = "value") -> Spec:
         return value.spec
     if type(value) is int and not -2**31 <= value < 2**31:  # a Python int is an i32, as in JAX: no wrap
         raise DTypeError(f"argument {name}: the integer {value} does not fit i32")
+    if is_float0(value):
+        raise DTypeError(f"argument {name} is a float0 array{list(value.shape)}, the gradient of an integer input "
+                         "(fg.grad's allow_int=True): it holds no data, so it cannot be traced; leave it out of the "
+                         "arguments")
     if isinstance(value, (bool, int, float, np.generic, np.ndarray)) or (
         hasattr(value, "shape") and hasattr(value, "dtype")
     ):
@@ -371,6 +375,36 @@ def spec_of(value: Any, name: str = "value") -> Spec:
         f"trace: argument {name} is a {type(value).__name__}; arguments must be pytrees of "
         "fg.spec(...), arrays or numbers"
     )
+
+
+# JAX's float0 (`jax.dtypes.float0`): the dtype of the gradient of an integer input, which holds no data.
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+
+
+def is_float0(x: Any) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == FLOAT0
+
+
+def float0_zeros(spec: Spec) -> np.ndarray:
+    """The float0 gradient of an input of `spec` (JAX's, with `allow_int=True`): zeros of its fixed shape."""
+    assert not spec.symbols, f"float0 zeros of the symbolic {spec}"
+    return np.zeros(spec.shape, FLOAT0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Float0Zeros:
+    """float0 zeros of `shape` as part of a pytree's structure, not a leaf: how a traced function returns
+    them (a graph holds no float0 values, and they carry no data). Rebuilt, it is the NumPy array."""
+
+    shape: tuple[int, ...]
+
+
+register_node(Float0Zeros, lambda z: ((), z.shape), lambda shape, children: np.zeros(shape, FLOAT0))
+
+
+def float0_as_structure(tree: Any) -> Any:
+    """`tree` with each float0 array held as a `Float0Zeros`."""
+    return tree_map(lambda x: Float0Zeros(x.shape) if is_float0(x) else x, tree)
 
 
 def capture(name: str, x: Any) -> Any:
@@ -477,16 +511,37 @@ def with_fixed(fn: Callable[..., Any], fixed: dict[int, Any], nargs: int) -> Cal
     return call
 
 
-def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> Callable[..., Graph]:
-    """`make_graph(f)(*args)` is the Graph of `f` on `args`, as `jax.make_jaxpr`: the arguments at
-    `static_argnums` are passed as they are (Python values, not traced)."""
-    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               axis_env: Sequence[tuple[Hashable, int]] | None = None,
+               return_shape: bool = False) -> Callable[..., Any]:
+    """`make_graph(f)(*args)` is the Graph of `f` on `args`, as `jax.make_jaxpr`.
 
-    def graph_of(*args: Any) -> Graph:
+    Args:
+        static_argnums: the arguments passed as they are (Python values, not traced).
+        axis_env: (name, size) pairs binding axis names, outermost first, as enclosing
+            `vmap(..., axis_name=name)`s would: `f` may call the collectives (`fg.lax.psum`) over
+            them, which the Graph records (it then runs only inside such vmaps).
+        return_shape: also return the output's shapes and dtypes, a pytree of Specs
+            (`ShapeDtypeStruct`s), as `(graph, shapes)`.
+    """
+    from fgrad.transforms.batching import named_axis  # NOTE: here because the transforms build on this module
+
+    site = user_site()
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    axes = () if axis_env is None else axis_env
+    if not isinstance(axes, (tuple, list)) or not all(
+            isinstance(a, (tuple, list)) and len(a) == 2 and type(a[1]) is int and a[1] >= 0 for a in axes):
+        raise InputError(f"make_jaxpr: axis_env must be a sequence of (name, size) pairs, got {axis_env!r}", site)
+
+    def graph_of(*args: Any) -> Any:
         fixed = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
         traced = [a for i, a in enumerate(args) if i not in fixed]
         names = [name for i, name in enumerate(_arg_names(fn, len(args))) if i not in fixed]
-        return trace_function(with_fixed(fn, fixed, len(args)), traced, names)[0]
+        with contextlib.ExitStack() as bound:
+            for name, size in axes:
+                bound.enter_context(named_axis(name, size))
+            graph = trace_function(with_fixed(fn, fixed, len(args)), traced, names)[0]
+        return (graph, unflatten(graph.out_tree, list(graph.out_specs))) if return_shape else graph
 
     return graph_of
 
@@ -532,7 +587,7 @@ def trace_function(
             if e.site is not None:
                 raise
             raise SymbolError(str(e), _innermost_user_site(e.__traceback__)) from None
-        out_leaves, out_tree = flatten(out)
+        out_leaves, out_tree = flatten(float0_as_structure(out))  # float0 zeros return as structure
         outputs = []
         for path, leaf in zip(leaf_paths(out_tree, prefix="output"), out_leaves):
             if not isinstance(leaf, (Tensor, bool, int, float, np.generic, np.ndarray)):

@@ -17,7 +17,6 @@ from fgrad.lax.indexing import *  # noqa: F403
 from fgrad.lax.special import *  # noqa: F403
 from fgrad.lax.parallel import *  # noqa: F403
 from fgrad.lax import linalg  # noqa: F401  (jax.lax.linalg: fg.lax.linalg, not star-exported)
-from fgrad.numpy import dynamic_slice, dynamic_update_slice
 from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
 from fgrad.numpy.shapes import lax_pad as pad
 from fgrad.numpy.convolution import (
@@ -39,7 +38,7 @@ from fgrad.numpy.reductions import (
 __all__ = [
     *elementwise.__all__, *shapes.__all__, *reductions.__all__, *control.__all__, *indexing.__all__,
     *special.__all__, *parallel.__all__,
-    "dynamic_slice", "dynamic_update_slice", "atan2", "erf_inv", "rem", "pad",
+    "atan2", "erf_inv", "rem", "pad",
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_patches",
     "conv_transpose", "conv_with_general_padding", "padtype_to_pads", "reduce_window", "conv_general_permutations",
     "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "reduce_window_shape_tuple",

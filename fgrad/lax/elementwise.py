@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fgrad import numpy as fnp
-from fgrad.errors import DTypeError, ShapeError, TraceError
+from fgrad.errors import DTypeError, InputError, ShapeError, TraceError
 from fgrad.ir import DType
 from fgrad.primitives import add_p, digamma_p, div_p, integer_pow_p, lgamma_p, mul_p, round_p, sub_p
 from fgrad.pytree import tree_map
@@ -27,7 +27,8 @@ from fgrad.numpy.shapes import broadcast_to
 from fgrad.transforms.custom import custom_jvp
 
 __all__ = [
-    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "clamp", "convert_element_type",
+    "AccuracyMode", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "clamp",
+    "convert_element_type",
     "cos", "cosh", "digamma", "div", "eq", "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "integer_pow",
     "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul", "mulhi", "ne", "neg", "nextafter", "pow",
     "reciprocal", "reduce_precision", "round", "RoundingMethod", "rsqrt", "select", "select_n", "sign", "sin", "sinh",
@@ -111,6 +112,31 @@ def _binary(name: str, kinds: str, fn: Callable[[Any, Any], Any], doc: str
     return op
 
 
+class AccuracyMode(enum.Enum):
+    """The implementation JAX's transcendental functions choose (`accuracy=`), as
+    `jax.lax.AccuracyMode`. fgrad has one implementation of each, which either mode gets (JAX does
+    so where a backend has one)."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+def _accurate(op: Callable[[ArrayLike], Tensor | np.ndarray]) -> Callable[..., Tensor | np.ndarray]:
+    """`op` taking JAX's `accuracy=`: None or an `AccuracyMode`. A `jax.lax.Tolerance` asks the compiler to
+    check the implementation's error, which fgrad cannot: it is refused."""
+    name = op.__name__
+
+    def with_accuracy(x: ArrayLike, *, accuracy: AccuracyMode | None = None) -> Tensor | np.ndarray:
+        if accuracy is not None and not isinstance(accuracy, AccuracyMode):
+            raise InputError(f"{name}: accuracy={accuracy!r}: fgrad has one implementation of {name} and cannot check "
+                             "a tolerance; give None or a fg.lax.AccuracyMode", user_site())
+        return op(x)
+
+    with_accuracy.__name__ = with_accuracy.__qualname__ = name
+    with_accuracy.__doc__ = f"{op.__doc__} `accuracy`: None or an `AccuracyMode` (fgrad has one implementation)."
+    return with_accuracy
+
+
 # -- functions of floats ----------------------------------------------------------------------------
 
 acos = _unary("acos", "f", fnp.arccos, "Elementwise arc cosine of a float value, as `jax.lax.acos`.")
@@ -119,32 +145,36 @@ asin = _unary("asin", "f", fnp.arcsin, "Elementwise arc sine of a float value, a
 asinh = _unary("asinh", "f", fnp.arcsinh, "Elementwise inverse hyperbolic sine of a float value.")
 atan = _unary("atan", "f", fnp.arctan, "Elementwise arc tangent of a float value, as `jax.lax.atan`.")
 atanh = _unary("atanh", "f", fnp.arctanh, "Elementwise inverse hyperbolic tangent of a float value.")
-cbrt = _unary("cbrt", "f", fnp.cbrt, "Elementwise real cube root of a float value, as `jax.lax.cbrt`.")
+cbrt = _accurate(_unary("cbrt", "f", fnp.cbrt, "Elementwise real cube root of a float value, as `jax.lax.cbrt`."))
 ceil = _unary("ceil", "f", fnp.ceil, "Elementwise smallest integer >= x of a float value, as `jax.lax.ceil`.")
-cos = _unary("cos", "f", fnp.cos, "Elementwise cosine of a float value, as `jax.lax.cos`.")
+cos = _accurate(_unary("cos", "f", fnp.cos, "Elementwise cosine of a float value, as `jax.lax.cos`."))
 cosh = _unary("cosh", "f", fnp.cosh, "Elementwise hyperbolic cosine of a float value, as `jax.lax.cosh`.")
 digamma = _unary("digamma", "f", lambda x: bind(digamma_p, x),
                  "Elementwise digamma function Gamma'(x) / Gamma(x) of a float value, as `jax.lax.digamma`: NaN at 0, "
                  "at the negative integers and at -inf.")
 erf = _unary("erf", "f", fnp.erf, "Elementwise error function of a float value, as `jax.lax.erf`.")
 erfc = _unary("erfc", "f", fnp.erfc, "Elementwise 1 - erf(x) of a float value, to full precision, as `jax.lax.erfc`.")
-exp = _unary("exp", "f", fnp.exp, "Elementwise e^x of a float value, as `jax.lax.exp`.")
-exp2 = _unary("exp2", "f", fnp.exp2, "Elementwise 2^x of a float value, as `jax.lax.exp2`.")
-expm1 = _unary("expm1", "f", fnp.expm1, "Elementwise e^x - 1 of a float value, to full precision near 0.")
+exp = _accurate(_unary("exp", "f", fnp.exp, "Elementwise e^x of a float value, as `jax.lax.exp`."))
+exp2 = _accurate(_unary("exp2", "f", fnp.exp2, "Elementwise 2^x of a float value, as `jax.lax.exp2`."))
+expm1 = _accurate(_unary("expm1", "f", fnp.expm1,
+                         "Elementwise e^x - 1 of a float value, to full precision near 0."))
 floor = _unary("floor", "f", fnp.floor, "Elementwise largest integer <= x of a float value, as `jax.lax.floor`.")
 is_finite = _unary("is_finite", "f", fnp.isfinite, "Whether each entry of a float value is neither inf nor NaN.")
 lgamma = _unary("lgamma", "f", lambda x: bind(lgamma_p, x),
                 "Elementwise log|Gamma(x)| of a float value, as `jax.lax.lgamma`: +inf at 0, at the negative "
                 "integers and at +-inf.")
-log = _unary("log", "f", fnp.log, "Elementwise natural logarithm of a float value, as `jax.lax.log`.")
-log1p = _unary("log1p", "f", fnp.log1p, "Elementwise log(1 + x) of a float value, to full precision near 0.")
-logistic = _unary("logistic", "f", fnp.sigmoid, "Elementwise 1 / (1 + e^-x) of a float value, as `jax.lax.logistic`.")
-rsqrt = _unary("rsqrt", "f", fnp.rsqrt, "Elementwise 1 / sqrt(x) of a float value, as `jax.lax.rsqrt`.")
-sin = _unary("sin", "f", fnp.sin, "Elementwise sine of a float value, as `jax.lax.sin`.")
+log = _accurate(_unary("log", "f", fnp.log, "Elementwise natural logarithm of a float value, as `jax.lax.log`."))
+log1p = _accurate(_unary("log1p", "f", fnp.log1p,
+                         "Elementwise log(1 + x) of a float value, to full precision near 0."))
+logistic = _accurate(_unary("logistic", "f", fnp.sigmoid,
+                            "Elementwise 1 / (1 + e^-x) of a float value, as `jax.lax.logistic`."))
+rsqrt = _accurate(_unary("rsqrt", "f", fnp.rsqrt, "Elementwise 1 / sqrt(x) of a float value, as `jax.lax.rsqrt`."))
+sin = _accurate(_unary("sin", "f", fnp.sin, "Elementwise sine of a float value, as `jax.lax.sin`."))
 sinh = _unary("sinh", "f", fnp.sinh, "Elementwise hyperbolic sine of a float value, as `jax.lax.sinh`.")
-sqrt = _unary("sqrt", "f", fnp.sqrt, "Elementwise square root of a float value, as `jax.lax.sqrt`.")
-tan = _unary("tan", "f", fnp.tan, "Elementwise tangent of a float value, as `jax.lax.tan`.")
-tanh = _unary("tanh", "f", fnp.tanh, "Elementwise hyperbolic tangent of a float value, as `jax.lax.tanh`.")
+sqrt = _accurate(_unary("sqrt", "f", fnp.sqrt, "Elementwise square root of a float value, as `jax.lax.sqrt`."))
+tan = _accurate(_unary("tan", "f", fnp.tan, "Elementwise tangent of a float value, as `jax.lax.tan`."))
+tanh = _accurate(_unary("tanh", "f", fnp.tanh,
+                        "Elementwise hyperbolic tangent of a float value, as `jax.lax.tanh`."))
 
 # -- functions of numbers ---------------------------------------------------------------------------
 

@@ -87,10 +87,17 @@ def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     return tree_map(lambda v: bind(pmin_p, asarray(v), axis_names=axes), x)
 
 
-def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0, tiled: bool = False) -> Any:
+def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0, tiled: bool = False,
+               to: str = "varying") -> Any:
     """Every example's `x` (a pytree), stacked along a new axis `axis` (joined along `axis` where
-    `tiled`), the same in each example."""
+    `tiled`), the same in each example. `to` is "varying" only: JAX's "invarying" and "reduced"
+    type the result in jax.shard_map, which fgrad has not (JAX's vmap refuses them too)."""
     site = user_site()
+    if to != "varying":
+        known = to in ("invarying", "reduced")
+        raise InputError(f"all_gather: to={to!r}" + (" types the result for jax.shard_map, which fgrad has not; "
+                         if known else " is none of JAX's ('varying', 'invarying', 'reduced'); ") +
+                         "under fg.vmap leave it 'varying'", site)
     axes, size = _one_axis(axis_name, "all_gather", site, axis_index_groups)
     _axis_args("all_gather", site, axis=axis)
 

@@ -22,9 +22,10 @@ from fgrad.lax.elementwise import _one_dtype
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "broadcasted_iota",
-    "collapse", "concatenate", "dtype", "dynamic_index_in_dim", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
-    "dynamic_update_slice_in_dim", "empty", "expand_dims", "full", "full_like", "index_in_dim", "iota", "reshape",
-    "rev", "slice", "slice_in_dim", "split", "squeeze", "stack", "tile", "transpose", "unstack",
+    "collapse", "concatenate", "dtype", "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim", "empty", "expand_dims",
+    "full", "full_like", "index_in_dim", "iota", "reshape", "rev", "slice", "slice_in_dim", "split", "squeeze",
+    "stack", "tile", "transpose", "unstack",
 ]
 
 
@@ -342,31 +343,83 @@ def index_in_dim(operand: ArrayLike, index: int, axis: int = 0, keepdims: bool =
     return out if keepdims else squeeze(out, (axis,))
 
 
-def _start(index: ArrayLike, allow_negative_indices: bool) -> Any:
-    """A dynamic start; where negative ones are not allowed, they are 0 (they clamp, as JAX's)."""
-    if allow_negative_indices:
+def _start(name: str, index: Any, axis: int, n: int | Dim, allow_negative: bool) -> Any:
+    """One dynamic start, as JAX reads it: where `allow_negative`, as it is (fgrad's dynamic slicing
+    counts a negative start from the end); else a static negative one is an error and a traced or
+    array one is clamped to 0 (XLA clamps it so), and u32 starts are never negative."""
+    if allow_negative:
         return index
-    return max(int(index), 0) if _is_int(index) else fnp.maximum(index, 0)
+    if _is_int(index):
+        if index < 0:
+            raise ShapeError(f"{name}: start index {int(index)} is out of bounds for axis {axis} of size {n} with "
+                             "allow_negative_indices=False", user_site())
+        return index
+    return index if _dtype(index) is DType.u32 else fnp.maximum(index, 0)
 
 
-def _starts_at(ndim: int, axis: int, index: Any) -> list[Any]:
-    starts: list[Any] = [0] * ndim
-    starts[axis] = index
-    return starts
+def _starts(name: str, start_indices: Any, shape: tuple[int | Dim, ...], allow_negative_indices: Any) -> Any:
+    """The start indices of a dynamic slice or update, read as `_start` reads each: a sequence of them,
+    or one 1-D integer array; `allow_negative_indices` one bool or one per axis."""
+    allow = allow_negative_indices
+    allow = [allow] * len(shape) if isinstance(allow, (bool, np.bool_)) else list(allow) \
+        if isinstance(allow, (tuple, list)) and len(allow) == len(shape) else [None]
+    if not all(isinstance(a, (bool, np.bool_)) for a in allow):
+        raise TraceError(f"{name}: allow_negative_indices must be a bool or one per axis of {shape}, got "
+                         f"{_brief(allow_negative_indices)}", user_site())
+    if all(allow):
+        return start_indices
+    if isinstance(start_indices, (tuple, list)):
+        if len(start_indices) != len(shape):  # fgrad.numpy's dynamic_slice names the mismatch
+            return start_indices
+        return [_start(name, i, k, n, a) for k, (i, n, a) in enumerate(zip(start_indices, shape, allow))]
+    starts = asarray(start_indices)  # one 1-D array: each allowed axis's start above the clamp's lower bound
+    if _dtype(starts) is not DType.i32:
+        return starts
+    return fnp.maximum(starts, np.where(allow, np.iinfo(np.int32).min, 0).astype(np.int32))
+
+
+def dynamic_slice(operand: ArrayLike, start_indices: Any, slice_sizes: Sequence[int], *,
+                  allow_negative_indices: bool | Sequence[bool] = True) -> Tensor | np.ndarray:
+    """The window of `slice_sizes` whose first corner is at `start_indices` (ints, or i32 scalars
+    that may be traced, or one 1-D i32 array), as `jax.lax.dynamic_slice`: a negative start counts
+    from the end, then each start is clamped so that the window lies inside `operand`. With
+    `allow_negative_indices` False (for every axis, or per axis), a static negative start is an
+    error and a traced one is clamped to 0, as JAX's."""
+    x = asarray(operand)
+    starts = _starts("dynamic_slice", start_indices, _shape(x), allow_negative_indices)
+    return fnp.dynamic_slice(x, starts, slice_sizes)
+
+
+def dynamic_update_slice(operand: ArrayLike, update: ArrayLike, start_indices: Any, *,
+                         allow_negative_indices: bool | Sequence[bool] = True) -> Tensor | np.ndarray:
+    """`operand` with the window of `update`'s shape at `start_indices` replaced by `update`, as
+    `jax.lax.dynamic_update_slice`; the starts are read as `dynamic_slice`'s."""
+    x = asarray(operand)
+    starts = _starts("dynamic_update_slice", start_indices, _shape(x), allow_negative_indices)
+    return fnp.dynamic_update_slice(x, update, starts)
+
+
+def _in_dim(name: str, shape: tuple[int | Dim, ...], axis: int, index: Any, allow_negative_indices: Any) -> Any:
+    """The start indices of an `*_in_dim` function's window: `index` along `axis`, 0 along the others."""
+    starts: list[Any] = [0] * len(shape)
+    allow: list[Any] = [True] * len(shape)
+    starts[axis], allow[axis] = index, allow_negative_indices
+    return _starts(name, starts, shape, allow)
 
 
 def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int, axis: int = 0, *,
                          allow_negative_indices: bool = True) -> Tensor | np.ndarray:
     """`slice_size` entries from `start_index` (may be traced) along `axis`, as
     `jax.lax.dynamic_slice_in_dim`: a negative start counts from the end, then the start is
-    clamped so that the window fits."""
+    clamped so that the window fits; with `allow_negative_indices` False, a static negative start is
+    an error and a traced one is clamped to 0, as JAX's."""
     x = asarray(operand)
     shape = _shape(x)
     axis = _axis("dynamic_slice_in_dim", axis, len(shape))
     sizes = list(shape)
     sizes[axis] = _static("dynamic_slice_in_dim", "slice_size", slice_size)
-    starts = _starts_at(len(shape), axis, _start(start_index, allow_negative_indices))
-    return fnp.dynamic_slice(x, starts, sizes)
+    return fnp.dynamic_slice(x, _in_dim("dynamic_slice_in_dim", shape, axis, start_index, allow_negative_indices),
+                             sizes)
 
 
 def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0, keepdims: bool = True, *,
@@ -384,9 +437,10 @@ def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_ind
     """`operand` with `update` (its dtype and rank) written from `start_index` along `axis`, as
     `jax.lax.dynamic_update_slice_in_dim`; the start is read as `dynamic_slice_in_dim`'s."""
     x = asarray(operand)
-    ndim = len(_shape(x))
-    axis = _axis("dynamic_update_slice_in_dim", axis, ndim)
-    return fnp.dynamic_update_slice(x, update, _starts_at(ndim, axis, _start(start_index, allow_negative_indices)))
+    shape = _shape(x)
+    axis = _axis("dynamic_update_slice_in_dim", axis, len(shape))
+    starts = _in_dim("dynamic_update_slice_in_dim", shape, axis, start_index, allow_negative_indices)
+    return fnp.dynamic_update_slice(x, update, starts)
 
 
 def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: ArrayLike, axis: int, *,

@@ -28,8 +28,8 @@ from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, RuleTable, Spec, call_of,
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import (
-    Staged, Tensor, bind, constant, current_trace, python_number, recapture, sites_from, spec_of, trace_function,
-    user_site, with_fixed,
+    Staged, Tensor, bind, constant, current_trace, float0_zeros, is_float0, python_number, recapture, sites_from,
+    spec_of, trace_function, user_site, with_fixed,
 )
 
 Body = Callable[..., Any]
@@ -164,18 +164,20 @@ def _arg_leaf_ids(graph: Graph) -> list[list[int]]:
 
 
 def _grads_of(graph: Graph, env: list[Any], argnums: Sequence[int], cts: dict[int, Tensor],
-              residuals: dict[tuple, Any] | None = None) -> list[Any]:
-    """Gradient pytrees of the arguments `argnums` (None for non-float leaves)."""
+              residuals: dict[tuple, Any] | None = None, allow_int: bool = False) -> list[Any]:
+    """Gradient pytrees of the arguments `argnums`: None for non-float leaves, or with `allow_int`
+    float0 zeros (JAX's `allow_int=True`)."""
     arg_ids = _arg_leaf_ids(graph)
     wrt = [i for a in argnums for i in arg_ids[a] if graph.nodes[i].spec.dtype.is_float]
     found = backward(graph, env, wrt, cts, residuals)
-    return [
-        unflatten(graph.in_tree.children[a], [
-            found.get(i, _zeros(graph.nodes[i].spec)) if graph.nodes[i].spec.dtype.is_float else None
-            for i in arg_ids[a]
-        ])
-        for a in argnums
-    ]
+
+    def grad_of(i: int) -> Any:
+        spec = graph.nodes[i].spec
+        if spec.dtype.is_float:
+            return found.get(i, _zeros(spec))
+        return float0_zeros(spec) if allow_int else None
+
+    return [unflatten(graph.in_tree.children[a], [grad_of(i) for i in arg_ids[a]]) for a in argnums]
 
 
 def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: Any,
@@ -183,8 +185,8 @@ def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: 
     """Check `cotangent` against the outputs it is for and give each float output node its cotangent.
 
     As in `jax.vjp`: the structure and every shape must match; a float output
-    takes any float cotangent; an integer or bool output takes one of its own
-    dtype (JAX asks for float0 there), which is ignored.
+    takes any float cotangent; an integer or bool output takes float0 zeros (JAX's)
+    or one of its own dtype, which is ignored.
     """
     ct_leaves, ct_tree = flatten(cotangent)
     if ct_tree != tree:
@@ -195,6 +197,8 @@ def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: 
         want = graph.nodes[i].spec
         need = (f"a {want.dtype.np}{' or float64' if want.dtype is DType.f32 else ''} array" if want.dtype.is_float
                 else f"{want} (the value is ignored)")
+        if is_float0(c) and not want.dtype.is_float and c.shape == want.shape:
+            continue
         try:
             got = spec_of(c, path)
         except FgradError:  # not an array, or a dtype fgrad lacks
@@ -225,9 +229,11 @@ def vjp_body(graph: Graph, argnums: Sequence[int]) -> Body:
     return body
 
 
-def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_value: bool, nargs: int) -> Body:
+def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_value: bool, nargs: int,
+              allow_int: bool = False) -> Body:
     """`(*args) -> grads` (or `((value, aux), grads)` ...) of a scalar-valued graph of `nargs`
-    arguments (a negative argnum counts from the last)."""
+    arguments (a negative argnum counts from the last); integer leaves' gradients float0 zeros
+    where `allow_int`."""
     nums = tuple(a % nargs for a in ((argnums,) if isinstance(argnums, int) else argnums))
 
     def body(*args: Any) -> Any:
@@ -235,7 +241,8 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
         env = replay(graph, flatten(tuple(args))[0], residuals)
         outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
         loss_id = graph.outputs[0]
-        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, graph.nodes[loss_id].spec.dtype)}, residuals)
+        grads = _grads_of(graph, env, nums, {loss_id: constant(1.0, graph.nodes[loss_id].spec.dtype)}, residuals,
+                          allow_int)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return (outs, grads) if with_value else ((grads, outs[1]) if has_aux else grads)
 
@@ -243,10 +250,11 @@ def grad_body(graph: Graph, argnums: int | Sequence[int], has_aux: bool, with_va
 
 
 def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux: bool, name: str,
-                site: str | None) -> None:
-    """The errors `grad` owes its user before any work: output kind, argnums, input dtypes."""
+                site: str | None, allow_int: bool = False) -> None:
+    """The errors `grad` owes its user before any work: output kind, argnums, input dtypes (integer
+    and bool ones too, unless `allow_int`)."""
     if has_aux:
-        _check_aux(graph, name, site)
+        check_aux(graph, name, site)
     first = graph.out_tree.children[0] if has_aux else graph.out_tree
     if first.kind != "leaf":
         raise ShapeError(f"{name}: the function must return a scalar, got a pytree {first}", site)
@@ -263,13 +271,19 @@ def _check_grad(graph: Graph, nargs: int, argnums: int | Sequence[int], has_aux:
     for a in (a % nargs for a in nums):
         for i in arg_ids[a]:
             node = graph.nodes[i]
-            if not node.spec.dtype.is_float:
+            if node.spec.dtype.is_float:
+                continue
+            if not allow_int:
                 raise DTypeError(
                     f"{name}: argument {node.attrs['name']} is {node.spec}; gradients need float inputs "
-                    f"(argnums={argnums!r})", site)
+                    f"(argnums={argnums!r}), or allow_int=True for float0 zeros", site)
+            if node.spec.symbols:
+                raise ShapeError(f"{name}: allow_int=True gives argument {node.attrs['name']} {node.spec} float0 "
+                                 "zeros in its shape, which must be fixed, not symbolic", site)
 
 
-def _check_aux(graph: Graph, name: str, site: str | None) -> None:
+def check_aux(graph: Graph, name: str, site: str | None) -> None:
+    """Refuse a function given `has_aux=True` that returns no pair (out, aux)."""
     if not (graph.out_tree.kind in ("tuple", "list") and len(graph.out_tree.children) == 2):
         raise ShapeError(f"{name}: has_aux=True needs the function to return a pair (out, aux), got {graph.out_tree}",
                          site)
@@ -366,21 +380,35 @@ def _apply(f: Graph | Callable[..., Any], name: str, make_body: MakeBody, check:
     return _trace_body(make_body(f, nargs), [*arg_specs, *extra_specs], [*f.arg_names, *extra])
 
 
-def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+def check_keywords(name: str, site: str | None, holomorphic: Any = False, reduce_axes: Any = ()) -> None:
+    """Refuse the keywords of JAX's differentiation fgrad cannot honour: `holomorphic=True` (fgrad has
+    no complex dtype) and any `reduce_axes` (deprecated by JAX, which refuses it too)."""
+    if holomorphic:
+        raise DTypeError(f"{name}: holomorphic=True differentiates complex functions, and fgrad has no complex "
+                         "dtype; leave it False", site)
+    if reduce_axes:
+        raise InputError(f"{name}: reduce_axes={reduce_axes!r}: JAX deprecated reduce_axes and refuses it; leave it "
+                         "(); sum over a named axis with fg.lax.psum", site)
+
+
+def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_axes: Any = ()) -> Any:
     """Reverse mode with respect to every argument, as `jax.vjp`.
 
     `fg.vjp(fn, *primals)` returns `(primals_out, vjp_fn)`, where
     `primals_out = fn(*primals)` and `vjp_fn(cotangent)` takes one cotangent
-    with the structure and shapes of `primals_out` and returns a tuple with
-    one cotangent pytree per primal (None at non-float leaves). With
+    with the structure and shapes of `primals_out` (an integer output's: JAX's
+    float0 zeros, or any of its dtype, ignored) and returns a tuple with
+    one cotangent pytree per primal (None at non-float leaves, where JAX gives float0). With
     `has_aux`, `fn` returns `(out, aux)` and `vjp` returns
     `(out, vjp_fn, aux)`. On arrays the forward pass runs once, eagerly;
     inside a trace it binds Tensors, so `vjp` nests in other transforms.
 
     `fg.vjp(graph)` on a Graph `(*args) -> out` returns the Graph
-    `(*args, cotangent) -> (out, grads)`, `grads` as above.
+    `(*args, cotangent) -> (out, grads)`, `grads` as above. `reduce_axes` must be () (JAX
+    deprecated it).
     """
     site = user_site()
+    check_keywords("vjp", site, reduce_axes=reduce_axes)
     if isinstance(f, Graph):
         if primals or has_aux:
             raise InputError("vjp: fg.vjp(graph) takes only the Graph and returns the Graph (*args, cotangent) -> "
@@ -390,7 +418,7 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
                       ["cotangent"], out_specs)
     graph, closed_over = trace_function(f, primals, closures=True)
     if has_aux:
-        _check_aux(graph, "vjp", site)
+        check_aux(graph, "vjp", site)
     residuals: dict[tuple, Any] = {}
     env = replay(graph, [*flatten(tuple(primals))[0], *closed_over], residuals)
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
@@ -411,32 +439,45 @@ def vjp(f: Graph | Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     return (outs[0], vjp_fn, outs[1]) if has_aux else (outs, vjp_fn)
 
 
-def grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Graph | Callable[..., Any]:
+def grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: Any = ()) -> Graph | Callable[..., Any]:
     """Gradient of a scalar float function with respect to the arguments `argnums`.
 
     Given a Graph, returns the gradient Graph (same arguments; the gradient
     has the structure of argument `argnums`, or is a tuple of them if
     `argnums` is a tuple; with `has_aux`, `(grads, aux)`). Given a function,
     returns a function, as `jax.grad` does. `grad(grad(f))` works.
+
+    Integer and bool inputs are refused unless `allow_int`, which gives them JAX's gradient:
+    zeros of dtype float0 (`np.dtype([("float0", np.void, 0)])`, JAX's `jax.dtypes.float0`) in
+    their shape, NumPy arrays eagerly, inside traces and from `fg.jit` alike (a float0 array holds
+    no data: it cannot be an argument of a traced function). `holomorphic` must be False (fgrad has
+    no complex dtype) and `reduce_axes` () (JAX deprecated it).
     """
-    return _reverse(f, argnums, has_aux, False, "grad")
+    return _reverse(f, argnums, has_aux, False, "grad", holomorphic, allow_int, reduce_axes)
 
 
-def value_and_grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Graph | Callable[..., Any]:
+def value_and_grad(f: Graph | Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False, reduce_axes: Any = ()
+                   ) -> Graph | Callable[..., Any]:
     """Like `grad`, but returns `(value, grads)` (`((value, aux), grads)` with `has_aux`)."""
-    return _reverse(f, argnums, has_aux, True, "value_and_grad")
+    return _reverse(f, argnums, has_aux, True, "value_and_grad", holomorphic, allow_int, reduce_axes)
 
 
-def _reverse(f: Graph | Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, with_value: bool, name: str) -> Any:
+def _reverse(f: Graph | Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, with_value: bool, name: str,
+             holomorphic: Any, allow_int: bool, reduce_axes: Any) -> Any:
+    site = user_site()
+    check_keywords(name, site, holomorphic, reduce_axes)
     if not isinstance(argnums, int) and not (isinstance(argnums, (tuple, list)) and
                                              all(isinstance(a, int) for a in argnums)):
-        raise InputError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}", user_site())
+        raise InputError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}", site)
+    allow_int = bool(allow_int)
     transformed = _apply(
         f, name,
-        lambda graph, n: grad_body(graph, argnums, has_aux, with_value, n),
-        lambda graph, n, site: _check_grad(graph, n, argnums, has_aux, name, site),
+        lambda graph, n: grad_body(graph, argnums, has_aux, with_value, n, allow_int),
+        lambda graph, n, site: _check_grad(graph, n, argnums, has_aux, name, site, allow_int),
     )
     if isinstance(transformed, Transformed):
         transformed.argnums = argnums
-        transformed.remake = lambda fn, nums: _reverse(fn, nums, has_aux, with_value, name)
+        transformed.remake = lambda fn, nums: _reverse(fn, nums, has_aux, with_value, name, False, allow_int, ())
     return transformed

@@ -27,12 +27,15 @@ import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from fgrad import numpy as fnp  # NOTE: arguments are moved to the batch axis with the public functions, read at call time
 from fgrad.errors import AxisNameError, InputError, ShapeError, TraceError
 from fgrad.ir import PRIMITIVES, RESULT, Graph, Primitive, RuleTable, Spec, call_of, call_params, input_p
 from fgrad.pytree import broadcast_prefix, flatten, leaf_paths, unflatten
 from fgrad.trace import (
-    Tensor, bind, constant, python_number, sites_from, spec_of, trace_function, user_site, with_fixed,
+    FLOAT0, Tensor, bind, constant, is_float0, python_number, sites_from, spec_of, trace_function, user_site,
+    with_fixed,
 )
 
 # primitive -> batch(args, batched, **params) -> the result with the batch along axis 0.
@@ -50,7 +53,8 @@ def axis_frames() -> list[tuple[str | None, int]]:
 
 
 @contextlib.contextmanager
-def _named_axis(name: str | None, size: int) -> Iterator[None]:
+def named_axis(name: Hashable | None, size: int) -> Iterator[None]:
+    """Within the block, the axis `name` (None: unnamed) of `size` is bound, innermost, as a vmap binds its own."""
     stack = axis_frames()
     stack.append((name, size))
     try:
@@ -187,7 +191,7 @@ def _axes_type_ok(value: Any) -> bool:
 
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
-         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable[..., Any]:
+         axis_size: int | None = None, spmd_axis_name: Any = None, sum_match: bool = False) -> Callable[..., Any]:
     """Vectorize `fun` over an axis of its arguments, as `jax.vmap`.
 
     Args:
@@ -196,11 +200,13 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name
             prefix of that argument of ints and Nones: the axis each leaf is mapped over (None: not
             mapped, every example sees the same value). Keyword arguments are mapped over axis 0.
         out_axes: as `in_axes`, for the result (None: an output that does not depend on a mapped
-            argument, returned once).
+            argument, returned once). Float0 zeros (`grad`'s with `allow_int`) take the axis too.
         axis_name: a name for the mapped axis, over which `fun` may combine its examples with
             `fg.lax.psum`, `pmean`, `pmax`, `pmin`, `all_gather` and `axis_index`, as JAX's.
         axis_size: the batch size, needed only when no argument is mapped.
         spmd_axis_name: accepted for JAX's signature: fgrad has one device to map over.
+        sum_match: as JAX's: an output that depends on a mapped argument but whose out_axes is
+            None is summed over the mapped axis (an error without it).
     Returns:
         The batched function. It nests in every transform (`vmap(grad(loss))` gives per-example
         gradients as one batched program) and in itself.
@@ -221,6 +227,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name
         hash(axis_name)
     except TypeError:
         raise InputError(f"vmap: axis_name must be hashable (a str), got {axis_name!r}", site) from None
+    if not isinstance(sum_match, (bool, np.bool_)):
+        raise InputError(f"vmap: sum_match must be a bool, got {sum_match!r}", site)
 
     @functools.wraps(fun)
     def batched_fun(*args: Any, **kwargs: Any) -> Any:
@@ -270,7 +278,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name
 
         fn = with_fixed(call, static, len(moved))
         example = [Spec(spec_of(moved[k]).shape[1:], spec_of(moved[k]).dtype) if flags[k] else moved[k] for k in traced]
-        with _named_axis(axis_name, size):
+        with named_axis(axis_name, size):
             graph, closed_over = trace_function(fn, tuple(example), closures=True)
             env, out_flags = batch_replay(graph, [*(moved[k] for k in traced), *closed_over],
                                           [*(flags[k] for k in traced), *(False for _ in closed_over)])
@@ -282,16 +290,34 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name
         for path, i, axis in zip(leaf_paths(graph.out_tree, prefix="output"), graph.outputs, out_axes_leaves):
             x, b = env[i], out_flags[i]
             if axis is None:
-                if b:
-                    raise InputError(f"vmap: out_axes is None for {path}, which depends on a mapped argument",
-                                     call_site)
-                outs.append(x)
+                if b and not sum_match:
+                    raise InputError(f"vmap: out_axes is None for {path}, which depends on a mapped argument "
+                                     "(sum_match=True sums it over the mapped axis)", call_site)
+                outs.append(fnp.sum(x, axis=0) if b else x)
                 continue
             x = with_batch(x, b, size)
             ndim = spec_of(x).ndim
             if not -ndim <= axis < ndim:
                 raise ShapeError(f"vmap: out_axes {axis} for {path} of {ndim} axes with the batch", call_site)
             outs.append(fnp.moveaxis(x, 0, axis) if axis % ndim else x)
-        return unflatten(graph.out_tree, outs)
+        return _float0_batched(unflatten(graph.out_tree, outs), out_axes, size)
 
     return batched_fun
+
+
+def _float0_batched(out: Any, out_axes: Any, size: int) -> Any:
+    """`out` with each float0 array (no node of the graph: see fgrad.trace.Float0Zeros) given the
+    mapped axis at its out_axes, as JAX's vmap gives it."""
+    leaves, tree = flatten(out)
+    if not any(is_float0(x) for x in leaves):
+        return out
+    axes = broadcast_prefix(out_axes, tree, "vmap: out_axes")
+
+    def batched(x: Any, axis: int | None) -> Any:
+        if not is_float0(x) or axis is None:
+            return x
+        shape = list(x.shape)
+        shape.insert(axis % (x.ndim + 1), size)
+        return np.zeros(tuple(shape), FLOAT0)
+
+    return unflatten(tree, [batched(x, a) for x, a in zip(leaves, axes)])

@@ -267,14 +267,31 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
 # ---------------------------------------------------------------------------
 
 
-def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any) -> Any:
+_NO_OPERAND = object()  # cond's and switch's `operand` not given
+
+
+def _one_operand(who: str, operands: tuple[Any, ...], operand: Any, site: str | None) -> tuple[Any, ...]:
+    """The operands of a cond or switch given either way JAX takes them: positionally, or as the
+    one `operand=` of its older form (not both)."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise InputError(f"{who}: operand= given beside {len(operands)} positional operands; pass the operands "
+                         "one way only (operand= is the older form of one operand)", site)
+    return (operand,)
+
+
+def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any,
+         operand: Any = _NO_OPERAND) -> Any:
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, as `jax.lax.cond`.
 
     Both branches are traced and must return the same structure, shapes and dtypes; `pred` is a
     bool or integer scalar (an integer means pred != 0). Under vmap with a batched `pred` both
-    branches run and each lane's result is selected, as in JAX.
+    branches run and each lane's result is selected, as in JAX. `operand=x`, JAX's older form,
+    is the one operand x (given instead of positional ones).
     """
     site = user_site()
+    operands = _one_operand("cond", operands, operand, site)
     _check_function("cond", site, true_fun=true_fun, false_fun=false_fun)
     p = fnp.asarray(pred)
     spec = spec_of(p)
@@ -286,12 +303,14 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
     return _branch("cond", index, (false_fun, true_fun), ("false_fun", "true_fun"), operands, site)
 
 
-def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any, operand: Any = _NO_OPERAND) -> Any:
     """`branches[index](*operands)`, as `jax.lax.switch`: the index is clamped into range.
 
-    Every branch is traced and must return the same structure, shapes and dtypes.
+    Every branch is traced and must return the same structure, shapes and dtypes. `operand=x`
+    is the one operand x, as in `cond`.
     """
     site = user_site()
+    operands = _one_operand("switch", operands, operand, site)
     if not isinstance(branches, (tuple, list)) or not branches:
         raise InputError(f"switch: branches must be a non-empty sequence of functions, got {branches!r}", site)
     _check_function("switch", site, **{f"branches[{k}]": b for k, b in enumerate(branches)})

@@ -35,8 +35,8 @@ from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceEr
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, Primitive, RuleTable, call_of, call_params, input_p, results_of
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.interpret import interpret
-from fgrad.trace import Tensor, bind, constant, current_trace, sites_from, spec_of, trace_function, user_site
-from fgrad.transforms.autodiff import replay, vjp
+from fgrad.trace import Tensor, bind, constant, current_trace, is_float0, sites_from, spec_of, trace_function, user_site
+from fgrad.transforms.autodiff import check_aux, check_keywords, replay, vjp
 from fgrad.transforms.batching import vmap
 from fgrad.transforms.passes import simplify
 
@@ -163,7 +163,7 @@ def jvp_replay(graph: Graph, primals: Sequence[Any], tangents: Sequence[Any],
 def _check_tangents(primals: Sequence[Any], tangents: Any, site: str | None) -> list[Any]:
     """The tangent leaves for `primals`, as `jax.jvp` checks them: one structure, every shape
     equal, a float tangent of the primal's dtype for a float primal (an integer primal's
-    tangent, JAX's float0, is ignored: any of its shape)."""
+    tangent, JAX's float0 or any dtype, is ignored)."""
     if not isinstance(tangents, (tuple, list)) or len(tangents) != len(primals):
         raise InputError(f"jvp: primals and tangents must be tuples of one length, got {len(primals)} primals and "
                          f"{'a ' + type(tangents).__name__ if not isinstance(tangents, (tuple, list)) else len(tangents)}"
@@ -175,6 +175,9 @@ def _check_tangents(primals: Sequence[Any], tangents: Any, site: str | None) -> 
     out = []
     for path, p, t in zip(leaf_paths(p_tree, prefix="primals"), p_leaves, t_leaves):
         want = spec_of(p, path)
+        if is_float0(t) and not want.dtype.is_float and t.shape == want.shape:  # JAX's tangent of an integer
+            out.append(None)
+            continue
         try:
             got = spec_of(t, path.replace("primals", "tangents", 1))
         except FgradError:
@@ -221,9 +224,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         raise InputError(f"jvp: primals must be a tuple of arguments, got a {type(primals).__name__}", site)
     t_leaves = _check_tangents(primals, tangents, site)
     graph, closed_over = _traced(fun, primals, "jvp", site)
-    if has_aux and not (graph.out_tree.kind in ("tuple", "list") and len(graph.out_tree.children) == 2):
-        raise ShapeError(f"jvp: has_aux=True needs the function to return a pair (out, aux), got {graph.out_tree}",
-                         site)
+    if has_aux:
+        check_aux(graph, "jvp", site)
     env, tan = jvp_replay(graph, [*flatten(tuple(primals))[0], *closed_over],
                           [*t_leaves, *(None for _ in closed_over)])
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
@@ -233,35 +235,42 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     return outs, tangents_out
 
 
-def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """`(fun(*primals), f_jvp)`, as `jax.linearize`: `f_jvp(*tangents)` is the Jacobian-vector
-    product at `primals`, computed from values the forward pass kept (it does not run it again)."""
+    product at `primals`, computed from values the forward pass kept (it does not run it again).
+    With `has_aux`, `fun` returns `(out, aux)` and linearize returns `(out, f_jvp, aux)`, `f_jvp`
+    giving the tangent of `out` alone."""
     site = user_site()
     graph, closed_over = _traced(fun, primals, "linearize", site)
+    if has_aux:
+        check_aux(graph, "linearize", site)
     leaves = [*flatten(tuple(primals))[0], *closed_over]
     env = replay(graph, leaves)
     outs = unflatten(graph.out_tree, [env[i] for i in graph.outputs])
     arg_specs = [unflatten(flatten(p)[1], [spec_of(x) for x in flatten(p)[0]]) for p in primals]
+    tree = graph.out_tree.children[0] if has_aux else graph.out_tree
 
     def tangent_part(*tangents: Any) -> Any:
         t_leaves = flatten(tuple(tangents))[0]
         held, tan = jvp_replay(graph, [env[i] for i in graph.inputs], [*t_leaves, *(None for _ in closed_over)],
                                values=env)
-        return unflatten(graph.out_tree, output_tangents(graph, held, tan))
+        return unflatten(tree, output_tangents(graph, held, tan)[:tree.num_leaves])
 
     @functools.cache
     def linear() -> Graph:  # the tangent program, traced on the first call on arrays
         return simplify(trace_function(tangent_part, arg_specs, [f"tangent{k}" for k in range(len(primals))])[0])
 
     def f_jvp(*tangents: Any) -> Any:
-        call_site = user_site()
-        _check_tangents(primals, tangents, call_site)
-        if current_trace() is not None or any(isinstance(x, Tensor) for x in flatten(tuple(tangents))[0]):
+        checked = _check_tangents(primals, tangents, user_site())
+        # an integer primal's tangent is ignored: the primal stands in for it (JAX's float0 has no spec)
+        p_leaves, p_tree = flatten(tuple(primals))
+        tangents = unflatten(p_tree, [p if t is None else t for p, t in zip(p_leaves, checked)])
+        if current_trace() is not None or any(isinstance(x, Tensor) for x in checked):
             return tangent_part(*tangents)
         return interpret(linear(), *tangents)
 
     f_jvp.__qualname__ = "f_jvp"
-    return outs, f_jvp
+    return (outs[0], f_jvp, outs[1]) if has_aux else (outs, f_jvp)
 
 
 # ---------------------------------------------------------------------------
@@ -277,12 +286,12 @@ def _argnums(argnums: int | Sequence[int], nargs: int, name: str, site: str | No
     return tuple(a % nargs for a in nums)
 
 
-def _basis(specs: Sequence[Any], name: str, site: str | None) -> tuple[list[Any], int]:
-    """Rows of the identity over every element of `specs` (float ones), cut into one pytree of
-    leaves per spec: leaf k has shape (n, *specs[k].shape)."""
+def _basis(specs: Sequence[Any], name: str, what: str, site: str | None) -> tuple[list[Any], int]:
+    """Rows of the identity over every element of `specs` (float ones: the function's `what`,
+    inputs or outputs), cut into one pytree of leaves per spec: leaf k has shape (n, *specs[k].shape)."""
     for s in specs:
         if not s.dtype.is_float:
-            raise DTypeError(f"{name}: differentiation needs float inputs, got {s}", site)
+            raise DTypeError(f"{name}: differentiation needs float {what}, got {s}", site)
         if s.symbols:
             raise ShapeError(f"{name}: Jacobians need static shapes, got {s}", site)
     n = sum(s.size for s in specs)
@@ -319,10 +328,13 @@ def _of_argnums(fun: Callable[..., Any], args: Sequence[Any], nums: Sequence[int
     return partial
 
 
-def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by forward mode, as `jax.jacfwd`: one `jvp` per input element,
     batched by `vmap`. Each output leaf's Jacobian has shape `out.shape + in.shape`; the result
-    has the output's structure, holding the input's (a tuple over `argnums` if it is one)."""
+    has the output's structure, holding the input's (a tuple over `argnums` if it is one).
+    `holomorphic` must be False: fgrad has no complex dtype."""
+    check_keywords("jacfwd", user_site(), holomorphic)
 
     def jac(*args: Any) -> Any:
         site = user_site()
@@ -330,7 +342,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         wrt = [args[a] for a in nums]
         leaves, tree = flatten(tuple(wrt))
         specs = [spec_of(x) for x in leaves]
-        basis, n = _basis(specs, "jacfwd", site)
+        basis, n = _basis(specs, "jacfwd", "inputs", site)
 
         partial = _of_argnums(fun, args, nums)
 
@@ -355,9 +367,13 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     return jac
 
 
-def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by reverse mode, as `jax.jacrev`: one vjp per output element, batched
-    by `vmap`; shapes and structure as `jacfwd`."""
+    by `vmap`; shapes and structure as `jacfwd`. Integer and bool inputs are refused unless
+    `allow_int`, which gives them zero Jacobians of their own dtype, as JAX's. `holomorphic`
+    must be False: fgrad has no complex dtype."""
+    check_keywords("jacrev", user_site(), holomorphic)
 
     def jac(*args: Any) -> Any:
         site = user_site()
@@ -365,6 +381,10 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         wrt = [args[a] for a in nums]
         w_leaves, w_tree = flatten(tuple(wrt))
         in_specs = [spec_of(x) for x in w_leaves]
+        integer = next((s for s in in_specs if not s.dtype.is_float), None)
+        if integer is not None and not allow_int:
+            raise DTypeError(f"jacrev: differentiation needs float inputs, got {integer}; allow_int=True gives "
+                             "integer inputs zero Jacobians", site)
 
         partial = _of_argnums(fun, args, nums)
         res = vjp(partial, *wrt, has_aux=has_aux)
@@ -372,16 +392,17 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         aux = res[2] if has_aux else None
         out_leaves, out_tree = flatten(outs)
         out_specs = [spec_of(o) for o in out_leaves]
-        basis, m = _basis(out_specs, "jacrev", site)
+        basis, m = _basis(out_specs, "jacrev", "outputs", site)
 
         def pull(*ct_leaves: Any) -> Any:
             return pullback(unflatten(out_tree, list(ct_leaves)))
 
-        grads = vmap(pull)(*basis)  # a tuple over wrt, each (m, *in)
-        g_leaves = flatten(tuple(grads))[0]
+        grads = vmap(pull)(*basis)  # a tuple over wrt, each (m, *in); None at an integer input
+        g_leaves = flatten(tuple(grads), is_leaf=lambda g: g is None)[0]
         per_out, offset = [], 0
         for s in out_specs:
-            rows = [fnp.reshape(g[offset:offset + s.size], (*s.shape, *spec.shape))
+            rows = [fnp.zeros((*s.shape, *spec.shape), spec.dtype) if g is None else
+                    fnp.reshape(g[offset:offset + s.size], (*s.shape, *spec.shape))
                     for g, spec in zip(g_leaves, in_specs)]
             per_arg = unflatten(w_tree, rows)
             per_out.append(per_arg[0] if isinstance(argnums, int) else tuple(per_arg))
@@ -392,6 +413,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     return jac
 
 
-def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
-    """The Hessian of a scalar `fun`, as `jax.hessian`: `jacfwd(jacrev(fun))`."""
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
+    """The Hessian of a scalar `fun`, as `jax.hessian`: `jacfwd(jacrev(fun))`. `holomorphic` must be
+    False: fgrad has no complex dtype."""
+    check_keywords("hessian", user_site(), holomorphic)
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)

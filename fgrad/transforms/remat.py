@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,8 @@ class _Named:
 
 
 def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Policy | None = None,
-               static_argnums: int | tuple[int, ...] = ()) -> Callable[..., Any]:
+               static_argnums: int | tuple[int, ...] = (), static_argnames: str | Iterable[str] = (),
+               concrete: bool = False) -> Callable[..., Any]:
     """`fun`, with its intermediates recomputed in the backward pass instead of stored, as
     `jax.checkpoint` (alias `fg.remat`).
 
@@ -114,16 +115,26 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Pol
             `(primitive, *operand specs, **params) -> bool`, as JAX's policies, such as those in
             `fg.checkpoint_policies` (`dots_saveable` keeps the matrix products' results). None:
             nothing is kept.
-        static_argnums: arguments passed to `fun` as they are (Python values), not traced.
+        static_argnums: positional arguments passed to `fun` as they are (Python values), not traced.
+        static_argnames: keyword arguments passed so, by name.
+        concrete: False only: JAX removed concrete=True (in 0.10, where it refuses the keyword
+            altogether); mark the arguments Python reads static instead.
     Returns:
         The function, with `fun`'s values and derivatives; it nests in every transform.
     """
     site = user_site()
     if not callable(fun):
         raise TraceError(f"checkpoint: expected a function, got a {type(fun).__name__}", site)
+    if concrete is not False:
+        raise InputError(f"checkpoint: concrete={concrete!r}: JAX removed concrete=True; pass the values Python "
+                         "reads as static_argnums or static_argnames", site)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     if not all(type(i) is int for i in static):
         raise InputError(f"checkpoint: static_argnums must be ints, got {static_argnums!r}", site)
+    names = (static_argnames,) if isinstance(static_argnames, str) else \
+        tuple(static_argnames) if isinstance(static_argnames, Iterable) else None
+    if names is None or not all(isinstance(n, str) for n in names):
+        raise InputError(f"checkpoint: static_argnames must be a str or strs, got {static_argnames!r}", site)
     if policy is not None and not callable(policy):
         raise InputError(f"checkpoint: policy must be a function (fg.checkpoint_policies has JAX's), got "
                          f"{policy!r}", site)
@@ -137,7 +148,9 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Pol
             raise InputError(f"checkpoint: static_argnums {bad} out of range for a call of {len(args)} positional "
                              "arguments", call_site)
         fixed = {i % len(args) for i in static}
-        traced = (tuple(a for i, a in enumerate(args) if i not in fixed), kwargs)
+        named = {k: v for k, v in kwargs.items() if k in names}
+        traced = (tuple(a for i, a in enumerate(args) if i not in fixed),
+                  {k: v for k, v in kwargs.items() if k not in names})
         leaves, tree = flatten(traced)
         if current_trace() is None and not any(isinstance(x, Tensor) for x in leaves):
             return fun(*args, **kwargs)  # on arrays: nothing is differentiated, so nothing to recompute
@@ -145,9 +158,9 @@ def checkpoint(fun: Callable[..., Any], *, prevent_cse: bool = True, policy: Pol
         values = argument_values(leaves, paths, "checkpoint", call_site)
 
         def region(*xs: Any) -> Any:
-            positional, named = unflatten(tree, list(xs))
+            positional, keywords = unflatten(tree, list(xs))
             it = iter(positional)
-            return fun(*(args[i] if i in fixed else next(it) for i in range(len(args))), **named)
+            return fun(*(args[i] if i in fixed else next(it) for i in range(len(args))), **keywords, **named)
 
         body, closed, out_tree = traced_body(region, [spec_of(v) for v in values], paths)
         return unflatten(out_tree, list(bind_checkpoint(body, [*values, *closed], held, bool(prevent_cse))))
