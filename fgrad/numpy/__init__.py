@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fgrad.errors import name_errors_after
 from fgrad.numpy import bitwise, convolution, creation, elementwise, indexing, products, promotion, reductions, shapes
-from fgrad.numpy import constants, functional, host, searching
+from fgrad.numpy import constants, functional, host, searching, ufuncs
 from fgrad.numpy.promotion import *  # noqa: F403
 from fgrad.numpy.creation import *  # noqa: F403
 from fgrad.numpy.shapes import *  # noqa: F403
@@ -21,6 +21,7 @@ from fgrad.numpy.reductions import *  # noqa: F403
 from fgrad.numpy.products import *  # noqa: F403
 from fgrad.numpy.indexing import *  # noqa: F403
 from fgrad.numpy.bitwise import *  # noqa: F403
+from fgrad.numpy.ufuncs import *  # noqa: F403  (after elementwise and bitwise: their ufuncs replace their functions)
 from fgrad.numpy.convolution import *  # noqa: F403
 from fgrad.numpy.constants import *  # noqa: F403
 from fgrad.numpy.searching import *  # noqa: F403
@@ -35,7 +36,7 @@ bool = bool_  # noqa: A001, F405  (jax.numpy.bool; set here, where no code calls
 __all__ = sorted({"bool",
     *promotion.__all__, *creation.__all__, *shapes.__all__, *elementwise.__all__, *reductions.__all__,
     *products.__all__, *indexing.__all__, *bitwise.__all__, *convolution.__all__, *constants.__all__,
-    *searching.__all__, *functional.__all__, *host.__all__,
+    *searching.__all__, *functional.__all__, *host.__all__, *ufuncs.__all__,
 })
 name_errors_after(globals(), __all__)
 del name_errors_after  # not part of the namespace

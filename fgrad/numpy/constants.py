@@ -18,7 +18,9 @@ import numpy as np
 from fgrad.errors import DTypeError, TraceError
 from fgrad.ir import DType, HasSpec
 from fgrad.trace import Tensor, user_site
-from fgrad.numpy.promotion import ArrayLike, _axes, _axis_tuple, _dtype, _shape, asarray, result_dtype
+from fgrad.numpy.promotion import (
+    ArrayLike, _axes, _axis_tuple, _copy_flag, _dtype, _placed, _shape, asarray, result_dtype,
+)
 from fgrad.numpy.shapes import reshape, stack
 
 __all__ = [  # the public names, re-exported by fgrad.numpy and fgrad
@@ -188,13 +190,17 @@ def _leaves(obj: Any) -> list[Any]:
     return [leaf for item in obj for leaf in _leaves(item)] if isinstance(obj, (list, tuple)) else [obj]
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0
-          ) -> Tensor | np.ndarray:
+def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,
+          device: Any = None, out_sharding: Any = None) -> Tensor | np.ndarray:
     """`object` as a value, as `jnp.array`: an array, number, or nested lists and tuples of these,
     traced values among them (stacked); `dtype` by default jax.numpy's promotion of the elements
     (Python numbers weak: [np.float16(1), 2.0] is f16); `ndmin` leading axes of size 1 at least.
-    `copy` is accepted (fgrad values are immutable)."""
-    del copy
+    `copy` is accepted (fgrad values are immutable); `device` places the value, as `asarray`'s."""
+    _copy_flag("array", copy)
+    return _placed("array", _array(object, dtype, order, ndmin), device, out_sharding)
+
+
+def _array(object: Any, dtype: Any, order: str | None, ndmin: int) -> Tensor | np.ndarray:
     if order is not None and order != "K":
         raise TraceError(f"array: only order='K' is implemented, as in jax.numpy, got {order!r}", user_site())
     if isinstance(ndmin, bool) or not isinstance(ndmin, (int, np.integer)) or not 0 <= ndmin <= 64:
@@ -205,7 +211,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     if want is None and leaves:  # promoted as jax.numpy, not as NumPy reads the list (all float64)
         want = result_dtype(*leaves)
     if any(isinstance(leaf, Tensor) for leaf in leaves):
-        out = stack([array(item, want) for item in object])
+        out = stack([_array(item, want, "K", 0) for item in object])
     else:
         out = asarray(object, want)
     dims = _shape(out)

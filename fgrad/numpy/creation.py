@@ -10,23 +10,22 @@ element to it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fgrad.errors import TRACER_INDEX, DTypeError, FgradError, ShapeError, TraceError
+from fgrad.errors import TRACER_INDEX, DTypeError, ShapeError, TraceError
 from fgrad.ir import I32, Const, Dim, DType, Spec, constant_p
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, current_trace, host_array, user_site
 from fgrad.transforms.batching import vmap
 from fgrad.numpy.promotion import (
-    ArrayLike, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _one_axis, _shape, _static_scalar,
-    asarray, result_dtype,
+    ArrayLike, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _named_errors, _one_axis, _placed,
+    _shape, _static_scalar, asarray, result_dtype,
 )
 from fgrad.numpy.shapes import (
     _shape_arg, _static_int, broadcast_to, concatenate, expand_dims, flip, meshgrid, reshape, stack, transpose,
@@ -87,55 +86,71 @@ def _filled(name: str, shape: tuple[int | Dim, ...], value: Any, dtype: DType) -
     return bind(constant_p, value=Const.of(np.broadcast_to(scalar.array, shape), dtype))
 
 
-def zeros(shape: Any, dtype: DTypeLike = None) -> Tensor | np.ndarray:
+# Every creation function takes jax.numpy's `device` (and, where JAX's does, `out_sharding`): see
+# promotion._placed.
+
+
+def zeros(shape: Any, dtype: DTypeLike = None, *, device: Any = None, out_sharding: Any = None
+          ) -> Tensor | np.ndarray:
     """An array of zeros of `shape` (an int, or a tuple that may hold symbols); f32 by default."""
-    return _filled("zeros", _new_shape("zeros", shape), 0, _dtype_arg("zeros", dtype, DType.f32))
+    out = _filled("zeros", _new_shape("zeros", shape), 0, _dtype_arg("zeros", dtype, DType.f32))
+    return _placed("zeros", out, device, out_sharding)
 
 
-def ones(shape: Any, dtype: DTypeLike = None) -> Tensor | np.ndarray:
+def ones(shape: Any, dtype: DTypeLike = None, *, device: Any = None, out_sharding: Any = None
+         ) -> Tensor | np.ndarray:
     """An array of ones of `shape`; f32 by default."""
-    return _filled("ones", _new_shape("ones", shape), 1, _dtype_arg("ones", dtype, DType.f32))
+    out = _filled("ones", _new_shape("ones", shape), 1, _dtype_arg("ones", dtype, DType.f32))
+    return _placed("ones", out, device, out_sharding)
 
 
-def empty(shape: Any, dtype: DTypeLike = None) -> Tensor | np.ndarray:
+def empty(shape: Any, dtype: DTypeLike = None, *, device: Any = None, out_sharding: Any = None
+          ) -> Tensor | np.ndarray:
     """As jnp.empty: arrays are immutable, so an 'uninitialised' array is zeros."""
-    return _filled("empty", _new_shape("empty", shape), 0, _dtype_arg("empty", dtype, DType.f32))
+    out = _filled("empty", _new_shape("empty", shape), 0, _dtype_arg("empty", dtype, DType.f32))
+    return _placed("empty", out, device, out_sharding)
 
 
-def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike = None) -> Tensor | np.ndarray:
+def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike = None, *, device: Any = None,
+         out_sharding: Any = None) -> Tensor | np.ndarray:
     """`fill_value` broadcast to `shape`, in `dtype` (by default fill_value's: a Python int gives
     i32, a float f32). A static number is one uniform constant; an array or a traced value is
     broadcast."""
-    return _filled("full", _new_shape("full", shape), fill_value, _dtype_arg("full", dtype, _dtype(fill_value)))
+    out = _filled("full", _new_shape("full", shape), fill_value, _dtype_arg("full", dtype, _dtype(fill_value)))
+    return _placed("full", out, device, out_sharding)
 
 
 def _like(name: str, a: ArrayLike, dtype: DTypeLike, shape: Any) -> tuple[tuple[int | Dim, ...], DType]:
     return (_shape(a) if shape is None else _new_shape(name, shape)), _dtype_arg(name, dtype, _dtype(a))
 
 
-def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Tensor | np.ndarray:
+def zeros_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None, *, device: Any = None,
+               out_sharding: Any = None) -> Tensor | np.ndarray:
     """Zeros of a's shape and dtype (or the `dtype` and `shape` given)."""
     shape, dt = _like("zeros_like", a, dtype, shape)
-    return _filled("zeros_like", shape, 0, dt)
+    return _placed("zeros_like", _filled("zeros_like", shape, 0, dt), device, out_sharding)
 
 
-def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Tensor | np.ndarray:
+def ones_like(a: ArrayLike, dtype: DTypeLike = None, shape: Any = None, *, device: Any = None,
+              out_sharding: Any = None) -> Tensor | np.ndarray:
     """Ones of a's shape and dtype (or the `dtype` and `shape` given)."""
     shape, dt = _like("ones_like", a, dtype, shape)
-    return _filled("ones_like", shape, 1, dt)
+    return _placed("ones_like", _filled("ones_like", shape, 1, dt), device, out_sharding)
 
 
-def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Tensor | np.ndarray:
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike = None, shape: Any = None, *,
+              device: Any = None, out_sharding: Any = None) -> Tensor | np.ndarray:
     """`fill_value` broadcast to a's shape, in a's dtype (or the `dtype` and `shape` given):
     full_like(ints, 7.5) is 7, as in jax.numpy."""
     shape, dt = _like("full_like", a, dtype, shape)
-    return _filled("full_like", shape, fill_value, dt)
+    return _placed("full_like", _filled("full_like", shape, fill_value, dt), device, out_sharding)
 
 
-def empty_like(prototype: ArrayLike, dtype: DTypeLike = None, shape: Any = None) -> Tensor | np.ndarray:
+def empty_like(prototype: ArrayLike, dtype: DTypeLike = None, shape: Any = None, *, device: Any = None
+               ) -> Tensor | np.ndarray:
     """As jnp.empty_like: arrays are immutable, so an 'uninitialised' array is zeros_like."""
     shape, dt = _like("empty_like", prototype, dtype, shape)
-    return _filled("empty_like", shape, 0, dt)
+    return _placed("empty_like", _filled("empty_like", shape, 0, dt), device)
 
 
 def _offset(name: str, k: Any, n: int | Dim, m: int | Dim) -> Tensor | np.ndarray | int:
@@ -159,10 +174,10 @@ def _band(name: str, n: int | Dim, m: int | Dim, k: Any, compare: Any) -> Tensor
 
 
 def eye(N: int | Dim, M: int | Dim | None = None, k: int | ArrayLike = 0,
-        dtype: DTypeLike = None) -> Tensor | np.ndarray:
+        dtype: DTypeLike = None, *, device: Any = None) -> Tensor | np.ndarray:
     """The (N, M) matrix with ones on diagonal k (above the main one for k > 0), zeros
     elsewhere; f32 by default. k may be traced; N and M may be symbols."""
-    return _eye("eye", N, M, k, dtype)
+    return _placed("eye", _eye("eye", N, M, k, dtype), device)
 
 
 def _eye(name: str, N: Any, M: Any, k: Any, dtype: DTypeLike) -> Tensor | np.ndarray:
@@ -191,11 +206,16 @@ def _iota(count: int | Dim, dtype: DType, ndim: int = 1, axis: int = 0) -> Tenso
 
 
 def arange(start: int | float | Dim, stop: int | float | Dim | None = None, step: int | float | None = None,
-           dtype: DTypeLike = None) -> Tensor | np.ndarray:
+           dtype: DTypeLike = None, *, device: Any = None, out_sharding: Any = None) -> Tensor | np.ndarray:
     """Evenly spaced values in [start, stop), as `jnp.arange`: i32 unless a bound is a float
     (or `dtype` says otherwise); the values are start + step * iota, computed in the result's
     dtype (f32 for f16 with a step), so arange(0, 1, 0.1) is jnp's to the bit. The bounds are
     static numbers; `arange(T)` of a symbol T counts up to its value at call time."""
+    return _placed("arange", _arange(start, stop, step, dtype), device, out_sharding)
+
+
+def _arange(start: int | float | Dim, stop: int | float | Dim | None, step: int | float | None,
+            dtype: DTypeLike) -> Tensor | np.ndarray:
     dt = _dtype_arg("arange", dtype, None)
     bounds = {"start": start, "stop": stop, "step": step}
     for what, bound in bounds.items():
@@ -236,12 +256,17 @@ def arange(start: int | float | Dim, stop: int | float | Dim | None = None, step
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype: DTypeLike = None, axis: int = 0) -> Any:
+             dtype: DTypeLike = None, axis: int = 0, *, device: Any = None) -> Any:
     """`num` evenly spaced values from start to stop (stop included where `endpoint`), as
     `jnp.linspace`: start * (1 - t) + stop * t for t = iota / div, which gives both ends
     exactly. start and stop may be arrays (and traced): they broadcast, and the values run
     along a new axis `axis`. Integer dtypes take the floor. With `retstep`, also the step
     (NaN for num = 1 with endpoint, as JAX)."""
+    return _placed("linspace", _linspace(start, stop, num, endpoint, retstep, dtype, axis), device)
+
+
+def _linspace(start: ArrayLike, stop: ArrayLike, num: int, endpoint: bool, retstep: bool, dtype: DTypeLike,
+              axis: int) -> Any:
     num = _static_int("linspace", "num", num, low=0)
     dt = _dtype_arg("linspace", dtype, _float_dtype(result_dtype(start, stop)))
     comp = _float_dtype(dt)
@@ -384,18 +409,6 @@ def bartlett(M: int) -> Tensor | np.ndarray:
 
 
 # -- index objects: mgrid[0:5, 0:3], r_[x, 0:3], s_[1:, ::2] -------------------------------------
-
-
-@contextlib.contextmanager
-def _named_errors(name: str) -> Iterator[None]:
-    """Errors raised while an index object builds its value name the object (`r_: ...`), as a
-    public function's do."""
-    try:
-        yield
-    except FgradError as e:
-        if e.message.startswith(f"{name}:"):
-            raise
-        raise type(e)(f"{name}: {e.message}", e.site) from None
 
 
 def _grid_1d(name: str, s: Any) -> Tensor | np.ndarray:

@@ -24,10 +24,10 @@ from fgrad.primitives import (
 )
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _broadcast, _dtype, _elementwise, _float_dtype, _no_bool,
-    _no_keywords, _shape, _unary, asarray, result_dtype,
+    ArrayLike, _arith_dtype, _as_dtype, _broadcast, _copy_flag, _dtype, _elementwise, _float_dtype, _no_bool,
+    _no_keywords, _placed, _shape, _unary, asarray, result_dtype,
 )
-from fgrad.numpy.shapes import broadcast_to
+from fgrad.numpy.shapes import _no_out, broadcast_to
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
@@ -269,10 +269,17 @@ def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None 
     return asarray(arr)
 
 
-def astype(x: ArrayLike, dtype: str | DType) -> Tensor | np.ndarray:
-    """Convert to `dtype`: float -> integer truncates toward zero and saturates (NaN gives 0),
-    integer -> integer wraps, anything -> bool is x != 0 (XLA's convert, so jax.numpy's)."""
-    return asarray(x, _as_dtype(dtype, "astype"))
+def astype(x: ArrayLike, dtype: str | DType | None, /, *, copy: bool = False, device: Any = None
+           ) -> Tensor | np.ndarray:
+    """Convert to `dtype` (None: the default float, f32, as jnp.astype): float -> integer
+    truncates toward zero and saturates (NaN gives 0), integer -> integer wraps, anything ->
+    bool is x != 0 (XLA's convert, so jax.numpy's). `copy` is accepted (fgrad values are
+    immutable); `device` places the result, as `asarray`'s."""
+    out = asarray(x, DType.f32 if dtype is None else _as_dtype(dtype, "astype"))
+    if copy is not False or device is not None:
+        _copy_flag("astype", copy)
+        return _placed("astype", out, device)
+    return out
 
 
 def stop_gradient(x: ArrayLike) -> Tensor | np.ndarray:
@@ -387,13 +394,15 @@ def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
     return bind(copysign_p, *_float_pair("copysign", x1, x2))
 
 
-def isposinf(x: ArrayLike, /) -> Tensor | np.ndarray:
+def isposinf(x: ArrayLike, /, out: None = None) -> Tensor | np.ndarray:
     """Whether x is +inf, as bool (False for integers and bools)."""
+    _no_out("isposinf", out)
     return logical_and(isinf(x), logical_not(signbit(x))) if _dtype(x).is_float else isinf(x)
 
 
-def isneginf(x: ArrayLike, /) -> Tensor | np.ndarray:
+def isneginf(x: ArrayLike, /, out: None = None) -> Tensor | np.ndarray:
     """Whether x is -inf, as bool (False for integers and bools)."""
+    _no_out("isneginf", out)
     return logical_and(isinf(x), signbit(x)) if _dtype(x).is_float else isinf(x)
 
 

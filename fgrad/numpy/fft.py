@@ -13,7 +13,7 @@ from fgrad.ir import DType
 from fgrad.numpy.creation import arange
 from fgrad.numpy.elementwise import astype, divide, where
 from fgrad.numpy.indexing import roll
-from fgrad.numpy.promotion import ArrayLike, _as_dtype, _shape
+from fgrad.numpy.promotion import ArrayLike, _as_dtype, _placed, _shape
 from fgrad.trace import Tensor, user_site
 
 __all__ = [
@@ -30,19 +30,20 @@ def _length(n: Any, who: str) -> int:
 
 def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor | Any:
     """The sample frequencies of an n-point transform with sample spacing `d`: [0, 1, ...,
-    (n - 1) // 2, -(n // 2), ..., -1] / (d n), as `jnp.fft.fftfreq`."""
+    (n - 1) // 2, -(n // 2), ..., -1] / (d n), as `jnp.fft.fftfreq`; `device` places them, as
+    `fg.asarray`'s."""
     n = _length(n, "fftfreq")
     k = arange(n, dtype=DType.i32)
     k = where(k < (n + 1) // 2, k, k - n)
-    return astype(divide(k, d * n), _as_dtype(dtype) if dtype is not None else DType.f32)
+    return _placed("fftfreq", astype(divide(k, d * n), _as_dtype(dtype) if dtype is not None else DType.f32), device)
 
 
 def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor | Any:
     """The sample frequencies of an n-point real transform: [0, 1, ..., n // 2] / (d n), as
-    `jnp.fft.rfftfreq`."""
+    `jnp.fft.rfftfreq`; `device` places them, as `fg.asarray`'s."""
     n = _length(n, "rfftfreq")
-    return astype(divide(arange(n // 2 + 1, dtype=DType.i32), d * n),
-                  _as_dtype(dtype) if dtype is not None else DType.f32)
+    out = divide(arange(n // 2 + 1, dtype=DType.i32), d * n)
+    return _placed("rfftfreq", astype(out, _as_dtype(dtype) if dtype is not None else DType.f32), device)
 
 
 def _shifted(name: str, x: ArrayLike, axes: int | Sequence[int] | None, sign: int) -> Tensor | Any:

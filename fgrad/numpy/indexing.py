@@ -19,10 +19,12 @@ from fgrad.primitives import (
 )
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _axes, _broadcast_shapes, _brief, _dtype, _one_axis, _shape,
-    _static_scalar, asarray, result_dtype,
+    ArrayLike, _PYTHON_DTYPE, _arith_dtype, _as_dtype, _axes, _bool_flag, _broadcast_shapes, _brief, _dtype,
+    _one_axis, _shape, _static_scalar, asarray, result_dtype,
 )
-from fgrad.numpy.shapes import _operands, _shape_arg, _static_int, broadcast_to, concatenate, expand_dims, reshape, transpose
+from fgrad.numpy.shapes import (
+    _no_out, _operands, _shape_arg, _static_int, broadcast_to, concatenate, expand_dims, reshape, transpose,
+)
 from fgrad.numpy.creation import arange
 from fgrad.numpy.elementwise import (
     add, astype, clip, divide, equal, greater_equal, less, logical_and, maximum, minimum, multiply, neg, pow,
@@ -41,9 +43,11 @@ NOT_IN_PLACE = ("{name}: fgrad arrays are immutable, so it cannot update `{arg}`
              "the updated array, as jax.numpy asks")
 
 
-def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None, mode: str | None = None,
+         unique_indices: bool = False, indices_are_sorted: bool = False,
          fill_value: float | int | bool | None = None) -> Tensor | np.ndarray:
-    """Gather entries along `axis` (of the flattened x if None), as `jnp.take`.
+    """Gather entries along `axis` (of the flattened `a` if None), as `jnp.take` (whose argument
+    order this is; `unique_indices` and `indices_are_sorted`, hints to XLA, are accepted and ignored).
 
     With the default mode, indices known while tracing (ints, lists, NumPy
     arrays) are checked: they must lie in [-n, n), negative ones counting from
@@ -57,7 +61,8 @@ def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
     - "clip": indices are clamped into [0, n - 1] (a negative one reads entry
       0, as NumPy's mode="clip"), constants too; the gradient goes to the entry read.
     """
-    x = asarray(x)
+    _no_out("take", out)
+    x = asarray(a)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _one_axis("take", x, axis)
@@ -756,12 +761,15 @@ def _along_axis(name: str, arr: Tensor | np.ndarray, indices: ArrayLike, axis: i
 
 
 def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1, mode: str | None = None,
-                    fill_value: Any = None) -> Tensor | np.ndarray:
+                    fill_value: Any = None, *, wrap_negative_indices: bool | None = None) -> Tensor | np.ndarray:
     """The entries of `arr` at `indices` along `axis`, as `jnp.take_along_axis`: `indices` has
     arr's rank, its other axes broadcasting against arr's; with axis None, arr is flattened and
-    indices are 1-D. An index in [-n, 0) counts from the end; others out of range follow `mode`:
+    indices are 1-D. An index in [-n, 0) counts from the end where `wrap_negative_indices` (by
+    default, as JAX's, unless mode is "promise_in_bounds"); others out of range follow `mode`:
     "fill" (the default) reads `fill_value` (NaN for floats, as take), "clip" (or
     "promise_in_bounds") clamps."""
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
     arr = asarray(arr)
     if axis is None:
         if len(_shape(indices)) != 1:
@@ -769,7 +777,8 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1, m
         arr, axis = reshape(arr, (-1,)), 0
     axis = _one_axis("take_along_axis", arr, axis)
     mode = _mode("take_along_axis", "fill" if mode is None else mode, _GATHER_MODES)
-    return _get("take_along_axis", arr, _along_axis("take_along_axis", arr, indices, axis), mode, fill_value, True)
+    wrap = _bool_flag("take_along_axis", "wrap_negative_indices", wrap_negative_indices)
+    return _get("take_along_axis", arr, _along_axis("take_along_axis", arr, indices, axis), mode, fill_value, wrap)
 
 
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None, inplace: bool = True,

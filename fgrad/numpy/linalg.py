@@ -140,9 +140,10 @@ def outer(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
 
 
 def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2,
-              precision: Any = None, preferred_element_type: Any = None) -> Tensor | np.ndarray:
+              precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None
+              ) -> Tensor | np.ndarray:
     """`fg.tensordot`, as `jnp.linalg.tensordot` (axes by keyword)."""
-    return products.tensordot(x1, x2, axes, preferred_element_type=preferred_element_type)
+    return products.tensordot(x1, x2, axes, preferred_element_type=preferred_element_type, out_sharding=out_sharding)
 
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,

@@ -77,14 +77,9 @@ HostArray.__getitem__ = _host_getitem
 HostArray.block_until_ready = lambda x: x  # computed already
 
 
-def _reshape(x: Any, *shape: Any, order: str = "C") -> Any:
-    """x.reshape(2, 3) or x.reshape((2, 3)); order "F" fills the new shape first axis fastest, as NumPy's."""
-    shape = varargs_shape(shape)
-    if order == "F":
-        return transpose(reshape(transpose(x), tuple(reversed(shape)) if isinstance(shape, tuple) else shape))
-    if order != "C":
-        raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
-    return reshape(x, shape)
+def _reshape(x: Any, *shape: Any, order: str = "C", out_sharding: Any = None) -> Any:
+    """x.reshape(2, 3) or x.reshape((2, 3)), as `reshape` (order "F" fills the new shape first axis fastest)."""
+    return reshape(x, varargs_shape(shape), order, out_sharding=out_sharding)
 
 
 def _transpose(x: Any, *axes: Any) -> Any:

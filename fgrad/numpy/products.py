@@ -21,7 +21,7 @@ from fgrad.ir import Dim, DType
 from fgrad.primitives import matmul_p
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _shape, asarray,
+    ArrayLike, _as_dtype, _broadcast_shapes, _brief, _dtype, _float_dtype, _no_sharding, _shape, asarray,
     result_dtype,
 )
 from fgrad.numpy.shapes import (
@@ -39,13 +39,13 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
 Labels = tuple[str, ...]
 
 
-def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
+def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None,
+           out_sharding: Any = None) -> Tensor | np.ndarray:
     """Matrix product with NumPy's rules: 1-D operands are vectors, batch dims broadcast;
-    bools give bool (an or of ands), as in jax.numpy."""
-    if result_dtype(a, b) is DType.bool:
-        return greater(matmul(astype(a, DType.i32), astype(b, DType.i32)), 0)
-    dt = _arith_dtype(a, b)
-    a, b = asarray(a, dt), asarray(b, dt)
+    bools give bool (an or of ands), as in jax.numpy. `preferred_element_type` and `precision`
+    as `dot`'s; `out_sharding` must be None."""
+    _no_sharding("matmul", out_sharding)
+    a, b, is_bool = _product_operands("matmul", a, b, preferred_element_type)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
         raise ShapeError(f"matmul: operands must be at least 1-D, got {sa} @ {sb}", user_site())
@@ -62,7 +62,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor | np.ndarray:
     b = reshape(b, (1,) * (rank - len(b2)) + b2)
     out = bind(matmul_p, a, b)
     shape = batch + ((a2[-2],) if len(sa) > 1 else ()) + ((b2[-1],) if len(sb) > 1 else ())
-    return reshape(out, shape)
+    return _finish(reshape(out, shape), is_bool)
 
 
 # -- the contraction engine: operands with a label per axis ------------------------------
@@ -214,12 +214,14 @@ def _tensordot(name: str, a: Tensor | np.ndarray, b: Tensor | np.ndarray, axes_a
     return _contract(name, [(a, la), (b, lb)], out, None)
 
 
-def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
-        preferred_element_type: Any = None) -> Tensor | np.ndarray:
+def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None,
+        out_sharding: Any = None) -> Tensor | np.ndarray:
     """NumPy's dot: with a scalar, a product; otherwise the sum over a's last axis and b's
     second to last (its only one if 1-D): dot(a, b)[i, j, k, m] = sum(a[i, j, :] * b[k, :, m]).
     Bools give bool. `preferred_element_type` sets the dtype products are computed and returned
-    in; `precision` is accepted for JAX's signature: fgrad's f32 products are f32 throughout."""
+    in; `precision` is accepted for JAX's signature: fgrad's f32 products are f32 throughout.
+    `out_sharding` must be None (fgrad runs on one device)."""
+    _no_sharding("dot", out_sharding)
     a, b, is_bool = _product_operands("dot", a, b, preferred_element_type)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
@@ -254,9 +256,12 @@ def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Tensor | np.ndarray:
 
 
 def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[Sequence[int]] = 2, *,
-              precision: Any = None, preferred_element_type: Any = None) -> Tensor | np.ndarray:
+              precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None
+              ) -> Tensor | np.ndarray:
     """Sum over pairs of axes: `axes` an int N (a's last N with b's first N) or a pair of axis
-    sequences (or of ints); the result has a's other axes, then b's."""
+    sequences (or of ints); the result has a's other axes, then b's. `precision`,
+    `preferred_element_type` and `out_sharding` as `dot`'s."""
+    _no_sharding("tensordot", out_sharding)
     a, b, is_bool = _product_operands("tensordot", a, b, preferred_element_type)
     sa, sb = _shape(a), _shape(b)
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, (bool, np.bool_)):
@@ -427,14 +432,16 @@ _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # sublist integer k 
 
 
 def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "auto", precision: Any = None,
-           preferred_element_type: Any = None) -> Tensor | np.ndarray:
+           preferred_element_type: Any = None, out_sharding: Any = None) -> Tensor | np.ndarray:
     """Einstein summation, as `jnp.einsum`: 'ij,jk->ik', implicit outputs ('ij,jk': the labels
     seen once, sorted), '...' for broadcast leading axes, repeated labels in one operand
     (diagonals: 'ii->i', traces: 'ii'), labels summed away; also NumPy's sublist form
     `einsum(a, [0, 1], b, [1, 2], [0, 2])`. Axes of size 1 broadcast against their label's size.
     Contractions are pairwise, each one batched matmul, in a greedy order (or the one given as
-    an opt_einsum path in `optimize`); `precision` is accepted for JAX's signature."""
+    an opt_einsum path in `optimize`); `precision` is accepted for JAX's signature, and
+    `out_sharding` must be None."""
     _no_out("einsum", out)
+    _no_sharding("einsum", out_sharding)
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists(subscripts, operands)
     terms, output = _parse(subscripts, operands)

@@ -4,13 +4,14 @@ machinery every public function shares before it binds a primitive."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
-from typing import Any
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
 from fgrad import primitives as P
-from fgrad.errors import DTypeError, FgradError, ShapeError, TraceError
+from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
 from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
 from fgrad.trace import Tensor, bind, check_live, current_trace, spec_of, user_call, user_site
@@ -96,23 +97,68 @@ def argument_values(leaves: Sequence[Any], paths: Sequence[str], who: str, site:
     return values
 
 
-def asarray(x: ArrayLike, dtype: str | DType | None = None) -> Tensor | np.ndarray:
-    """`x` as an fgrad value: Tensors pass through (cast if `dtype` differs),
-    numbers and arrays become constants (eagerly, arrays of fgrad's dtypes)."""
-    have = _dtype(x)
+def asarray(a: ArrayLike, dtype: str | DType | None = None, order: str | None = None, *, copy: bool | None = None,
+            device: Any = None, out_sharding: Any = None) -> Tensor | np.ndarray:
+    """`a` as an fgrad value: Tensors pass through (cast if `dtype` differs),
+    numbers and arrays become constants (eagerly, arrays of fgrad's dtypes).
+
+    As `jnp.asarray`: `order` may only be None or "K"; `copy` is accepted (fgrad values are
+    immutable, so a copy is never needed and never seen); `device` places the value (see
+    `_placed`) and `out_sharding` must be None.
+    """
+    if order is not None or copy is not None or device is not None or out_sharding is not None:
+        if order is not None and order != "K":
+            raise TraceError(f"asarray: only order='K' is implemented, as in jax.numpy, got {order!r}", user_site())
+        _copy_flag("asarray", copy)
+        return _placed("asarray", asarray(a, dtype), device, out_sharding)
+    have = _dtype(a)
     want = have if dtype is None else _as_dtype(dtype)
-    if isinstance(x, Tensor):
-        check_live(x)
-        return x if x.dtype is want else bind(astype_p, x, dtype=want)
-    if isinstance(x, Dim):  # a symbol as a number: its value at call time
+    if isinstance(a, Tensor):
+        check_live(a)
+        return a if a.dtype is want else bind(astype_p, a, dtype=want)
+    if isinstance(a, Dim):  # a symbol as a number: its value at call time
         if current_trace() is None:
-            raise ShapeError(f"{user_call()}: the symbol {x} has a value only inside a traced function", user_site())
-        return asarray(bind(dim_size_p, dim=x), want)
+            raise ShapeError(f"{user_call()}: the symbol {a} has a value only inside a traced function", user_site())
+        return asarray(bind(dim_size_p, dim=a), want)
     try:
-        value = _host_constant(x, want)
+        value = _host_constant(a, want)
     except OverflowError as e:
         raise DTypeError(f"{user_call()}: {e}; use a float, or values that fit", user_site()) from None
     return bind(constant_p, value=value)
+
+
+def _bool_flag(name: str, what: str, flag: Any) -> bool:
+    """A flag argument (keepdims, reverse, ...), which must be True or False."""
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TraceError(f"{name}: {what} must be True or False, got {_brief(flag)}", user_site())
+    return bool(flag)
+
+
+def _copy_flag(name: str, copy: Any) -> None:
+    """JAX's `copy` argument: None, True or False. fgrad values are immutable, so whether a function
+    copies cannot be seen, and any of them is honoured."""
+    if copy is not None and not isinstance(copy, (bool, np.bool_)):
+        raise TraceError(f"{name}: copy must be True, False or None, got {_brief(copy)}", user_site())
+
+
+def _no_sharding(name: str, out_sharding: Any) -> None:
+    """JAX's `out_sharding` argument, which must be None: fgrad runs on one device."""
+    if out_sharding is not None:
+        raise InputError(f"{name}: out_sharding is not supported: fgrad runs on one device; pass None", user_site())
+
+
+def _placed(name: str, x: Any, device: Any, out_sharding: Any = None) -> Any:
+    """`x` (a value or a tuple of them) on `device`, JAX's placement argument of the functions that
+    make arrays: None leaves x where fgrad computes it (on the host eagerly, on the device in a
+    compiled function); one of `fg.local_devices()` copies an eager value there, as an fg.Array
+    (a traced value is on it already). `out_sharding` must be None (`_no_sharding`)."""
+    _no_sharding(name, out_sharding)
+    if device is None:
+        return x
+    from fgrad.runtime import check_placement, device_put  # NOTE: the runtime builds on fgrad.numpy
+
+    check_placement(name, user_site(), device=device)
+    return x if current_trace() is not None else device_put(x, device)
 
 
 def _inexact(*xs: ArrayLike) -> list[Tensor | np.ndarray]:
@@ -201,6 +247,35 @@ def _no_keywords(name: str, keywords: dict[str, Any], takes: str = "only the val
     if keywords:
         raise TraceError(f"{name}: unexpected keyword argument {next(iter(keywords))!r}; "
                          f"fg.{name} takes {takes}", user_site())
+
+
+def _named_error(e: FgradError, name: str) -> FgradError:
+    """`e` as an error of `name`, the public function or method the user called: as it is where its
+    message names `name` already, else with `name` in front ("add.outer: add: cannot broadcast ..."),
+    in place of a method's bare name, which `user_call()` gives inside it ("reduce: ..." in `add.reduce`)."""
+    if e.message.startswith((f"{name}:", f"{name} ")):
+        return e
+    method = name.rpartition(".")[2]
+    message = e.message.removeprefix(f"{method}: ") if method != name else e.message
+    return type(e)(f"{name}: {message}", e.site)
+
+
+def _raise_named(e: FgradError, name: str) -> NoReturn:
+    """Raise `e`, which is being handled, as an error of `name` (`_named_error`)."""
+    named = _named_error(e, name)
+    if named is e:
+        raise  # as it was, with its traceback
+    raise named from None
+
+
+@contextlib.contextmanager
+def _named_errors(name: str) -> Iterator[None]:
+    """The fgrad errors raised inside named after `name` (`_named_error`), as `name_errors_after`
+    names a public function's: for public objects that are not functions (r_, a ufunc's methods)."""
+    try:
+        yield
+    except FgradError as e:
+        _raise_named(e, name)
 
 
 def _unary(op: Primitive, dtype: Callable[[ArrayLike], DType], doc: str) -> Callable[..., Tensor | np.ndarray]:

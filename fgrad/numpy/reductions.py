@@ -22,8 +22,8 @@ from fgrad.primitives import (
 from fgrad.primitives.reductions import take_along_last
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _axes, _brief, _broadcast_shapes, _dtype, _float_dtype, _one_axis, _shape,
-    asarray, result_dtype,
+    ArrayLike, _arith_dtype, _as_dtype, _axes, _bool_flag, _brief, _broadcast_shapes, _dtype, _float_dtype,
+    _no_sharding, _one_axis, _shape, asarray, result_dtype,
 )
 from fgrad.numpy.shapes import (
     _axes_in_order, _fixed, _no_out, _slice_axis, broadcast_to, concatenate, moveaxis, reshape, transpose,
@@ -65,12 +65,6 @@ def _masked(name: str, x: Tensor | np.ndarray, where_: ArrayLike | None, identit
     if _dtype(mask) is not DType.bool:
         raise DTypeError(f"{name}: where must be a bool mask, got {_dtype(mask)}", user_site())
     return _where(broadcast_to(mask, _shape(x)), x, identity)
-
-
-def _bool_flag(name: str, what: str, flag: Any) -> bool:
-    if not isinstance(flag, (bool, np.bool_)):
-        raise TraceError(f"{name}: {what} must be True or False, got {_brief(flag)}", user_site())
-    return bool(flag)
 
 
 def _sum_dtype(name: str, a: ArrayLike, dtype: str | DType | None) -> DType:
@@ -371,8 +365,10 @@ def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = N
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
-               weights: ArrayLike | None = None) -> Tensor | np.ndarray:
-    """`quantile` at q / 100, q in [0, 100] (integers become floats), as `jnp.percentile`."""
+               weights: ArrayLike | None = None, out_sharding: Any = None) -> Tensor | np.ndarray:
+    """`quantile` at q / 100, q in [0, 100] (integers become floats), as `jnp.percentile`;
+    `out_sharding` must be None."""
+    _no_sharding("percentile", out_sharding)
     return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=False)
 
 

@@ -25,7 +25,9 @@ from fgrad import numpy as fnp  # NOTE: ravel_multi_index and ix_ are called at 
 from fgrad.errors import DTypeError, ShapeError, TraceError
 from fgrad.ir import Dim, DType
 from fgrad.trace import Tensor, user_site
-from fgrad.numpy.promotion import ArrayLike, _brief, _dtype, _float_dtype, _one_axis, _shape, asarray, result_dtype
+from fgrad.numpy.promotion import (
+    ArrayLike, _brief, _dtype, _float_dtype, _no_sharding, _one_axis, _shape, asarray, result_dtype,
+)
 from fgrad.numpy.shapes import _operands, broadcast_to, concatenate, flip, ravel, reshape, stack, swapaxes
 from fgrad.numpy.creation import arange, full, linspace, ones_like, zeros_like
 from fgrad.numpy.elementwise import (
@@ -537,12 +539,13 @@ def lexsort(keys: ArrayLike | Sequence[ArrayLike], axis: int = -1) -> Tensor | n
 # -- bincount, histogram ---------------------------------------------------------------------------
 
 
-def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *, length: int | None = None
-             ) -> Tensor | np.ndarray:
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *, length: int | None = None,
+             out_sharding: Any = None) -> Tensor | np.ndarray:
     """How often each value 0, 1, ... occurs in the 1-D integer `x` (or the sum of its `weights`),
     as `jnp.bincount`: `length` bins (values past them dropped, negative values counted as 0);
     without `length`, max(minlength, max(x) + 1), which needs a concrete `x`. i32 counts, or
-    weights' dtype."""
+    weights' dtype. `out_sharding` must be None."""
+    _no_sharding("bincount", out_sharding)
     dt = _dtype(x)
     if not (dt.is_int or dt is DType.bool):
         raise DTypeError(f"bincount: x must be integers, got {dt}", user_site())

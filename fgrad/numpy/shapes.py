@@ -16,8 +16,8 @@ from fgrad.primitives import broadcast_to_p, concatenate_p, pad_p, reshape_p, re
 from fgrad.primitives.abstract_eval import check_reshape
 from fgrad.trace import Tensor, bind, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _as_dtype, _axes, _axis_tuple, _brief, _broadcast_shapes, _dtype, _one_axis, _shape, _static_scalar,
-    asarray, result_dtype,
+    ArrayLike, _as_dtype, _axes, _axis_tuple, _brief, _broadcast_shapes, _copy_flag, _dtype, _no_sharding,
+    _one_axis, _shape, _static_scalar, asarray, result_dtype,
 )
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
@@ -64,10 +64,24 @@ def _inferred(old: tuple[int | Dim, ...], shape: tuple[int | Dim, ...]) -> int |
                      f"{left[0]} (fgrad forms no product or split of a symbol)", user_site())
 
 
-def reshape(x: ArrayLike, shape: int | Dim | Sequence[int | Dim]) -> Tensor | np.ndarray:
+def reshape(a: ArrayLike, shape: int | Dim | Sequence[int | Dim], order: str = "C", *, copy: bool | None = None,
+            out_sharding: Any = None) -> Tensor | np.ndarray:
     """Same elements, new shape; one dimension may be -1 (inferred). A symbolic dimension stays a
-    factor of an axis of its own: (T, 64) reshapes into (T, 4, 16) or (-1, 4, 16), not (T*64,)."""
-    x = asarray(x)
+    factor of an axis of its own: (T, 64) reshapes into (T, 4, 16) or (-1, 4, 16), not (T*64,).
+
+    As `jnp.reshape`: the elements are read and written in row-major order ("C"), or with
+    order="F" in column-major order, the first axis fastest ("A" is refused, as JAX refuses it);
+    `copy` is accepted (fgrad values are immutable) and `out_sharding` must be None.
+    """
+    if order != "C" or copy is not None or out_sharding is not None:
+        _copy_flag("reshape", copy)
+        _no_sharding("reshape", out_sharding)
+        if order not in ("C", "F"):
+            raise TraceError(f"reshape: order {order!r} is not supported, as in jax.numpy; use 'C' or 'F'",
+                             user_site())
+        if order == "F":  # the C-order reshape of the axes reversed, reversed back
+            return transpose(reshape(transpose(a), _shape_arg("reshape", shape)[::-1]))
+    x = asarray(a)
     old = _shape(x)
     shape = _shape_arg("reshape", shape)
     if shape.count(-1) == 1:
@@ -99,9 +113,10 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor | np.nd
     return x if perm == tuple(range(ndim)) else bind(transpose_p, x, perm=perm)
 
 
-def broadcast_to(x: ArrayLike, shape: int | Sequence[int]) -> Tensor | np.ndarray:
-    """Broadcast `x` to `shape` by NumPy's rules."""
-    x = asarray(x)
+def broadcast_to(array: ArrayLike, shape: int | Sequence[int], *, out_sharding: Any = None) -> Tensor | np.ndarray:
+    """Broadcast `array` to `shape` by NumPy's rules; `out_sharding` must be None."""
+    _no_sharding("broadcast_to", out_sharding)
+    x = asarray(array)
     shape = _shape_arg("broadcast_to", shape)
     return x if shape == _shape(x) else bind(broadcast_to_p, x, shape=shape)
 
@@ -396,11 +411,12 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Tensor | np.ndarray:
 
 
 def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
-           total_repeat_length: int | None = None) -> Tensor | np.ndarray:
+           total_repeat_length: int | None = None, out_sharding: Any = None) -> Tensor | np.ndarray:
     """Each entry along `axis` (of the flattened a if None) repeated, as `jnp.repeat`: `repeats`
     an int (a broadcast view) or one count per entry (a gather), static, or traced where the
     result's length `total_repeat_length` is given. With total_repeat_length the result is cut
-    to it, or extended with the axis's last entry, as JAX."""
+    to it, or extended with the axis's last entry, as JAX. `out_sharding` must be None."""
+    _no_sharding("repeat", out_sharding)
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
@@ -496,12 +512,9 @@ def _axes_in_order(name: str, shape: tuple[int | Dim, ...], axis: int | Sequence
     return tuple(int(a) % len(shape) for a in given)
 
 
-def ravel(a: ArrayLike, order: str = "C") -> Tensor | np.ndarray:
-    """The elements in one axis, in row-major order (column-major for order="F")."""
-    x = asarray(a)
-    if order not in ("C", "F"):
-        raise TraceError(f"ravel: order {order!r} is not supported; use 'C' or 'F'", user_site())
-    return reshape(transpose(x) if order == "F" else x, (-1,))
+def ravel(a: ArrayLike, order: str = "C", *, out_sharding: Any = None) -> Tensor | np.ndarray:
+    """The elements in one axis, in row-major order (column-major for order="F"), as `jnp.ravel`."""
+    return reshape(a, (-1,), order, out_sharding=out_sharding)
 
 
 def _at_least(x: Tensor | np.ndarray, ndim: int) -> Tensor | np.ndarray:
