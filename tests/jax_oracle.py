@@ -76,6 +76,20 @@ def same(got: Any, want: Any, what: str, rtol: float = 2e-5, atol: float = 1e-6,
             np.testing.assert_array_equal(np.signbit(g[zeros]), np.signbit(w[zeros]), err_msg=f"{what}: signed zeros")
 
 
+def over_arrays(fn: Callable, args: tuple) -> tuple[Callable, list]:
+    """`fn` as a function of the NumPy arrays among `args` (the other arguments fixed), and those
+    arrays: what a trace or a jit of a table row takes."""
+    positions = [k for k, a in enumerate(args) if isinstance(a, (np.ndarray, jax.Array))]
+
+    def over(*arrays: Any) -> Any:
+        full = list(args)
+        for k, a in zip(positions, arrays):
+            full[k] = a
+        return fn(*full)
+
+    return over, [args[k] for k in positions]
+
+
 def jax_call(fn: Callable, *args: Any, jit: bool = True, **kwargs: Any) -> Any:
     """fn on `args`, NumPy arrays passed as JAX's, with JAX's warnings silenced: under jax.jit, over
     the arrays (one XLA program a call, far quicker than jax.numpy's op-by-op dispatch, which
@@ -86,16 +100,9 @@ def jax_call(fn: Callable, *args: Any, jit: bool = True, **kwargs: Any) -> Any:
         args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
         if not jit:
             return fn(*args, **kwargs)
-        positions = [k for k, a in enumerate(args) if isinstance(a, jax.Array)]
-
-        def over_arrays(*arrays: Any) -> Any:
-            full = list(args)
-            for k, a in zip(positions, arrays):
-                full[k] = a
-            return fn(*full, **kwargs)
-
+        over, arrays = over_arrays(lambda *full: fn(*full, **kwargs), args)
         try:
-            return jax.jit(over_arrays)(*(args[k] for k in positions))
+            return jax.jit(over)(*arrays)
         except (jax.errors.ConcretizationTypeError, jax.errors.NonConcreteBooleanIndexError,
                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError):
             return fn(*args, **kwargs)

@@ -15,7 +15,7 @@ import pytest
 
 import fgrad as fg
 from fgrad.runtime import default_device
-from jax_oracle import jax_call, leaves, same
+from jax_oracle import jax_call, leaves, over_arrays, same
 
 nan, inf = np.nan, np.inf
 BIG = np.finfo(np.float32).max
@@ -32,14 +32,7 @@ INTS = np.int32([0, 1, -1, 7, -12, 2**31 - 1, -(2**31)])
 
 def three_ways(ours, args, want, what: str, compiled: bool, rtol: float = 2e-5) -> None:
     """`ours` eagerly, traced through interpret, and (where `compiled`) through fg.jit, against `want`."""
-    arrays = [a for a in args if isinstance(a, np.ndarray)]
-    positions = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-    def traced(*xs):
-        full = list(args)
-        for k, x in zip(positions, xs):
-            full[k] = x
-        return ours(*full)
+    traced, arrays = over_arrays(ours, args)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's eager warnings on inf and NaN

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, same, table_params
+from jax_oracle import Draws, jax_call, over_arrays, same, table_params
 
 draws = Draws(11)
 rng, f32, i32 = draws.rng, draws.f32, draws.i32
@@ -108,14 +108,7 @@ TABLE = [
 def test_matches_jax_numpy(ours, theirs, args, name):
     want = jax_call(theirs, *args, jit=True)
     same(ours(*args), want, f"{name} eager")
-    positions = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
-    arrays = [args[k] for k in positions]
-
-    def traced(*xs):
-        full = list(args)
-        for k, x in zip(positions, xs):
-            full[k] = x
-        return ours(*full)
+    traced, arrays = over_arrays(ours, args)
 
     same(fg.interpret(fg.trace(traced, *arrays), *arrays), want, f"{name} traced")
 

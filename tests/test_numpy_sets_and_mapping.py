@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, leaves, same, table_params
+from jax_oracle import Draws, jax_call, leaves, over_arrays, same, table_params
 
 nan = np.nan
 draws = Draws(11)
@@ -147,14 +147,7 @@ def test_matches_jax_numpy(ours, theirs, args, name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         same(ours(*args), want, f"{name} eager")
-        arrays = [a for a in args if isinstance(a, np.ndarray)]
-        positions = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-        def traced(*xs):
-            full = list(args)
-            for k, x in zip(positions, xs):
-                full[k] = x
-            return ours(*full)
+        traced, arrays = over_arrays(ours, args)
 
         if name in EAGER_ONLY:
             with pytest.raises(fg.TraceError, match=r"size="):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import fgrad as fg
-from jax_oracle import Draws, jax_call, same, table_params
+from jax_oracle import Draws, jax_call, over_arrays, same, table_params
 
 fnp = fg.numpy
 draws = Draws(23)
@@ -171,14 +171,7 @@ def test_matches_jax_numpy(ours, theirs, args, name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's eager warnings on inf and NaN, as JAX computes them
         same(ours(*args), want, f"{name} eager", rtol)
-        arrays = [a for a in args if isinstance(a, np.ndarray)]
-        positions = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-        def traced(*xs):
-            full = list(args)
-            for k, x in zip(positions, xs):
-                full[k] = x
-            return ours(*full)
+        traced, arrays = over_arrays(ours, args)
 
         same(fg.interpret(fg.trace(traced, *arrays), *arrays), want, f"{name} traced", rtol)
 
