@@ -23,8 +23,13 @@ from fgrad.errors import SYMBOL_AS_NUMBER, DTypeError, MissingRule, ShapeError, 
 from fgrad.pytree import TreeDef, register_leaf, split_path
 
 
-class DType(str, enum.Enum):
-    """Element types, each a row of `DTYPES`. Python floats become f32 and ints i32, as in JAX."""
+class DType(enum.Enum):
+    """Element types, each a row of `DTYPES`. Python floats become f32 and ints i32, as in JAX.
+
+    A DType is also what NumPy takes for its dtype, as a jax.Array's `dtype` is one: it equals
+    NumPy's (`x.dtype == np.float32`), `np.dtype(x.dtype)` reads it, and NumPy's functions take
+    it (`np.zeros(3, x.dtype)`, `np.issubdtype(x.dtype, np.floating)`, `np.finfo(x.dtype)`).
+    """
 
     f32 = "f32"
     f16 = "f16"
@@ -34,6 +39,29 @@ class DType(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, DType):
+            return self is other
+        if isinstance(other, str) and other in DType.__members__:  # fgrad's own names
+            return other == self.value
+        try:
+            return bool(np.dtype(other) == self.np)  # NumPy's dtypes, scalar types and names
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype, through which NumPy reads a DType (`np.dtype(DType.f32)` is float32)."""
+        return self.row.np
+
+    @property
+    def kind(self) -> str:
+        """NumPy's kind code: "f", "i", "u" or "b"."""
+        return self.row.np.kind
 
     @property
     def row(self) -> DTypeRow:

@@ -220,3 +220,20 @@ def test_f16_mean_sums_and_divides_in_f32_rounding_once() -> None:
 def test_u32_abs_through_wgsl_is_the_identity_past_2_31() -> None:
     u = np.array([1, 2**31, 3_000_000_000, 2**32 - 1], np.uint32)
     np.testing.assert_array_equal(fg.jit(fg.abs)(u).numpy(), u)
+
+
+@pytest.mark.parametrize("dtype, numpy", [(DType.f32, np.float32), (DType.f16, np.float16), (DType.i32, np.int32),
+                                          (DType.u32, np.uint32), (DType.bool, np.bool_)])
+def test_a_dtype_is_what_numpy_takes_as_a_jax_array_s_is(dtype, numpy):
+    """`x.dtype` of a compiled result compares, converts and is taken as NumPy's, as a jax.Array's."""
+    got = fg.jit(lambda x: x)(np.zeros(2, numpy)).dtype
+    assert got is dtype
+    assert got == numpy and numpy == got and got == np.dtype(numpy) and np.dtype(numpy) == got
+    assert got == np.dtype(numpy).name and got == dtype.value
+    assert np.dtype(got) == np.dtype(numpy) and np.zeros(3, got).dtype == np.dtype(numpy)
+    assert got.kind == np.dtype(numpy).kind
+    assert np.issubdtype(got, np.floating) == (np.dtype(numpy).kind == "f")
+    assert all(got != other for other in (np.float64, np.int64, np.int8, None, "f64", 3) if other != numpy)
+    assert {got: 1}[dtype] == 1 and hash(got) == hash(dtype)
+    if np.dtype(numpy).kind == "f":
+        assert np.finfo(got).eps == np.finfo(numpy).eps
