@@ -28,11 +28,15 @@ from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_d
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import (
-    Array, Executable, block_until_ready, compile, default_backend, default_device, device_count, device_get,
+    Array, Executable, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
+    device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index,
 )
 from fgrad.jit import disable_jit, jit, pmap
-from fgrad.trace import HostArray, ShapeDtypeStruct, Tensor, capture, eval_shape, make_graph, named_call, named_scope, trace, typeof
+from fgrad.trace import (
+    HostArray, ShapeDtypeStruct, Tensor, capture, ensure_compile_time_eval, eval_shape, make_graph, named_call, named_scope,
+    trace, typeof,
+)
 from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
 
@@ -43,7 +47,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "HostArray", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
-    "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads",
+    "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
     "compile", "custom_batching", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
     "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",

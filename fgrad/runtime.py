@@ -39,7 +39,7 @@ from fgrad.typecheck import check_args
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import broadcast_prefix, flatten, register_leaf, unflatten
-from fgrad.trace import Staged, Tensor, current_trace, spec_of, trace_function, user_site
+from fgrad.trace import Staged, Tensor, clear_staged, current_trace, spec_of, trace_function, user_site
 
 # WebGPU's buffer usage flags (GPUBufferUsage): wgpu itself is imported when the first device
 # is opened, so that `import fgrad` stays quick.
@@ -252,6 +252,16 @@ def process_index() -> int:
 def process_count() -> int:
     """The processes of a computation, as JAX's: one."""
     return 1
+
+
+def clear_caches() -> None:
+    """Drop the programs and graphs fgrad keeps in memory, as `jax.clear_caches`: each jitted or
+    transformed function's, per signature, and the opened devices' pipelines, so the next call
+    traces, lowers and builds again. Executables already made keep working; the cache on disk
+    (`FGRAD_CACHE_DIR`) stays, as JAX's persistent cache does."""
+    clear_staged()
+    for device in _OPENED.values():
+        device.pipelines.clear()
 
 
 def default_backend() -> str:

@@ -10,6 +10,7 @@ its NumPy implementation, so `fg.softmax(np_array)` works eagerly.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import importlib.util
@@ -17,6 +18,7 @@ import inspect
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -240,10 +242,14 @@ class Tensor(HasSpec):
         raise self._concrete("the NumPy value")
 
 
+# Set within `ensure_compile_time_eval`: values known while tracing are computed at once.
+_AT_TRACE_TIME: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_at_trace_time", default=False)
+
+
 def constant(value: Any, dtype: DType) -> Tensor | np.ndarray:
     """A host value (a number or array, already checked to fit `dtype`) as a constant node of
-    the current trace, or as a NumPy array outside any trace."""
-    if current_trace() is None:
+    the current trace, or as a NumPy array outside any trace (or within ensure_compile_time_eval)."""
+    if current_trace() is None or _AT_TRACE_TIME.get():
         return host_array(value, dtype.np)
     return bind(constant_p, value=Const.of(value, dtype))
 
@@ -263,6 +269,13 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     """
     site = user_site()
     trace = current_trace()
+    if trace is not None and _AT_TRACE_TIME.get():  # ensure_compile_time_eval
+        if not any(isinstance(a, Tensor) for a in args):
+            trace = None  # every operand is known: computed now
+        else:  # the known operands of an op on traced ones become constants of the trace
+            args = tuple(a if isinstance(a, Tensor) else trace.add(Node(
+                constant_p.name, (), (("value", Const.of(a, DType.of(a.dtype))),), Spec(a.shape, DType.of(a.dtype)),
+                site)) for a in (x if isinstance(x, Tensor) else np.asarray(x) for x in args))
     tensors = [a for a in args if isinstance(a, Tensor)]
     for k, t in enumerate(tensors):
         check_live(t, op.name, site)
@@ -436,6 +449,13 @@ def recapture(name: str, x: Any) -> None:
 
 
 T = TypeVar("T")
+_STAGED: "weakref.WeakSet[Staged[Any]]" = weakref.WeakSet()  # every Staged, for clear_caches
+
+
+def clear_staged() -> None:
+    """Forget every product every `Staged` holds: each function traces and compiles again on its next call."""
+    for staged in list(_STAGED):
+        staged.products.clear()
 
 
 class Staged(Generic[T]):
@@ -451,6 +471,7 @@ class Staged(Generic[T]):
 
     def __init__(self) -> None:
         self.products: dict[Hashable, T] = {}
+        _STAGED.add(self)
 
     def __len__(self) -> int:
         return len(self.products)
@@ -509,6 +530,19 @@ def with_fixed(fn: Callable[..., Any], fixed: dict[int, Any], nargs: int) -> Cal
         return fn(*(fixed[i] if i in fixed else next(it) for i in range(nargs)))
 
     return call
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Iterator[None]:
+    """Within the block, what can be computed while tracing is, as `jax.ensure_compile_time_eval`:
+    a function of NumPy values and numbers gives a NumPy value (an `fg.HostArray`) even inside a
+    traced function, which Python can then read (`int(n)`, an `if`). Values derived from the traced
+    arguments stay traced, and take the known ones as constants."""
+    token = _AT_TRACE_TIME.set(True)
+    try:
+        yield
+    finally:
+        _AT_TRACE_TIME.reset(token)
 
 
 def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = (),

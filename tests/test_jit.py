@@ -179,3 +179,21 @@ def test_disable_jit_runs_the_python_eagerly():
             f(x)
     np.testing.assert_allclose(f(x).numpy(), np.exp(x) * 2, rtol=1e-6)
     assert kinds == [np.ndarray, fg.Tensor]  # the inner block compiled, and the compiled call is cached
+
+
+def test_clear_caches_traces_again_and_old_results_stay_valid():
+    traced = []
+
+    @fg.jit
+    def f(x):
+        traced.append(1)
+        return x * 2
+
+    x = np.float32([1, 2])
+    before = f(x)
+    f(x)
+    assert len(traced) == 1
+    fg.clear_caches()
+    np.testing.assert_array_equal(np.asarray(f(x)), [2, 4])
+    assert len(traced) == 2
+    np.testing.assert_array_equal(np.asarray(before), [2, 4])

@@ -481,3 +481,19 @@ def test_reduce_precision_differentiates():
         fg.lax.reduce_precision(x, 0, 7)
     with pytest.raises(fg.DTypeError, match="reduce_precision"):
         fg.lax.reduce_precision(np.int32([1, 2]), 8, 7)
+
+
+def test_platform_dependent_takes_this_adapter_s_branch():
+    platform = "cpu" if fg.default_backend() == "cpu" else "webgpu"
+    other = "webgpu" if platform == "cpu" else "cpu"
+    branches = {platform: lambda x: x + 1.0, other: lambda x: x - 1.0, "cuda": lambda x: x * 0.0}
+    x = np.float32([1.0, 2.0])
+    np.testing.assert_allclose(np.asarray(L.platform_dependent(x, **branches)), x + 1)
+    np.testing.assert_allclose(np.asarray(fg.jit(lambda v: L.platform_dependent(v, **branches))(x)), x + 1)
+    np.testing.assert_allclose(np.asarray(L.platform_dependent(x, tpu=lambda v: v, default=lambda v: -v)), -x)
+    with pytest.raises(fg.TraceError, match="use 'webgpu'"):
+        L.platform_dependent(x, gpu=lambda v: v)
+    with pytest.raises(fg.TraceError, match=f"no branch for this platform, '{platform}', and no default"):
+        L.platform_dependent(x, tpu=lambda v: v)
+    with pytest.raises(fg.TraceError, match="the 'cpu' branch must be a function"):
+        L.platform_dependent(x, cpu=3)

@@ -520,3 +520,23 @@ def test_jax_s_names_for_devices_scopes_and_closures():
     assert fg.grad(lambda w: outer(w)[0])(np.float32(2)) == 3.0  # w is a const, differentiated through
     with pytest.raises(fg.InputError, match="closure_convert: the converted function takes 1 arguments and 1"):
         fg.jit(lambda w: fg.closure_convert(lambda y: y * w, 0.0)[0](1.0))(np.float32(2))
+
+
+def test_ensure_compile_time_eval_computes_known_values_while_tracing():
+    seen = {}
+
+    @fg.jit
+    def f(x):
+        with fg.ensure_compile_time_eval():
+            n = fg.numpy.sum(np.arange(4))  # known: computed now, readable by Python
+            loop = fg.lax.fori_loop(0, 3, lambda i, c: c + i, np.float32(0))
+            mixed = x * n  # traced: takes n as a constant
+            seen.update(n=type(n), loop=type(loop), mixed=type(mixed))
+        return mixed * int(n) + loop
+
+    np.testing.assert_allclose(np.asarray(f(np.float32([1, 2]))), [39.0, 75.0])
+    assert issubclass(seen["n"], np.ndarray) and issubclass(seen["loop"], np.ndarray)
+    assert seen["mixed"] is fg.Tensor
+    g = fg.jit(lambda x: fg.numpy.sum(np.arange(4)) * x)  # outside the block a known value is a constant node
+    assert "constant" in str(fg.make_jaxpr(lambda x: fg.numpy.sum(np.arange(4)) * x)(np.float32(1)))
+    np.testing.assert_allclose(np.asarray(g(np.float32(1))), 6.0)

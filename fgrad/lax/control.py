@@ -19,7 +19,7 @@ from fgrad.transforms.control_flow import scan
 from fgrad.numpy.promotion import _brief, _dtype, _shape, asarray
 from fgrad.lax.shapes import _axis, concatenate, rev, slice_in_dim
 
-__all__ = ["associative_scan", "composite", "custom_linear_solve", "custom_root", "map"]
+__all__ = ["associative_scan", "composite", "custom_linear_solve", "custom_root", "map", "platform_dependent"]
 
 
 def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001
@@ -31,6 +31,31 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
         raise TraceError(f"map: batch_size must be a non-negative integer or None, got {_brief(batch_size)}",
                          user_site())
     return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
+
+
+def platform_dependent(*args: Any, default: Callable[..., Any] | None = None, **per_platform: Callable[..., Any]) -> Any:
+    """`per_platform[platform](*args)`, else `default(*args)`, as `jax.lax.platform_dependent`.
+
+    fgrad's platforms are "cpu" (a CPU adapter: llvmpipe, lavapipe, SwiftShader) and "webgpu" (a
+    GPU). fgrad lowers for its one device when it traces, so only the branch chosen is traced: a
+    "cuda", "rocm" or "tpu" branch, written for JAX's own backends, is never taken. As in JAX,
+    "gpu" is refused (name "webgpu" here), and a platform with no branch and no default is an error.
+    """
+    from fgrad.runtime import default_backend  # NOTE: the runtime is opened only when a branch is chosen
+
+    site = user_site()
+    if "gpu" in per_platform:
+        raise TraceError("platform_dependent: use 'webgpu' (fgrad's GPUs), 'cpu', or JAX's 'cuda' and 'rocm', not "
+                         "'gpu'", site)
+    for name, branch in (*per_platform.items(), *((("default", default),) if default is not None else ())):
+        if not callable(branch):
+            raise TraceError(f"platform_dependent: the {name!r} branch must be a function, got {_brief(branch)}", site)
+    platform = "cpu" if default_backend() == "cpu" else "webgpu"
+    branch = per_platform.get(platform, default)
+    if branch is None:
+        raise TraceError(f"platform_dependent: no branch for this platform, {platform!r}, and no default (branches: "
+                         f"{sorted(per_platform)})", site)
+    return branch(*args)
 
 
 def _interleave(a: Tensor | np.ndarray, b: Tensor | np.ndarray, axis: int) -> Tensor | np.ndarray:
