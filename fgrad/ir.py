@@ -361,6 +361,16 @@ class HasSpec:
     def size(self) -> int:
         return self.spec.size
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, as NumPy's (a bool is 1, though a device buffer stores it in 4)."""
+        return self.spec.dtype.np.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """size * itemsize, as a jax.Array's."""
+        return self.spec.size * self.itemsize
+
 
 @dataclass(frozen=True, slots=True)
 class Const:

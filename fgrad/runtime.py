@@ -69,7 +69,7 @@ HEAVY_FLOPS, HEAVY_BYTES = 1 << 26, 1 << 24
 
 
 @register_leaf  # a leaf in pytrees (device_put's prefix of devices), as JAX's devices are
-@dataclass
+@dataclass(eq=False)  # one object per opened device: compared and hashed by identity
 class Device:
     """A wgpu device opened with its adapter's own limits, its pipeline cache, a pool of free
     result buffers, and the work recorded for it but not yet submitted.
@@ -424,7 +424,7 @@ class Array(HasSpec):
     the call's results, and any later use is an error.
     """
 
-    __slots__ = ("buffer", "spec", "device", "_host", "donated", "early", "reader")
+    __slots__ = ("buffer", "spec", "device", "_host", "donated", "deleted", "early", "reader")
     __hash__ = None  # type: ignore[assignment]  # `==` is elementwise, as in NumPy
     __array_priority__ = 100  # an ndarray's operators defer to ours, as they do to a JAX array's
 
@@ -434,10 +434,14 @@ class Array(HasSpec):
         self.early: tuple[Any, int | None] | None = None  # a staging copy made as the value was computed
         self.reader: tuple[set[int], int] | None = None  # where to note that result k of a call was read
         self.donated: str | None = None  # where it was donated, once it is
+        self.deleted: str | None = None  # where `delete` freed its buffer, once it did
 
     def check_live(self, what: str, site: str | None = None) -> None:
         """Raise if the Array was donated (its buffer holds a later call's results), naming `site`,
         else the caller's line (found only then: a walk of the stack costs microseconds a read)."""
+        if self.deleted is not None:
+            raise InputError(f"{what} is an Array {self.spec} that was deleted {self.deleted} (Array.delete)",
+                             site or user_site())
         if self.donated is not None:
             raise InputError(f"{what} is an Array {self.spec} that was donated {self.donated}; its buffer now holds "
                              "that call's results: use the values it returned", site or user_site())
@@ -475,6 +479,27 @@ class Array(HasSpec):
         self.device.wait()
         return self
 
+    def delete(self) -> None:
+        """Free the buffer now, as `jax.Array.delete`; a later use of the Array is an error."""
+        if not self.is_deleted():
+            self.device.give(self.buffer)
+            if self.early is not None:
+                self.device.unstage(self.early[0])
+                self.early = None
+            self.deleted = f"at {user_site()}"
+
+    def is_deleted(self) -> bool:
+        """Whether the buffer is gone: deleted, or donated to a call (`jax.Array.is_deleted`)."""
+        return self.donated is not None or self.deleted is not None
+
+    def devices(self) -> set[Device]:
+        """The devices holding the value: fgrad's one (`jax.Array.devices`)."""
+        return {self.device}
+
+    def tobytes(self, order: str = "C") -> bytes:
+        """The value's bytes, as NumPy's `tobytes`."""
+        return self.numpy().tobytes(order)
+
     def copy(self) -> Array:
         """A new Array with the same value, copied on the device."""
         self.check_live("copy()")
@@ -484,8 +509,9 @@ class Array(HasSpec):
         return Array(buffer, self.spec, self.device)
 
     def __del__(self) -> None:
-        # The buffer is this Array's alone (a donated one's belongs to the results written into it).
-        if self.donated is None:
+        # The buffer is this Array's alone (a donated one's belongs to the results written into it; a
+        # deleted one's was given back).
+        if not self.is_deleted():
             self.device.give(self.buffer)
         if self.early is not None:  # staged, never read
             self.device.unstage(self.early[0])
@@ -535,6 +561,8 @@ class Array(HasSpec):
     def __repr__(self) -> str:
         if self.donated is not None:
             return f"Array(<donated>, {self.spec})"
+        if self.deleted is not None:
+            return f"Array(<deleted>, {self.spec})"
         return f"Array({np.array2string(self.numpy(), threshold=20, separator=', ', prefix='Array(')}, {self.spec})"
 
     def __str__(self) -> str:
@@ -1036,7 +1064,7 @@ class Executable:
         bound: dict[int, str] = {}  # id of each Array buffer passed -> argument name
         for k, (name, b, leaf) in enumerate(zip(self.graph.input_names, self.program.inputs, leaves)):
             if isinstance(leaf, Array):
-                if leaf.donated is not None:
+                if leaf.is_deleted():
                     leaf.check_live(f"{who}: argument {name}", site)
                 other = bound.setdefault(id(leaf.buffer), name)
                 if other != name and (k in donated or self.graph.input_names.index(other) in donated):

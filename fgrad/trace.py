@@ -241,6 +241,20 @@ class Tensor(HasSpec):
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise self._concrete("the NumPy value")
 
+    def item(self, *args: Any) -> Any:
+        raise self._concrete("item()")
+
+    def tolist(self) -> Any:
+        raise self._concrete("tolist()")
+
+    def copy(self) -> Tensor:
+        """The value itself, as a traced jax.Array's copy: fgrad values are immutable."""
+        return self
+
+    def block_until_ready(self) -> Tensor:
+        """The value itself, as a traced jax.Array's: there is nothing to wait for while tracing."""
+        return self
+
 
 # Set within `ensure_compile_time_eval`: values known while tracing are computed at once.
 _AT_TRACE_TIME: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_at_trace_time", default=False)

@@ -195,6 +195,7 @@ OPERATIONS = {
     "mT": (lambda a: a.mT, (F,)),
     "reshape_order_F": (lambda a: a.reshape(3, 2, order="F"), (F,)),
     "flatten": (lambda a: a.flatten(), (F,)),
+    "view": (lambda a: a.view(np.int32), (F,)),
     "ravel": (lambda a: a.ravel(), (I,)),
     "prod": (lambda a: a.prod(axis=1), (F,)),
     "var": (lambda a: a.var(0, ddof=1), (F,)),
@@ -438,3 +439,35 @@ def test_device_get_and_block_until_ready_walk_pytrees():
     fg.jit(lambda x: x * 2, donate_argnums=0)(dead)
     with pytest.raises(fg.InputError, match="device_get: a value"):
         fg.device_get([dead])
+
+
+def test_an_array_has_jax_s_buffer_methods():
+    a = fg.device_put(np.arange(4, dtype=np.float32))
+    assert (a.itemsize, a.nbytes) == (4, 16) and fg.device_put(np.bool_([1, 0])).nbytes == 2
+    assert a.devices() == {fg.default_device()}
+    assert a.tobytes() == np.arange(4, dtype=np.float32).tobytes()
+    np.testing.assert_array_equal(np.asarray(a.view(np.int32)), np.arange(4, dtype=np.float32).view(np.int32))
+    np.testing.assert_array_equal(np.asarray(a.view()), np.arange(4, dtype=np.float32))
+    with pytest.raises(fg.DTypeError, match=r"^view: bitcast_convert_type: cannot read the bits of f32\[4\] as f16"):
+        a.view(np.float16)
+    assert not a.is_deleted()
+    a.delete()
+    assert a.is_deleted() and repr(a) == "Array(<deleted>, f32[4])"
+    with pytest.raises(fg.InputError, match=r"that was deleted at test_arrays.py:\d+ \(Array.delete\)"):
+        a.numpy()
+    with pytest.raises(fg.InputError, match="deleted"):
+        fg.jit(lambda x: x + 1)(a)
+    a.delete()  # again: nothing more to free
+
+
+def test_a_traced_value_has_the_same_methods():
+    @fg.jit
+    def f(x):
+        assert (x.itemsize, x.nbytes) == (4, 12)
+        assert x.copy() is x and x.block_until_ready() is x
+        with pytest.raises(fg.TraceError, match="item"):
+            x.item()
+        return x.view(np.uint32)
+
+    x = np.float32([1, 2, 3])
+    np.testing.assert_array_equal(np.asarray(f(x)), x.view(np.uint32))

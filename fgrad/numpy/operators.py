@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, TraceError
+from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, FgradError, TraceError
 from fgrad.trace import HostArray, Tensor, user_site
 from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
@@ -21,9 +21,10 @@ from fgrad.numpy.reductions import (
     all, any, argmax, argmin, argsort, cumprod, cumsum, max, mean, min, prod, ptp, sort, std, sum, var,
 )
 from fgrad.numpy.products import dot, matmul
-from fgrad.numpy.bitwise import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
+from fgrad.numpy.bitwise import bitcast_convert_type, bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
 from fgrad.numpy.indexing import _IndexUpdateHelper, choose, compress, getitem, take
 from fgrad.numpy.searching import argpartition, nonzero, searchsorted
+from fgrad.numpy.promotion import _raise_named
 
 
 # ---------------------------------------------------------------------------
@@ -97,10 +98,24 @@ def _compress(x: Any, condition: Any, axis: int | None = None) -> Any:
     return compress(condition, x, axis)
 
 
+def _view(x: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002  (jax.Array.view's name)
+    """x's bits read as `dtype` (None: x's own), as `jax.Array.view`; fgrad reads them between its
+    32-bit dtypes (`lax.bitcast_convert_type`), so a view between widths is refused."""
+    if type is not None:
+        raise TraceError(f"view: type={type!r} is not supported, as in JAX", user_site())
+    if dtype is None:
+        return x
+    try:
+        return bitcast_convert_type(x, dtype)
+    except FgradError as e:
+        _raise_named(e, "view")
+
+
 # The methods of fgrad values, shared by Tensor (traced) and fg.Array (eager, on the device), as a
 # jax.Array's: each is the public function of its name with the value first (`x.sum(0)` is `sum(x, 0)`).
 METHODS: dict[str, Callable[..., Any]] = {
     "reshape": _reshape, "transpose": _transpose, "flatten": _flatten, "compress": _compress, "conjugate": conjugate,
+    "view": _view,
     **{fn.__name__: fn for fn in (
         all, any, argmax, argmin, argpartition, argsort, astype, choose, clip, conj, conjugate, cumprod, cumsum,
         diagonal, dot, max, mean, min, nonzero, prod, ptp, ravel, repeat, round, searchsorted, sort, squeeze, std,
