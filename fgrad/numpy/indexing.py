@@ -761,13 +761,13 @@ def _along_axis(name: str, arr: Tensor | np.ndarray, indices: ArrayLike, axis: i
 
 
 def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1, mode: str | None = None,
-                    fill_value: Any = None, *, wrap_negative_indices: bool | None = None) -> Tensor | np.ndarray:
+                    fill_value: Any = None, *, wrap_negative_indices: bool | None = True) -> Tensor | np.ndarray:
     """The entries of `arr` at `indices` along `axis`, as `jnp.take_along_axis`: `indices` has
     arr's rank, its other axes broadcasting against arr's; with axis None, arr is flattened and
-    indices are 1-D. An index in [-n, 0) counts from the end where `wrap_negative_indices` (by
-    default, as JAX's, unless mode is "promise_in_bounds"); others out of range follow `mode`:
-    "fill" (the default) reads `fill_value` (NaN for floats, as take), "clip" (or
-    "promise_in_bounds") clamps."""
+    indices are 1-D. An index in [-n, 0) counts from the end where `wrap_negative_indices` (True
+    by default, as JAX's from 0.11; None is JAX 0.10's default: wrap unless mode is
+    "promise_in_bounds"); others out of range follow `mode`: "fill" (the default) reads
+    `fill_value` (NaN for floats, as take), "clip" (or "promise_in_bounds") clamps."""
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     arr = asarray(arr)
