@@ -1,6 +1,6 @@
 """fgrad: JAX-style function transformations that compile to WebGPU."""
 
-from fgrad import custom_batching, debug, experimental, export, flatten_util, image, lax, nn, tree, tree_util
+from fgrad import custom_batching, debug, dtypes, experimental, export, flatten_util, image, lax, nn, tree, tree_util
 from fgrad.callbacks import effects_barrier, pure_callback
 from fgrad.transforms import optim
 from fgrad.testing import check_grads
@@ -11,7 +11,6 @@ from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.j
 from fgrad.transforms.batching import vmap
 from fgrad.transforms.custom import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
-from fgrad.io import CheckpointError, load, save
 from fgrad.errors import (
     AxisNameError, CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
 )
@@ -24,6 +23,7 @@ from fgrad import numpy
 from fgrad import random
 from fgrad import scipy
 from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the top level: fg.exp)
+from fgrad.io import CheckpointError, load, save  # fg.save and fg.load are fgrad's checkpoints; fg.numpy's are NumPy's files
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
@@ -48,7 +48,7 @@ __all__ = [
     "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "HostArray", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
-    "compile", "custom_batching", "debug", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
+    "compile", "custom_batching", "debug", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
     "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",

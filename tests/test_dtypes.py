@@ -237,3 +237,27 @@ def test_a_dtype_is_what_numpy_takes_as_a_jax_array_s_is(dtype, numpy):
     assert {got: 1}[dtype] == 1 and hash(got) == hash(dtype)
     if np.dtype(numpy).kind == "f":
         assert np.finfo(got).eps == np.finfo(numpy).eps
+
+
+def test_fg_dtypes_is_jax_dtypes():
+    import jax
+
+    d = fg.dtypes
+    assert d.float0 == jax.dtypes.float0
+    assert fg.grad(lambda x, n: x * n, argnums=1, allow_int=True)(np.float32(1), np.int32(2)).dtype == d.float0
+    assert [d.issubdtype(a, b) for a, b in [(d.float0, np.floating), (d.float0, d.float0), (np.float32, d.float0),
+                                             (np.float32, np.floating), (np.int32, np.floating)]] == \
+        [jax.dtypes.issubdtype(a, b) for a, b in [(jax.dtypes.float0, np.floating), (jax.dtypes.float0,
+                                                   jax.dtypes.float0), (np.float32, jax.dtypes.float0),
+                                                  (np.float32, np.floating), (np.int32, np.floating)]]
+    for dtype in (np.float64, np.float32, np.float16, np.int64, np.int32, np.uint32, np.bool_):
+        assert d.canonicalize_dtype(dtype) == jax.dtypes.canonicalize_dtype(dtype)
+        assert d.itemsize_bits(dtype) == jax.dtypes.itemsize_bits(jax.dtypes.canonicalize_dtype(dtype))
+    assert d.canonicalize_dtype(np.int16) == np.int32  # fgrad has no 16-bit integer; JAX keeps int16
+    for args in [(1, 2.0), (np.int32(1), np.float16(1)), (np.ones(2, np.uint32), 1), (True,)]:
+        assert d.result_type(*args, return_weak_type_flag=True) == jax.dtypes.result_type(
+            *args, return_weak_type_flag=True), args
+    for x in (1.0, 2, True, np.float16(1), np.uint32(3), fg.device_put(np.ones(2, np.int32))):
+        assert d.scalar_type_of(x) is jax.dtypes.scalar_type_of(np.asarray(x) if isinstance(x, fg.Array) else x)
+    with pytest.raises(fg.DTypeError, match="canonicalize_dtype: unsupported dtype complex64"):
+        d.canonicalize_dtype(np.complex64)

@@ -410,3 +410,17 @@ def test_checkpoint_name_is_the_remat_transform():
     import fgrad.io
 
     assert fg.save is fgrad.io.save and fg.load is fgrad.io.load and fg.CheckpointError is fgrad.io.CheckpointError
+
+
+def test_numpy_files_are_jax_numpy_s(tmp_path):
+    """fg.numpy.save and savez are NumPy's (an Array is saved by its value); load gives fgrad values,
+    float64 as f32; fg.save and fg.load stay fgrad's checkpoints."""
+    path = tmp_path / "x.npy"
+    fg.numpy.save(path, fg.jit(lambda x: x * 2)(np.arange(3, dtype=np.float32)))
+    got = fg.numpy.load(path)
+    assert isinstance(got, fg.HostArray) and got.dtype == np.float32 and got.tolist() == [0.0, 2.0, 4.0]
+    np.save(tmp_path / "y.npy", np.arange(3.0))
+    assert fg.numpy.load(tmp_path / "y.npy").dtype == np.float32
+    fg.numpy.savez(tmp_path / "z.npz", a=np.ones(2))
+    assert fg.numpy.load(tmp_path / "z.npz")["a"].tolist() == [1.0, 1.0]
+    assert fg.save is not fg.numpy.save and fg.save.__module__ == "fgrad.io"

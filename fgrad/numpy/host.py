@@ -14,8 +14,8 @@ from fgrad.numpy.promotion import ArrayLike, asarray
 from fgrad.trace import HostArray, Tensor, user_site
 
 __all__ = [
-    "array_repr", "array_str", "frombuffer", "fromiter", "fromstring", "get_printoptions", "iterable",
-    "ndarray", "printoptions", "set_printoptions",
+    "array_repr", "array_str", "frombuffer", "fromiter", "fromstring", "get_printoptions", "iterable", "load",
+    "ndarray", "printoptions", "save", "savez", "set_printoptions",
 ]
 
 
@@ -27,6 +27,18 @@ class ndarray(abc.ABC):  # noqa: N801  (jax.numpy's name)
 
 ndarray.register(HostArray)
 ndarray.register(Tensor)
+
+# NumPy's files, as jax.numpy's: an fgrad value is saved through its NumPy value (a traced one refuses,
+# naming the file call), and `load` gives fgrad values.
+save, savez = np.save, np.savez
+
+
+def load(file: Any, *args: Any, **kwargs: Any) -> Any:
+    """`np.load`, an array read as an fgrad value (float64 as f32, x64 off), as `jnp.load`; an .npz
+    file's archive is returned as NumPy's."""
+    out = np.load(file, *args, **kwargs)
+    return asarray(out) if isinstance(out, np.ndarray) else out
+
 
 # NumPy's print options: fgrad values print as NumPy arrays.
 get_printoptions, printoptions, set_printoptions = np.get_printoptions, np.printoptions, np.set_printoptions
