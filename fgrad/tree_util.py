@@ -12,7 +12,8 @@ from typing import Any
 
 from fgrad.errors import InputError
 from fgrad.pytree import (
-    LEAF, TreeDef, _children, broadcast_prefix, flatten, flatten_up_to, register_node, tree_map, unflatten,
+    LEAF, TreeDef, _children, broadcast_prefix, first_difference, flatten, flatten_up_to, register_node, tree_map,
+    unflatten,
 )
 from fgrad.trace import user_site
 
@@ -226,12 +227,17 @@ def _key_entries(node: Any, kind: str, meta: Hashable, count: int) -> list[Any]:
     return [FlattenedIndexKey(i) for i in range(count)]
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[tuple[KeyPath, Any]], TreeDef]:
-    """tree_flatten's leaves, each with its key path (a tuple of key entries), and the structure."""
+def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None,
+                           is_leaf_takes_path: bool = False) -> tuple[list[tuple[KeyPath, Any]], TreeDef]:
+    """tree_flatten's leaves, each with its key path (a tuple of key entries), and the structure;
+    with `is_leaf_takes_path`, `is_leaf` is called as is_leaf(path, node)."""
     pairs: list[tuple[KeyPath, Any]] = []
 
+    def leaf(node: Any, path: KeyPath) -> bool:
+        return is_leaf is not None and bool(is_leaf(path, node) if is_leaf_takes_path else is_leaf(node))
+
     def walk(node: Any, path: KeyPath) -> TreeDef:  # pytree._structure's walk, keeping each leaf's path
-        found = None if is_leaf is not None and is_leaf(node) else _children(node)
+        found = None if leaf(node, path) else _children(node)
         if found is None:
             pairs.append((path, node))
             return LEAF
@@ -242,16 +248,26 @@ def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[tupl
     return pairs, walk(tree, ())
 
 
-def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[KeyPath, Any]]:
+def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None, is_leaf_takes_path: bool = False
+                          ) -> list[tuple[KeyPath, Any]]:
     """The (key path, leaf) pairs of `tree`, in tree_flatten's order."""
-    return tree_flatten_with_path(tree, is_leaf)[0]
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
-def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
-    """tree_map whose function also gets each leaf's key path: f(path, leaf, *others)."""
-    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
-    paths = iter([path for path, _ in pairs])
-    return tree_map(lambda *xs: f(next(paths), *xs), tree, *rest, is_leaf=is_leaf)
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None,
+                       is_leaf_takes_path: bool = False) -> Any:
+    """tree_map whose function also gets each leaf's key path: f(path, leaf, *others); with
+    `is_leaf_takes_path`, `is_leaf` is called as is_leaf(path, node)."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+    others = []
+    for other in rest:
+        leaves = flatten_up_to(treedef, other)
+        if leaves is None:
+            path, what = first_difference(treedef, tree_structure(other))
+            raise InputError(f"tree_map_with_path: structures differ at {path or 'the top level'}: {what}",
+                             user_site())
+        others.append(leaves)
+    return tree_unflatten(treedef, [f(path, x, *xs) for (path, x), *xs in zip(pairs, *others)])
 
 
 def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
@@ -261,10 +277,16 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Any, Hashable]],
-                         unflatten_func: Callable[[Hashable, Any], Any]) -> None:
+                         unflatten_func: Callable[[Hashable, Any], Any],
+                         flatten_with_keys_func: Callable[[Any], tuple[Any, Hashable]] | None = None) -> None:
     """Make instances of `nodetype` pytree containers, as jax.tree_util's: `flatten_func(x)` gives
     (children, aux_data), the aux data hashable and static; `unflatten_func(aux_data, children)`
-    rebuilds one. Traced functions, transforms, `fg.jit` and `tree_map` then see through them."""
+    rebuilds one. Traced functions, transforms, `fg.jit` and `tree_map` then see through them.
+    `flatten_with_keys_func(x)`, if given, gives ((key, child) pairs, aux_data): the keys of the
+    children in key paths, as `register_pytree_with_keys`."""
+    if flatten_with_keys_func is not None:
+        register_pytree_with_keys(nodetype, flatten_with_keys_func, unflatten_func, flatten_func)
+        return
     register_node(nodetype, flatten_func, unflatten_func)
 
 

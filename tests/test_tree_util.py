@@ -254,3 +254,31 @@ def test_ravel_pytree_as_jax_s():
         unravel(flat[:6])
     with pytest.raises(fg.DTypeError, match="unravel_pytree: expected a vector of f32"):
         unravel(flat.astype(np.int32))
+
+
+def test_is_leaf_takes_path_and_keys_given_to_register_pytree_node_are_jax_s():
+    jax = pytest.importorskip("jax")
+    tree = {"a": [1, 2], "b": (3, {"c": 4})}
+    by_path = lambda path, node: len(path) == 1 and isinstance(node, list)  # noqa: E731
+    for ours, theirs in ((fg.tree_util.tree_leaves_with_path, jax.tree_util.tree_leaves_with_path),
+                         (fg.tree.leaves_with_path, jax.tree.leaves_with_path)):
+        assert [(fg.tree_util.keystr(p), x) for p, x in ours(tree, is_leaf=by_path, is_leaf_takes_path=True)] == \
+            [(jax.tree_util.keystr(p), x) for p, x in theirs(tree, is_leaf=by_path, is_leaf_takes_path=True)]
+    f = lambda path, x, y: (len(path), x, y)  # noqa: E731
+    tuples = lambda path, node: isinstance(node, tuple)  # noqa: E731
+    assert fg.tree_util.tree_map_with_path(f, tree, tree, is_leaf=tuples, is_leaf_takes_path=True) == \
+        jax.tree_util.tree_map_with_path(f, tree, tree, is_leaf=tuples, is_leaf_takes_path=True)
+    with pytest.raises(fg.InputError, match="tree_map_with_path: structures differ"):
+        fg.tree_util.tree_map_with_path(lambda p, x, y: x, [1, 2], [1])
+
+    paths = []
+    for lib in (fg.tree_util, jax.tree_util):
+        class Pair:
+            def __init__(self, a, b):
+                self.a, self.b = a, b
+
+        lib.register_pytree_node(Pair, lambda q: ((q.a, q.b), None), lambda aux, children: Pair(*children),
+                                 flatten_with_keys_func=lambda q, lib=lib: (((lib.GetAttrKey("a"), q.a),
+                                                                             (lib.GetAttrKey("b"), q.b)), None))
+        paths.append([lib.keystr(p) for p, _ in lib.tree_leaves_with_path(Pair(1, [2, 3]))])
+    assert paths[0] == paths[1] == [".a", ".b[0]", ".b[1]"]
