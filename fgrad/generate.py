@@ -41,6 +41,7 @@ import numpy as np
 from fgrad import lax, random
 from fgrad import numpy as fnp
 from fgrad.errors import FgradError, InputError
+from fgrad.ir import DType
 from fgrad.models import llama
 from fgrad.pytree import flatten, leaves_in, unflatten
 from fgrad.runtime import Array, Device, Executable, compile, default_device, device_put
@@ -125,7 +126,7 @@ class Generator:
         self.device = device or default_device()
         leaves, self.param_tree = flatten(param_specs)
         # The cache takes the weights' precision: f16 where they are f16.
-        self.cache_dtype = "f16" if any(spec_of(x).dtype.name == "f16" for x in leaves) else "f32"
+        self.cache_dtype = "f16" if any(spec_of(x).dtype is DType.f16 for x in leaves) else "f32"
         cache_specs = _specs(llama.init_cache(config, 1, context, self.cache_dtype))
         key = spec((2,), "u32")
         tokens = spec((1, dim("T", context)), "i32")

@@ -31,11 +31,17 @@ class DType(enum.Enum):
     it (`np.zeros(3, x.dtype)`, `np.issubdtype(x.dtype, np.floating)`, `np.finfo(x.dtype)`).
     """
 
+    # Each member's name is NumPy's (`x.dtype.name == "float32"`, as JAX's); fgrad's short names,
+    # which print (`f32[3]`), are aliases.
+    float32 = "f32"
+    float16 = "f16"
+    int32 = "i32"
+    uint32 = "u32"
+    bool = "bool"
     f32 = "f32"
     f16 = "f16"
     i32 = "i32"
     u32 = "u32"
-    bool = "bool"
 
     def __str__(self) -> str:
         return self.value
@@ -43,8 +49,8 @@ class DType(enum.Enum):
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, DType):
             return self is other
-        if isinstance(other, str) and other in DType.__members__:  # fgrad's own names
-            return other == self.value
+        if isinstance(other, str) and other in DType.__members__:  # fgrad's own names and NumPy's
+            return DType[other] is self
         try:
             return bool(np.dtype(other) == self.np)  # NumPy's dtypes, scalar types and names
         except (TypeError, ValueError):
