@@ -36,6 +36,8 @@ LINEAR = [
      D.f32(2, 3)),
     ("cond", lambda np_, lax: lambda x: lax.cond(x.shape[0] > 2, lambda v: 2.0 * v, lambda v: -v, x), (X,),
      D.f32(3)),
+    ("kink-on-the-counter", lambda np_, lax: lambda y: lax.fori_loop(
+        0, 3, lambda i, c: np_.where(i > 0, 2.0 * c, c), y), (Y,), D.f32(2, 3)),
     ("pytree", lambda np_, lax: lambda p: {"a": p["w"] * 2.0, "b": (p["v"].T,)}, ({"w": X, "v": Y},),
      {"a": D.f32(3), "b": (D.f32(3, 2),)}),
 ]
@@ -85,6 +87,18 @@ NONLINEAR = [
     ("stop_gradient", lambda x: fg.lax.stop_gradient(x) + x),
     ("scan", lambda x: fg.lax.scan(lambda c, a: (c * a, c), 1.0, x)[0]),
     ("fori_loop", lambda x: fg.lax.fori_loop(0, 2, lambda i, c: c * c, x)),
+    # piecewise linear: a kink inside a primitive, or a comparison inside a body
+    ("abs", lambda x: fnp.abs(x)),
+    ("relu", lambda x: fg.nn.relu(x)),
+    ("maximum", lambda x: fnp.maximum(x, 0.0)),
+    ("max", lambda x: fnp.max(x)),
+    ("sort", lambda x: fnp.sort(x)),
+    ("cummax", lambda x: fg.lax.cummax(x)),
+    ("clip", lambda x: fnp.clip(x, -1.0, 1.0)),
+    ("scan-kink", lambda x: fg.lax.scan(lambda c, a: (c, fnp.where(a > 0, a, 0.0)), 0.0, x)[1]),
+    ("checkpoint-kink", lambda x: fg.checkpoint(lambda v: fnp.where(v > 0, v, 0.0))(x)),
+    ("cond-kink", lambda x: fg.lax.cond(x.shape[0] > 2, lambda v: fnp.abs(v), lambda v: v, x)),
+    ("astype-int", lambda x: x.astype(fnp.int32).astype(fnp.float32)),
 ]
 
 

@@ -71,6 +71,7 @@ def linear_jvp(primitive: Primitive) -> Callable[..., Any]:
     def rule(primals: Sequence[Any], tangents: Sequence[Any], ans: Any, **params: Any) -> Any:
         return bind(primitive, *(_or_zeros(x, t) for x, t in zip(primals, tangents)), **params)
 
+    rule.linear_in = "all"  # type: ignore[attr-defined]  # what linear_transpose reads
     return rule
 
 
@@ -87,6 +88,7 @@ def multilinear_jvp(primitive: Primitive) -> Callable[..., Any]:
             out = term if out is None else out + term
         return out
 
+    rule.linear_in = "one"  # type: ignore[attr-defined]  # what linear_transpose reads
     return rule
 
 

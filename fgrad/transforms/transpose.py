@@ -1,17 +1,18 @@
 """linear_transpose: the transpose of a linear function, as `jax.linear_transpose`.
 
 A linear function's Jacobian is the same at every point, so its transpose is
-its vjp anywhere: fgrad takes it at zeros. What must be checked is that the
-function is linear, as JAX's transposition finds out rule by rule. fgrad
-checks it once, when the transpose is made, in two steps over the traced graph:
+its vjp anywhere: fgrad takes it at zeros. What must be checked first is that
+the function is linear, as JAX's transposition finds out rule by rule: every op
+reading a value that depends on the arguments must be linear in it. fgrad
+walks the traced graph (and the bodies of calls, branches and loops, with each
+body input depending where its operand does) and allows, on such values:
 
-- the tangent program (jvp) must not depend on the point: its own jvp with
-  respect to the primals gives no tangent (structurally: None everywhere), which
-  catches every smooth non-linearity, in loops and calls too (`sin`, `x * x`,
-  `1 / x`);
-- no op without a derivative (a comparison, a rounding, `stop_gradient`) reads
-  a value that depends on the arguments, as none has a transpose in JAX: the
-  kinks of `where(x > 0, x, 0)` have no derivative to find them.
+- the ops linear in their float operands together (the jvp rule `linear_jvp`:
+  add, reshape, sum, slice, concatenate, cumsum, ..., and take, scatter, pad);
+- products (`multilinear_jvp`: mul, matmul, convolution) with one such operand,
+  and div with it as the numerator;
+- nothing else: `sin`, `x * x`, `abs`, `maximum`, `sort` or a comparison (the
+  kink of `where(x > 0, x, 0)`) make the function non-linear, at their line.
 
 Constant terms are dropped, as JAX's are: the transpose of `x + 1` is the
 identity.
@@ -19,65 +20,104 @@ identity.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import DTypeError, InputError, ShapeError, TraceError
-from fgrad.ir import Graph, input_p
+from fgrad.ir import RESULT, Graph, Node, call_of, input_p
 from fgrad.pytree import flatten, leaf_paths, unflatten
-from fgrad.trace import Tensor, spec_of, trace_function, user_site
+from fgrad.trace import spec_of, trace_function, user_site
 from fgrad.transforms.autodiff import vjp
-from fgrad.transforms.passes import simplify
-from fgrad.transforms.forward import output_tangents, jvp_replay, jvp_rules, nondiff_jvp
+from fgrad.transforms.forward import jvp_rules
 
 NAME = "linear_transpose"
 
+# Primitives linear in their operands whose jvp rules are their own: "all" (in their float operands
+# together), "first" (in the first alone).
+_ALSO_LINEAR = {"take": "all", "scatter": "all", "pad": "all", "patches": "all", "div": "first"}
 
-def _kink(graph: Graph, m: int) -> int | None:
-    """The first node of `graph` without a derivative that reads a value depending on its first `m`
-    inputs (the arguments; closed-over values follow them)."""
-    depends = [False] * len(graph.nodes)
-    for i in graph.inputs[:m]:
-        depends[i] = True
+
+def _linear_in(node: Node, depends: Sequence[bool]) -> bool:
+    """Whether `node` is linear in its operands marked as depending on the arguments."""
+    kind = getattr(jvp_rules.get(node.op), "linear_in", None) or _ALSO_LINEAR.get(node.op)
+    if not node.spec.dtype.is_float:
+        return False
+    if kind == "one":
+        return sum(depends) == 1
+    if kind == "first":
+        return not any(depends[1:])
+    return kind == "all"
+
+
+def _scan_flow(node: Node, depends: list[bool]) -> tuple[Node | None, list[bool]]:
+    """A scan's body walked with its carries depending where any iteration makes them (a fixed point)."""
+    p = node.attrs
+    nc, nk, body = p["num_consts"], p["num_carry"], p["body"]
+    while True:
+        found, outs = _nonlinear(body, depends)
+        grown = [d or o for d, o in zip(depends[nc:nc + nk], outs[:nk])]
+        if found is not None or grown == depends[nc:nc + nk]:
+            return found, [*grown, *outs[nk:]]
+        depends = [*depends[:nc], *grown, *depends[nc + nk:]]
+
+
+def _branches_flow(node: Node, depends: list[bool]) -> tuple[Node | None, list[bool]]:
+    """A cond's branches, each on the operands after the index."""
+    outs: list[bool] = []
+    for branch in node.attrs["branches"]:
+        found, mine = _nonlinear(branch, depends[1:])
+        if found is not None:
+            return found, mine
+        outs = [a or b for a, b in zip(outs, mine)] if outs else mine
+    return None, outs
+
+
+def _call_flow(key: str) -> Callable[[Node, list[bool]], tuple[Node | None, list[bool]]]:
+    """A call whose body `key` takes the first of its operands (a checkpoint's, a custom rule's function)."""
+    def flow(node: Node, depends: list[bool]) -> tuple[Node | None, list[bool]]:
+        body = node.attrs[key]
+        return _nonlinear(body, depends[:len(body.inputs)])
+
+    return flow
+
+
+def _unchecked(node: Node, depends: list[bool]) -> tuple[Node | None, list[bool]]:
+    """A while loop: its vjp refuses it, naming why (its trip count is known only as it runs)."""
+    return None, [True] * len(node.attrs["body"].outputs)
+
+
+# Primitives holding bodies: how values depending on the arguments flow through them.
+_BODY_FLOWS = {"scan": _scan_flow, "cond": _branches_flow, "checkpoint": _call_flow("body"),
+               "custom_jvp_call": _call_flow("fun"), "custom_vjp_call": _call_flow("fun"),
+               "custom_vmap_call": _call_flow("fun"), "while": _unchecked}
+
+
+def _nonlinear(graph: Graph, depends: Sequence[bool]) -> tuple[Node | None, list[bool]]:
+    """The first node of `graph` that is not linear in the values depending on the inputs marked in
+    `depends` (None if every one is), and whether each output depends on them."""
+    dep = [False] * len(graph.nodes)
+    for i, d in zip(graph.inputs, depends):
+        dep[i] = d
+    flows: dict[tuple, list[bool]] = {}
     for i, node in enumerate(graph.nodes):
-        if node.op != input_p.name and any(depends[j] for j in node.inputs):
-            if jvp_rules.get(node.op) is nondiff_jvp:
-                return i
-            depends[i] = True
-    return None
-
-
-def _curved(graph: Graph, m: int) -> tuple[bool, str | None]:
-    """Whether the tangent program of `graph` in its first `m` inputs depends on the point, and
-    where: the site of its first node reading the tangents with a nonzero derivative in the point."""
-    c = len(graph.inputs) - m
-    specs = [graph.nodes[i].spec for i in graph.inputs]
-
-    def tangent_map(*leaves: Tensor) -> list[Tensor]:
-        env, tan = jvp_replay(graph, leaves[:m + c], [*leaves[m + c:], *(None for _ in range(c))])
-        return output_tangents(graph, env, tan)
-
-    names = [*(f"x{k}" for k in range(m + c)), *(f"t{k}" for k in range(m))]
-    tangents = simplify(trace_function(tangent_map, [*specs, *specs[:m]], names)[0])
-    found: list[str | None] = []
-
-    def second(*leaves: Tensor) -> list[Tensor]:
-        _, tan = jvp_replay(tangents, leaves[:m + c + m], [*leaves[m + c + m:], *(None for _ in range(c + m))])
-        if any(tan[i] is not None for i in tangents.outputs):
-            reads_t = [False] * len(tangents.nodes)
-            for i in tangents.inputs[m + c:]:
-                reads_t[i] = True
-            for i, node in enumerate(tangents.nodes):
-                reads_t[i] = reads_t[i] or any(reads_t[j] for j in node.inputs)
-            found.extend(node.site for i, node in enumerate(tangents.nodes)
-                         if reads_t[i] and tan[i] is not None and node.op != input_p.name)
-            found.append(None)
-        return []
-
-    trace_function(second, [*specs, *specs[:m], *specs[:m]])
-    return bool(found), (found[0] if found else None)
+        ins = [dep[j] for j in node.inputs]
+        if node.op == input_p.name or not any(ins):
+            continue
+        flow = _BODY_FLOWS.get(node.op)
+        if flow is None:
+            if not _linear_in(node, ins):
+                return node, []
+            dep[i] = True
+            continue
+        key = call_of(node)
+        if key not in flows:
+            found, flows[key] = flow(node, ins)
+            if found is not None:
+                return found, []
+        dep[i] = flows[key][node.attrs.get(RESULT, 0)]
+    return None, [dep[i] for i in graph.outputs]
 
 
 def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: tuple = ()) -> Callable[[Any], tuple]:
@@ -105,15 +145,11 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: tuple 
         raise DTypeError(f"{NAME}: fgrad transposes float -> float functions, got "
                          f"[{', '.join(str(s.dtype) for s in ins)}] -> [{', '.join(str(s.dtype) for s in outs)}]",
                          site)
-    kink = _kink(graph, len(specs))
-    if kink is not None:
-        node = graph.nodes[kink]
-        raise TraceError(f"{NAME}: the function is not linear: {node.op} reads a value that depends on the "
-                         f"arguments, and has no transpose", node.site or site)
-    curved, where = _curved(graph, len(specs))
-    if curved:
-        raise TraceError(f"{NAME}: the function is not linear: its derivative depends on the arguments' values",
-                         where or site)
+    found, _ = _nonlinear(graph, [k < len(specs) for k in range(len(graph.inputs))])
+    if found is not None:
+        raise TraceError(f"{NAME}: the function is not linear in its arguments: {found.op} reads a value that "
+                         f"depends on them, and {found.op} is not linear there (it has no transpose)",
+                         found.site or site)
     zeros = [np.zeros(s.shape, s.dtype.np) for s in specs]
     _, pullback = vjp(fun, *unflatten(tree, zeros))
 
