@@ -200,3 +200,19 @@ def test_pmap_passes_static_arguments_and_refuses_other_devices():
         fg.pmap(lambda y: y, backend="tpu")
     with pytest.raises(fg.InputError, match="static_broadcasted_argnums must be ints"):
         fg.pmap(lambda y: y, static_broadcasted_argnums="n")
+
+
+@pytest.mark.parametrize("collective", ["psum", "pmean", "pmax", "all_gather"])
+def test_a_collective_s_result_is_the_same_in_every_example(collective):
+    """It may be an out_axes=None output, and sum_match leaves it alone, as JAX's."""
+    def make(lax):
+        return lambda y: getattr(lax, collective)(y, "i")
+
+    want = jax.vmap(make(jax.lax), axis_name="i", out_axes=None)(X)
+    for kwargs in ({}, {"sum_match": True}):
+        same([np.asarray(fg.vmap(make(fg.lax), axis_name="i", out_axes=None, **kwargs)(X))], [np.asarray(want)],
+             f"{collective} {kwargs}", oracle="jax.vmap")
+    same([np.asarray(fg.pmap(make(fg.lax), "i", out_axes=None)(X))], [np.asarray(want)], "pmap", oracle="jax.vmap")
+    mapped = jax.vmap(lambda y: y * 2.0, out_axes=None, sum_match=True)(X)
+    same([np.asarray(fg.vmap(lambda y: y * 2.0, out_axes=None, sum_match=True)(X))], [np.asarray(mapped)],
+         "sum_match of a mapped output", oracle="jax.vmap")

@@ -30,7 +30,7 @@ from fgrad.ir import DType, Primitive, Spec, declare
 from fgrad.lower.kinds import ELEMENTWISE, register_lowering
 from fgrad.trace import bind, user_site
 from fgrad.transforms.autodiff import nondiff, vjp_rules
-from fgrad.transforms.batching import batch_rules, replayed_axis, with_batch
+from fgrad.transforms.batching import Unmapped, batch_rules, replayed_axis, with_batch
 from fgrad.transforms.forward import jvp_rules, linear_jvp, nondiff_jvp
 
 __all__ = [
@@ -86,7 +86,7 @@ def _reduction_batching(primitive: Primitive, fold: Callable[[Any], Any],
         rest = tuple(a for a in axis_names if a != name)
         if rest:
             out = bind(primitive, out, axis_names=rest)
-        return with_batch(out, False, size)
+        return Unmapped(out)
 
     return rule
 
@@ -148,7 +148,7 @@ def _all_gather_batch(args: Sequence[Any], batched: Sequence[bool], *, axis_name
     if tiled:
         shape = out.shape
         out = fnp.reshape(out, (*shape[:axis], shape[axis] * shape[axis + 1], *shape[axis + 2:]))
-    return with_batch(out, False, n)
+    return Unmapped(out)
 
 
 all_gather_p = declare("all_gather", _all_gather_rule, _unbound("all_gather"))

@@ -22,6 +22,7 @@ whose params are axes, moved past the batch axis).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -142,6 +143,14 @@ def axis_batching(primitive: Primitive, *names: str) -> Callable[..., Any]:
 # ---------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Unmapped:
+    """What a batching rule returns for a result the same in every example (a psum over the axis
+    replayed): the value without the batch axis, so an `out_axes=None` output may be it, as in JAX."""
+
+    value: Any
+
+
 def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -> tuple[list[Any], list[bool]]:
     """Bind `graph` again on the input `leaves`, the `batched` ones carrying a batch axis in front.
 
@@ -171,7 +180,8 @@ def batch_replay(graph: Graph, leaves: Sequence[Any], batched: Sequence[bool]) -
                 outs, b = calls[key]
                 env[i], flags[i] = outs[node.attrs[RESULT]], b
             elif any(bs) or named:
-                env[i], flags[i] = batch_rules[node.op](xs, bs, **params), True
+                out = batch_rules[node.op](xs, bs, **params)
+                env[i], flags[i] = (out.value, False) if isinstance(out, Unmapped) else (out, True)
             else:
                 env[i] = bind(primitive, *xs, **params)
         if flags[i]:
