@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from fgrad.errors import FgradError
 from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, call_of, call_params, resolve
 from fgrad.trace import expose_captures, require_graph
 from fgrad.typecheck import check_args
@@ -49,14 +50,19 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
         if env[i] is None:
             attrs = call_params(node) if not values else {k: resolve(v, values) for k, v in call_params(node).items()}
             primitive = PRIMITIVES[node.op]
-            with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
-                if primitive.multiple_results:
-                    key = call_of(node)
-                    if key not in calls:
-                        calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
-                    out = calls[key][node.attrs[RESULT]]
-                else:
-                    out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+            try:
+                with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
+                    if primitive.multiple_results:
+                        key = call_of(node)
+                        if key not in calls:
+                            calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+                        out = calls[key][node.attrs[RESULT]]
+                    else:
+                        out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+            except FgradError as e:  # an op refusing its values (an unbound collective): at the node's line
+                if e.site is not None or node.site is None:
+                    raise
+                raise type(e)(e.message, node.site) from None
             env[i] = as_computed(out, node.spec.dtype)
             shape = resolve(node.spec.shape, values)
             assert env[i].shape == shape, f"{node.op}: impl gave {env[i].shape}, rule {shape}"

@@ -260,6 +260,14 @@ class Tensor(HasSpec):
 _AT_TRACE_TIME: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_at_trace_time", default=False)
 
 
+def _context_free(op: Any, params: dict[str, Hashable]) -> bool:
+    """Whether `op` with `params` means the same wherever it is bound, so that ensure_compile_time_eval
+    may compute it: not a collective (its value comes from the vmap naming its axis), not a shape of a
+    symbol (known at call time), not a call of the host or an effect."""
+    return "axis_names" not in params and next(dims_in(tuple(params.values())), None) is None and not op.host \
+        and not op.effectful
+
+
 def constant(value: Any, dtype: DType) -> Tensor | np.ndarray:
     """A host value (a number or array, already checked to fit `dtype`) as a constant node of
     the current trace, or as a NumPy array outside any trace (or within ensure_compile_time_eval)."""
@@ -284,7 +292,7 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
     site = user_site()
     trace = current_trace()
     if trace is not None and _AT_TRACE_TIME.get():  # ensure_compile_time_eval
-        if not any(isinstance(a, Tensor) for a in args):
+        if not any(isinstance(a, Tensor) for a in args) and _context_free(op, params):
             trace = None  # every operand is known: computed now
         else:  # the known operands of an op on traced ones become constants of the trace
             args = tuple(a if isinstance(a, Tensor) else trace.add(Node(

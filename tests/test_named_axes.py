@@ -216,3 +216,11 @@ def test_a_collective_s_result_is_the_same_in_every_example(collective):
     mapped = jax.vmap(lambda y: y * 2.0, out_axes=None, sum_match=True)(X)
     same([np.asarray(fg.vmap(lambda y: y * 2.0, out_axes=None, sum_match=True)(X))], [np.asarray(mapped)],
          "sum_match of a mapped output", oracle="jax.vmap")
+
+
+def test_a_graph_holding_an_unbound_collective_is_refused_at_its_line():
+    g = fg.make_jaxpr(lambda a: fg.lax.psum(a, "i"), axis_env=[("i", 4)])(X)
+    with pytest.raises(fg.AxisNameError, match=r"psum: unbound axis name 'i'.* at test_named_axes.py:\d+"):
+        fg.compile(g)
+    with pytest.raises(fg.AxisNameError, match=r"psum: unbound axis name 'i'.* at test_named_axes.py:\d+"):
+        fg.interpret(g, X)

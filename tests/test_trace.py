@@ -540,3 +540,18 @@ def test_ensure_compile_time_eval_computes_known_values_while_tracing():
     g = fg.jit(lambda x: fg.numpy.sum(np.arange(4)) * x)  # outside the block a known value is a constant node
     assert "constant" in str(fg.make_jaxpr(lambda x: fg.numpy.sum(np.arange(4)) * x)(np.float32(1)))
     np.testing.assert_allclose(np.asarray(g(np.float32(1))), 6.0)
+
+
+def test_ensure_compile_time_eval_leaves_collectives_and_symbols_to_their_context():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with fg.ensure_compile_time_eval():
+        np.testing.assert_allclose(np.asarray(fg.vmap(lambda b: b + fg.lax.psum(1.0, "i"), axis_name="i")(x)), x + 2)
+        np.testing.assert_allclose(np.asarray(fg.vmap(lambda b: b + fg.lax.axis_index("i"), axis_name="i")(x)),
+                                   x + np.float32([[0], [1]]))
+
+    def f(a):
+        with fg.ensure_compile_time_eval():
+            return a + fg.numpy.arange(a.shape[0])
+
+    g = fg.trace(f, fg.spec((fg.dim("T", max=8),)))
+    np.testing.assert_allclose(fg.interpret(g, np.ones(3, np.float32)), [1.0, 2.0, 3.0])

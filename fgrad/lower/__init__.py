@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from fgrad.errors import CompileError
-from fgrad.ir import RESULT, Graph, call_params, symbols_of
+from fgrad.errors import AxisNameError, CompileError
+from fgrad.ir import RESULT, Graph, Node, bodies, call_params, symbols_of
 from fgrad.lower.buffers import plan_buffers
 from fgrad.lower.fusion import group_inlined, inlined, plan_kernels, row_root, skeleton
 from fgrad.lower.loops import loop_kernels, while_kernels
@@ -29,11 +29,28 @@ from fgrad.transforms.passes import simplify
 __all__ = ["Buffer", "Kernel", "Limits", "Program", "lower"]
 
 
+def _collective(graph: Graph) -> Node | None:
+    """The first node of `graph` (or of a body it holds) that is a collective over a named axis."""
+    for node in graph.nodes:
+        if "axis_names" in node.attrs:
+            return node
+        found = next((n for body in bodies(node.params) if (n := _collective(body)) is not None), None)
+        if found is not None:
+            return found
+    return None
+
+
 def lower(graph: Graph, limits: Limits = Limits(), donated: frozenset[int] = frozenset()) -> Program:
     """Lower `graph` to a Program that respects the adapter `limits`.
 
     `donated` holds positions of graph inputs whose buffers outputs may take over.
     """
+    unbound = _collective(graph)
+    if unbound is not None:  # a graph traced with make_jaxpr(axis_env=...): no vmap computes it
+        names = unbound.attrs["axis_names"]
+        raise AxisNameError(f"{unbound.op}: unbound axis name {names[0]!r}: a collective is computed by the "
+                            f"fg.vmap(..., axis_name={names[0]!r}) around it, so a graph holding one does not "
+                            "compile on its own", unbound.site)
     # Captured intermediates are not outputs: a program computes them only if exposed as outputs.
     graph = dataclasses.replace(graph, captures=())
     graph = simplify(rewrite(graph, limits))
