@@ -43,20 +43,27 @@ def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dty
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> np.dtype | tuple[np.dtype, bool]:
     """The NumPy dtype `args` promote to, as `jax.dtypes.result_type` (`fg.numpy.result_type`'s);
-    with `return_weak_type_flag`, also whether it is weak (every argument a Python number)."""
-    dtype = constants.result_type(*args).np
-    if return_weak_type_flag:
-        return dtype, all(type(a) in _WEAK for a in args)
-    return dtype
+    with `return_weak_type_flag`, also whether it is weak: whether it comes of a Python number,
+    no other argument being of its kind or a higher one (bool < integer < float)."""
+    dtype = constants.result_type(*args)
+    if not return_weak_type_flag:
+        return dtype.np
+    rank = {"b": 0, "i": 1, "u": 1, "f": 2}
+    strong = [constants.result_type(a) for a in args if type(a) not in _WEAK]
+    return dtype.np, all(rank[d.kind] < rank[dtype.kind] for d in strong)
 
 
 def itemsize_bits(dtype: Any) -> int:
-    """Bits per element of `dtype` as NumPy counts them (a bool: 8), as `jax.dtypes.itemsize_bits`."""
+    """Bits per element of the dtype fgrad holds `dtype`'s values in (`canonicalize_dtype`), as NumPy
+    counts them (a bool: 8), as `jax.dtypes.itemsize_bits`."""
     return canonicalize_dtype(dtype).itemsize * 8
 
 
 def scalar_type_of(x: Any) -> type:
-    """The Python scalar type of `x`'s dtype: bool, int or float, as `jax.dtypes.scalar_type_of`."""
-    kind = np.dtype(type(x)).kind if isinstance(x, (bool, int, float)) else canonicalize_dtype(
-        getattr(x, "dtype", type(x))).kind
+    """The Python scalar type of `x` (a value or a dtype): bool, int or float, as
+    `jax.dtypes.scalar_type_of`."""
+    if isinstance(x, (bool, int, float)):
+        kind = np.dtype(type(x)).kind
+    else:
+        kind = canonicalize_dtype(x.dtype if hasattr(x, "dtype") and not isinstance(x, type) else x).kind
     return {"b": bool, "i": int, "u": int, "f": float}[kind]

@@ -56,8 +56,8 @@ class DType(enum.Enum):
         except (TypeError, ValueError):
             return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash(self.value)
+    def __hash__(self) -> int:  # NumPy's dtype's: a DType finds the entry a NumPy dtype keys ({np.float32: ...})
+        return _NUMPY_HASH[self._value_]
 
     @property
     def dtype(self) -> np.dtype:
@@ -92,6 +92,12 @@ class DType(enum.Enum):
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element, as NumPy's (a bool: 1)."""
+        return self.row.np.itemsize
+
+    @property
+    def device_itemsize(self) -> int:
+        """Bytes per element in a device buffer (a bool: 4, WGSL's smallest storage type)."""
         return self.row.itemsize
 
     @property
@@ -142,6 +148,8 @@ class DTypeRow:
     # result rounded back once: f16 in f32, as XLA computes it on GPUs. None: the dtype itself.
     wide: DType | None = None
 
+
+_NUMPY_HASH = {dtype.value: hash(np.dtype(dtype.name)) for dtype in DType}  # each named as NumPy's
 
 DTYPES = {
     DType.f32: DTypeRow(np.dtype(np.float32), 4, "f32", "f32", "f"),
@@ -323,7 +331,7 @@ class Spec:
     @property
     def nbytes(self) -> int:
         """Bytes in a device buffer. A symbolic spec has no fixed number (a ShapeError): see `max_nbytes`."""
-        return self.size * self.dtype.itemsize
+        return self.size * self.dtype.device_itemsize
 
     @property
     def max_size(self) -> int:
@@ -333,7 +341,7 @@ class Spec:
     @property
     def max_nbytes(self) -> int:
         """Bytes of a device buffer for the value with each symbol at its maximum."""
-        return self.max_size * self.dtype.itemsize
+        return self.max_size * self.dtype.device_itemsize
 
     def resolve(self, values: Mapping[str, int]) -> Spec:
         """The concrete spec with each symbol at its value in `values` (by name)."""

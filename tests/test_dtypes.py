@@ -235,6 +235,9 @@ def test_a_dtype_is_what_numpy_takes_as_a_jax_array_s_is(dtype, numpy):
     assert np.issubdtype(got, np.floating) == (np.dtype(numpy).kind == "f")
     assert all(got != other for other in (np.float64, np.int64, np.int8, None, "f64", 3) if other != numpy)
     assert {got: 1}[dtype] == 1 and hash(got) == hash(dtype)
+    assert {np.dtype(numpy): 1}[got] == 1 and got in {np.dtype(numpy)}  # keyed by NumPy's dtype, as an eager value's
+    assert fg.make_jaxpr(lambda x: {np.dtype(numpy): x}[x.dtype])(np.zeros(2, numpy)).out_specs[0].dtype is got
+    assert got.itemsize == np.dtype(numpy).itemsize and got.name == np.dtype(numpy).name
     if np.dtype(numpy).kind == "f":
         assert np.finfo(got).eps == np.finfo(numpy).eps
 
@@ -254,10 +257,12 @@ def test_fg_dtypes_is_jax_dtypes():
         assert d.canonicalize_dtype(dtype) == jax.dtypes.canonicalize_dtype(dtype)
         assert d.itemsize_bits(dtype) == jax.dtypes.itemsize_bits(jax.dtypes.canonicalize_dtype(dtype))
     assert d.canonicalize_dtype(np.int16) == np.int32  # fgrad has no 16-bit integer; JAX keeps int16
-    for args in [(1, 2.0), (np.int32(1), np.float16(1)), (np.ones(2, np.uint32), 1), (True,)]:
+    for args in [(1, 2.0), (np.int32(1), np.float16(1)), (np.ones(2, np.uint32), 1), (True,), (np.int32(1), 2.0),
+                 (True, 1), (np.float16(1), 1.0), (np.int32, 1.0)]:
         assert d.result_type(*args, return_weak_type_flag=True) == jax.dtypes.result_type(
             *args, return_weak_type_flag=True), args
-    for x in (1.0, 2, True, np.float16(1), np.uint32(3), fg.device_put(np.ones(2, np.int32))):
+    for x in (1.0, 2, True, np.float16(1), np.uint32(3), fg.device_put(np.ones(2, np.int32)), np.float32, "int32",
+              np.dtype(np.bool_)):
         assert d.scalar_type_of(x) is jax.dtypes.scalar_type_of(np.asarray(x) if isinstance(x, fg.Array) else x)
     with pytest.raises(fg.DTypeError, match="canonicalize_dtype: unsupported dtype complex64"):
         d.canonicalize_dtype(np.complex64)

@@ -306,6 +306,7 @@ MISUSES = [
     (lambda: fnp.add(F, F, where=MASK), fg.InputError, "add: where= is not supported"),
     (lambda: fnp.add(F), fg.TraceError, "add: takes 2 positional arguments, got 1"),
     (lambda: fnp.negative(F, F), fg.TraceError, "negative: takes 1 positional argument, got 2"),
+    (lambda: fnp.negative(F, dtype=np.float32), fg.TraceError, "negative: unexpected keyword argument dtype"),
     (lambda: fnp.add(F, F[:2]), fg.ShapeError, "add: cannot broadcast"),
     (lambda: fnp.logaddexp(F, "x"), fg.DTypeError, "logaddexp: got a str"),
     (lambda: fnp.add.reduce(F, axis=2), fg.ShapeError, r"add.reduce: sum: axis 2 is out of range"),

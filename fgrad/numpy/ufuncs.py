@@ -112,16 +112,20 @@ class ufunc:  # noqa: N801  (jax.numpy's name)
     def __repr__(self) -> str:
         return f"<fgrad.numpy.ufunc '{self.__name__}'>"
 
-    def __call__(self, *args: ArrayLike, out: None = None, where: None = None) -> Any:
+    def __call__(self, *args: ArrayLike, out: None = None, where: None = None, **unknown: Any) -> Any:
         """The function of `args`, broadcast together; `out` and `where` must be None, as in JAX."""
-        if out is not None or where is not None or len(args) != self._nin:
-            self._refuse_call(len(args), out, where)
+        if out is not None or where is not None or unknown or len(args) != self._nin:
+            self._refuse_call(len(args), out, where, unknown)
         try:  # not _named_errors: a with block's generator would cost every call of add, multiply, ...
             return self._call(*args)
         except FgradError as e:  # named as the user called it, as name_errors_after names a function's
             _raise_named(e, self.__name__)
 
-    def _refuse_call(self, count: int, out: Any, where: Any) -> None:
+    def _refuse_call(self, count: int, out: Any, where: Any, unknown: dict[str, Any]) -> None:
+        if unknown:
+            raise TraceError(f"{self.__name__}: unexpected keyword argument{'s' * (len(unknown) > 1)} "
+                             f"{', '.join(sorted(unknown))}: a ufunc takes its {self._nin} argument"
+                             f"{'s' * (self._nin > 1)}, out=None and where=None", user_site())
         _no_out(self.__name__, out)
         if where is not None:
             raise InputError(f"{self.__name__}: where= is not supported, as in JAX; compute the function and pick "

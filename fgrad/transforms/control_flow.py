@@ -20,7 +20,7 @@ from fgrad.ir import Dim, DType, Graph, Spec
 from fgrad.primitives.control_flow import cond_p, scan_p, while_p
 from fgrad.transforms.bodies import arranged
 from fgrad.pytree import TreeDef, first_difference, flatten, leaf_paths, unflatten
-from fgrad.trace import Tensor, bind, spec_of, trace_function, user_site
+from fgrad.trace import Tensor, bind, is_float0, spec_of, trace_function, user_site
 from fgrad.transforms.passes import simplify
 
 
@@ -72,6 +72,10 @@ def _returned(who: str, returned: str, value: Any, prefix: str, site: str | None
     each must be an array, a Tensor or a number."""
     leaves, tree = flatten(value)
     for path, leaf in zip(leaf_paths(tree, prefix=prefix), leaves):
+        if is_float0(leaf):
+            raise TraceError(f"{who}: {returned} holds float0 zeros at {path} (the gradient of an integer input, "
+                             "grad's allow_int=True), which a loop or a branch cannot return: take that gradient "
+                             "outside it, or differentiate only float inputs", site)
         try:
             spec_of(leaf, path)
         except FgradError:
