@@ -382,7 +382,8 @@ def test_dtype_properties() -> None:
     assert DType.f16.np == np.float16 and DType.u32.np == np.uint32
     assert DType.f32.is_float and DType.f16.is_float and not DType.i32.is_float and not DType.bool.is_float
     assert DType.u32.is_int and DType.i32.is_int and not DType.f16.is_int and not DType.bool.is_int
-    assert [d.itemsize for d in DType] == [4, 2, 4, 4, 4]  # bools are stored as u32
+    assert [d.device_itemsize for d in DType] == [4, 2, 4, 4, 4]  # bools are stored as u32
+    assert [d.itemsize for d in DType] == [4, 2, 4, 4, 1]  # NumPy's
     assert DType.f16.wide is DType.f32 and DType.f32.wide is DType.f32 and DType.u32.wide is DType.u32
     assert [d.row.feature for d in DType] == [None, "shader-f16", None, None, None]
     assert [str(d) for d in DType] == ["f32", "f16", "i32", "u32", "bool"]
