@@ -23,7 +23,7 @@ from fgrad.ir import Graph
 from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
 from fgrad.runtime import Executable, check_placement, compile
-from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site
+from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site, with_fixed
 from fgrad.transforms.batching import vmap
 
 
@@ -240,12 +240,7 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         axes = tuple(in_axes[k] for k in dynamic) if isinstance(in_axes, (tuple, list)) and \
             len(in_axes) == len(args) else in_axes
 
-        def example(*values: Any, **named: Any) -> Any:
-            full = list(args)
-            for k, value in zip(dynamic, values):
-                full[k] = value
-            return fun(*full, **named)
-
+        example = with_fixed(fun, {k: args[k] for k in fixed}, len(args))
         example.__name__ = name
         return vmap(example, axes, out_axes, axis_name, axis_size)(*(args[k] for k in dynamic), **kwargs)
 

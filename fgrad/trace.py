@@ -546,10 +546,10 @@ def python_number(x: Any) -> bool:
 
 def with_fixed(fn: Callable[..., Any], fixed: dict[int, Any], nargs: int) -> Callable[..., Any]:
     """`fn` of `nargs` positional arguments as a function of those not in `fixed` (position ->
-    value), in order, the fixed ones passed as they are."""
-    def call(*values: Any) -> Any:
+    value), in order, the fixed ones passed as they are (keyword arguments pass through)."""
+    def call(*values: Any, **named: Any) -> Any:
         it = iter(values)
-        return fn(*(fixed[i] if i in fixed else next(it) for i in range(nargs)))
+        return fn(*(fixed[i] if i in fixed else next(it) for i in range(nargs)), **named)
 
     return call
 
@@ -643,7 +643,9 @@ def trace_function(
             if e.site is not None:
                 raise
             raise SymbolError(str(e), _innermost_user_site(e.__traceback__)) from None
-        out_leaves, out_tree = flatten(float0_as_structure(out))  # float0 zeros return as structure
+        out_leaves, out_tree = flatten(out)
+        if any(is_float0(leaf) for leaf in out_leaves):  # float0 zeros return as structure
+            out_leaves, out_tree = flatten(float0_as_structure(out))
         outputs = []
         for path, leaf in zip(leaf_paths(out_tree, prefix="output"), out_leaves):
             if not isinstance(leaf, (Tensor, bool, int, float, np.generic, np.ndarray)):
