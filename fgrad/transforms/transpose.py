@@ -29,7 +29,7 @@ from fgrad.errors import DTypeError, InputError, ShapeError, TraceError
 from fgrad.ir import RESULT, Graph, Node, call_of, input_p
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import spec_of, trace_function, user_site
-from fgrad.transforms.autodiff import vjp
+from fgrad.transforms.autodiff import inline, vjp
 from fgrad.transforms.forward import jvp_rules
 
 NAME = "linear_transpose"
@@ -137,8 +137,7 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: tuple 
         raise InputError(f"{NAME}: reduce_axes is not supported (JAX deprecated it), got {reduce_axes!r}", site)
     leaves, tree = flatten(tuple(primals))
     specs = [spec_of(leaf, path) for leaf, path in zip(leaves, leaf_paths(tree, prefix="primals"))]
-    graph, closed_over = trace_function(fun, [unflatten(tree, specs)[k] for k in range(len(primals))],
-                                        closures=True)
+    graph, closed_over = trace_function(fun, unflatten(tree, specs), closures=True)
     ins = [graph.nodes[i].spec for i in graph.inputs[:len(specs)]]
     outs = list(graph.out_specs)
     if not all(s.dtype.is_float for s in (*ins, *outs)):
@@ -151,7 +150,8 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: tuple 
                          f"depends on them, and {found.op} is not linear there (it has no transpose)",
                          found.site or site)
     zeros = [np.zeros(s.shape, s.dtype.np) for s in specs]
-    _, pullback = vjp(fun, *unflatten(tree, zeros))
+    # The traced graph, not `fun` again: the user's Python runs once.
+    _, pullback = vjp(lambda *args: inline(graph, *args, closed_over), *unflatten(tree, zeros))
 
     def transpose_fun(out_cotangent: Any) -> tuple:
         call_site = user_site()
