@@ -23,7 +23,7 @@ from fgrad.ir import Graph
 from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
 from fgrad.runtime import Executable, check_placement, compile
-from fgrad.trace import Staged, _arg_names, spec_of, trace_function, user_site, with_fixed
+from fgrad.trace import Staged, _arg_names, positions_of, spec_of, trace_function, user_site, with_fixed
 from fgrad.transforms.batching import vmap
 
 
@@ -97,7 +97,7 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
     def split(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """The call's traced values, its key beside their signature, the static values, how to trace
         it and how to name a refused argument: (values, key, fixed, graph, refused)."""
-        static_at = {n % len(args) for n in static[0] if -len(args) <= n < len(args)}
+        static_at = positions_of(static[0], len(args))
         positions = [i for i in range(len(args)) if i not in static_at]
         keywords = sorted(k for k in kwargs if k not in static[1])
         fixed = tuple((i, args[i]) for i in sorted(static_at)) + tuple(
@@ -107,7 +107,7 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
         def graph() -> tuple[Graph, tuple[int, ...]]:
             arg_names = _arg_names(fn, len(args))
             names = [arg_names[i] for i in positions] + keywords
-            donated_at = {n % len(args) for n in donate[0] if -len(args) <= n < len(args)}
+            donated_at = positions_of(donate[0], len(args))
 
             def traced(*dynamic: Any) -> Any:
                 full, named = list(args), dict(kwargs)
@@ -235,7 +235,7 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
     name = _name(fun)
 
     def mapped(*args: Any, **kwargs: Any) -> Any:
-        fixed = {n % len(args) for n in static if -len(args) <= n < len(args)}
+        fixed = positions_of(static, len(args))
         dynamic = [k for k in range(len(args)) if k not in fixed]
         axes = tuple(in_axes[k] for k in dynamic) if isinstance(in_axes, (tuple, list)) and \
             len(in_axes) == len(args) else in_axes

@@ -420,6 +420,12 @@ def is_float0(x: Any) -> bool:
     return isinstance(x, np.ndarray) and x.dtype == FLOAT0
 
 
+def float0_for(x: Any, spec: Spec) -> bool:
+    """Whether `x` is JAX's float0 zeros for a value of `spec`: an integer or bool one's tangent or
+    cotangent, of its shape."""
+    return is_float0(x) and not spec.dtype.is_float and x.shape == spec.shape
+
+
 def float0_zeros(spec: Spec) -> np.ndarray:
     """The float0 gradient of an input of `spec` (JAX's, with `allow_int=True`): zeros of its fixed shape."""
     assert not spec.symbols, f"float0 zeros of the symbolic {spec}"
@@ -544,6 +550,12 @@ def python_number(x: Any) -> bool:
     return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
 
 
+def positions_of(nums: Iterable[int], nargs: int) -> set[int]:
+    """The argument positions among `nargs` that `nums` name (static_argnums and the like: negative
+    ones count from the end; ones out of range name none, as JAX ignores them for a shorter call)."""
+    return {n % nargs for n in nums if -nargs <= n < nargs}
+
+
 def with_fixed(fn: Callable[..., Any], fixed: dict[int, Any], nargs: int) -> Callable[..., Any]:
     """`fn` of `nargs` positional arguments as a function of those not in `fixed` (position ->
     value), in order, the fixed ones passed as they are (keyword arguments pass through)."""
@@ -590,7 +602,7 @@ def make_graph(fn: Callable[..., Any], static_argnums: int | Sequence[int] = (),
         raise InputError(f"make_jaxpr: axis_env must be a sequence of (name, size) pairs, got {axis_env!r}", site)
 
     def graph_of(*args: Any) -> Any:
-        fixed = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
+        fixed = {i: args[i] for i in positions_of(static, len(args))}
         traced = [a for i, a in enumerate(args) if i not in fixed]
         names = [name for i, name in enumerate(_arg_names(fn, len(args))) if i not in fixed]
         with contextlib.ExitStack() as bound:

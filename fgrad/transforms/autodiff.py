@@ -28,7 +28,7 @@ from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, RuleTable, Spec, call_of,
 from fgrad.transforms.passes import simplify
 from fgrad.pytree import flatten, leaf_paths, unflatten
 from fgrad.trace import (
-    Staged, Tensor, bind, constant, current_trace, float0_zeros, is_float0, python_number, recapture, sites_from,
+    Staged, Tensor, bind, constant, current_trace, float0_for, float0_zeros, python_number, recapture, sites_from,
     spec_of, trace_function, user_site, with_fixed,
 )
 
@@ -197,7 +197,7 @@ def seed_cotangents(graph: Graph, outputs: Sequence[int], tree: Any, cotangent: 
         want = graph.nodes[i].spec
         need = (f"a {want.dtype.np}{' or float64' if want.dtype is DType.f32 else ''} array" if want.dtype.is_float
                 else f"{want} (the value is ignored)")
-        if is_float0(c) and not want.dtype.is_float and c.shape == want.shape:
+        if float0_for(c, want):
             continue
         try:
             got = spec_of(c, path)
