@@ -11,8 +11,13 @@ from fgrad.transforms.forward import jacrev as jacobian  # jax.jacobian is jax.j
 from fgrad.transforms.batching import vmap
 from fgrad.transforms.custom import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
+from fgrad.config import (
+    config, debug_infs, debug_nans, default_matmul_precision, enable_checks, enable_x64, log_compiles,
+    numpy_dtype_promotion, numpy_rank_promotion,
+)
 from fgrad.errors import (
-    AxisNameError, CompileError, DTypeError, FgradError, GraphError, InputError, MissingRule, ShapeError, SymbolError, TraceError,
+    AxisNameError, CompileError, DTypeError, FgradError, GraphError, InputError, InvalidValueError, MissingRule, ShapeError,
+    SymbolError, TraceError,
 )
 from fgrad.interpret import interpret
 from fgrad.transforms.optim import adam_init, adam_step, sgd_init, sgd_step
@@ -46,12 +51,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
-    "Graph", "GraphError", "HostArray", "InputError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
+    "Graph", "GraphError", "HostArray", "InputError", "InvalidValueError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
-    "compile", "custom_batching", "debug", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
-    "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "f16", "f32", "fold_constants",
+    "compile", "config", "custom_batching", "debug", "debug_infs", "debug_nans", "default_matmul_precision", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
+    "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
-    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "optim",
+    "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "log_compiles", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "optim",
     "profile", "pure_callback", "random", "scipy",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "typeof", "u32",
     "value_and_grad", "vjp",

@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import DTypeError, FgradError
+from fgrad.errors import DTypeError, FgradError, TypePromotionError
 from fgrad.ir import DType
 from fgrad.numpy import constants
 from fgrad.numpy.constants import finfo, iinfo
 from fgrad.numpy.promotion import _WEAK
 from fgrad.trace import FLOAT0, user_site
 
-__all__ = ["canonicalize_dtype", "finfo", "float0", "iinfo", "issubdtype", "itemsize_bits", "result_type",
-           "scalar_type_of"]
+__all__ = ["TypePromotionError", "canonicalize_dtype", "finfo", "float0", "iinfo", "issubdtype", "itemsize_bits",
+           "result_type", "scalar_type_of"]
 
 float0 = FLOAT0  # the dtype of `grad(f, allow_int=True)`'s gradients of integer inputs: no data
 

@@ -31,6 +31,11 @@ class DTypeError(FgradError, TypeError):
     """A dtype an op does not accept, or one fgrad does not support."""
 
 
+class TypePromotionError(DTypeError, ValueError):
+    """Operands of different dtypes where `fg.config`'s jax_numpy_dtype_promotion is 'strict', as
+    `jax.dtypes.TypePromotionError` (a ValueError there, a DTypeError and a ValueError here)."""
+
+
 class TraceError(FgradError, RuntimeError):
     """Misuse of tracing: leaked tracers, Python control flow on values, bad returns."""
 
@@ -51,6 +56,11 @@ class AxisNameError(TraceError, NameError):
 
 class InputError(FgradError, ValueError):
     """Arguments that do not match a graph's inputs (structure, shape or dtype)."""
+
+
+class InvalidValueError(FgradError, FloatingPointError):
+    """A NaN or an infinity computed where `fg.config`'s `jax_debug_nans` or `jax_debug_infs` asks
+    for an error, as JAX's FloatingPointError: "invalid value (nan) encountered in log"."""
 
 
 class CompileError(FgradError):

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import FgradError
-from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, call_of, call_params, resolve
-from fgrad.trace import expose_captures, require_graph
+from fgrad.ir import PRIMITIVES, RESULT, DType, Graph, call_of, call_params, constant_p, resolve
+from fgrad.trace import check_special_values, expose_captures, require_graph
 from fgrad.typecheck import check_args
 from fgrad.pytree import unflatten
 from fgrad.trace import user_site
@@ -64,6 +64,8 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
                     raise
                 raise type(e)(e.message, node.site) from None
             env[i] = as_computed(out, node.spec.dtype)
+            if node.op != constant_p.name:  # a constant's inf (a mask's fill) is the user's, made by no op
+                check_special_values(node.op, (env[i],), node.site)  # fg.config's jax_debug_nans and _infs
             shape = resolve(node.spec.shape, values)
             assert env[i].shape == shape, f"{node.op}: impl gave {env[i].shape}, rule {shape}"
     return unflatten(graph.out_tree, [np.array(env[i]) for i in graph.outputs])

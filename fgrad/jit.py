@@ -10,10 +10,9 @@ inside another trace in place.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,24 +21,18 @@ from fgrad.errors import FgradError, InputError, TraceError
 from fgrad.ir import Graph
 from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
-from fgrad.runtime import Executable, check_placement, compile
+from fgrad.config import config
+from fgrad.runtime import Executable, check_placement, compile, trace_and_compile
 from fgrad.trace import Staged, _arg_names, positions_of, spec_of, trace_function, user_site, with_fixed
 from fgrad.transforms.batching import vmap
 
 
-_DISABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("fgrad_jit_disabled", default=False)
-
-
-@contextlib.contextmanager
-def disable_jit(disable: bool = True) -> Iterator[None]:
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager[None]:
     """Within the block, `fg.jit`-ed functions run their Python as it is, eagerly (each op on
     NumPy arrays, or on the arguments' fg.Arrays), instead of compiling, as `jax.disable_jit`:
-    for print and pdb inside them. Nothing is donated then."""
-    token = _DISABLED.set(bool(disable))
-    try:
-        yield
-    finally:
-        _DISABLED.reset(token)
+    for print and pdb inside them. Nothing is donated then. (The option `jax_disable_jit` of
+    `fg.config` does the same for the whole process.)"""
+    return config.local("jax_disable_jit", disable)
 
 
 _NO_FUNCTION = object()  # jit's function not given: jit(static_argnums=1) is a decorator
@@ -124,13 +117,12 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
         return values, (tuple(positions), tuple(keywords), fixed), fixed, graph, refused
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        if _DISABLED.get():
+        if config.jax_disable_jit:
             return fn(*args, **kwargs)
         values, key, fixed, graph, refused = split(args, kwargs)
 
         def build() -> Executable:
-            traced, donated = graph()
-            return compile(traced, device, donate_argnums=donated)
+            return trace_and_compile(run.__name__, graph, device)
 
         exe = staged.product(values, key, build, also=fixed, refused=refused)
         return fn(*args, **kwargs) if exe is None else exe(*values)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import operator
 import os
 import re
@@ -31,11 +32,13 @@ import numpy as np
 from fgrad import numpy as ops
 from fgrad.numpy.host import ndarray
 from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
-from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, ShapeError
+from fgrad.config import config
+from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, InvalidValueError, ShapeError
 from fgrad.ir import DTYPES, PRIMITIVES, DType, Graph, HasSpec, Spec
-from fgrad.trace import expose_captures, require_graph
+from fgrad.interpret import interpret
+from fgrad.trace import expose_captures, require_graph, special_value, user_stacklevel
 from fgrad.trace import check_int_range
-from fgrad.typecheck import check_args
+from fgrad.typecheck import check_args, typecheck
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import broadcast_prefix, flatten, register_leaf, unflatten
@@ -61,6 +64,7 @@ EARLY_BYTES = 1 << 12  # the largest result staged for the host as soon as it is
 # A heavy call is submitted at its end (see Device): a matrix product of HEAVY_FLOPS or more, or
 # HEAVY_BYTES read and written, takes longer on a GPU than a submit on the host.
 HEAVY_FLOPS, HEAVY_BYTES = 1 << 26, 1 << 24
+_LOG = logging.getLogger("fgrad")  # fg.config's jax_log_compiles: each trace and compile, with its time
 
 
 # ---------------------------------------------------------------------------
@@ -108,6 +112,11 @@ class Device:
     @property
     def name(self) -> str:
         return self.adapter.summary
+
+    @property
+    def platform(self) -> str:
+        """Its backend, as `fg.default_backend()` names it: "cpu" (a CPU adapter) or "gpu"."""
+        return _platform(self.adapter)
 
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
@@ -266,7 +275,11 @@ def clear_caches() -> None:
 
 def default_backend() -> str:
     """The kind of the default device, as `jax.default_backend()`: "gpu", or "cpu" on a CPU adapter."""
-    return "cpu" if default_device().limits.cpu else "gpu"
+    return default_device().platform
+
+
+def _platform(adapter: Any) -> str:
+    return "cpu" if adapter.info.get("adapter_type", "") == "CPU" else "gpu"
 
 
 # NOTE: wgpu's OpenGL backend gives every adapter object a lock of its own around one EGL
@@ -348,17 +361,31 @@ _DEVICE: Device | None = None
 
 def default_device() -> Device:
     """The device fgrad runs on: the adapter named by FGRAD_ADAPTER (a substring of its
-    name), else the high-performance adapter. A CPU adapter is used, with a warning,
-    only when there is no GPU."""
+    name), else the high-performance adapter among the backends `fg.config`'s jax_platforms
+    allows ("cpu", "gpu"; any by default). A CPU adapter is used, with a warning, only when
+    there is no GPU and no backend was named."""
     global _DEVICE
+    platforms = _platforms()
     if _DEVICE is None:
-        _DEVICE = _open(os.environ.get("FGRAD_ADAPTER"))
+        _DEVICE = _open(os.environ.get("FGRAD_ADAPTER"), platforms)
+    elif platforms and _DEVICE.platform not in platforms:
+        raise CompileError(f"runtime: jax_platforms={','.join(platforms)!r} excludes the default device, "
+                           f"{_DEVICE.name} ({_DEVICE.platform}), opened before it was set: set the option before "
+                           f"the first computation")
     return _DEVICE
 
 
-def _open(wanted: str | None) -> Device:
+def _platforms() -> tuple[str, ...]:
+    """The backends `fg.config`'s jax_platforms (else jax_platform_name) names, in order, as
+    default_backend names them ("webgpu" is "gpu"); () for any."""
+    named = config.jax_platforms or config.jax_platform_name
+    return tuple("gpu" if p == "webgpu" else p for p in named.split(",")) if named else ()
+
+
+def _open(wanted: str | None, platforms: Sequence[str] = ()) -> Device:
     """The device of the first adapter whose name contains `wanted`, else of the adapter wgpu
-    picks for high performance (the first of the most preferred type), opened once."""
+    picks for high performance (the first of the most preferred type) of the first of
+    `platforms` that has one (any adapter when none are named), opened once."""
     adapters = _adapters()
     if wanted:
         matches = [k for k, a in enumerate(adapters) if wanted.lower() in a.summary.lower()]
@@ -367,16 +394,24 @@ def _open(wanted: str | None) -> Device:
                                f"{[a.summary for a in adapters] or 'none'}")
         k = matches[0]
     elif adapters:
-        k = min(range(len(adapters)), key=lambda k: _PREFERENCE.get(adapters[k].info.get("adapter_type", ""), 2))
+        allowed = list(range(len(adapters)))
+        for platform in platforms:
+            allowed = [k for k in range(len(adapters)) if _platform(adapters[k]) == platform]
+            if allowed:
+                break
+        if not allowed:
+            raise CompileError(f"runtime: no WebGPU adapter of the backends jax_platforms={','.join(platforms)!r} "
+                               f"names; adapters found: {[a.summary for a in adapters]}")
+        k = min(allowed, key=lambda k: _PREFERENCE.get(adapters[k].info.get("adapter_type", ""), 2))
     else:
         raise CompileError("runtime: no WebGPU adapter found (looked for Vulkan, Metal, D3D12 and OpenGL "
                            "adapters, including Mesa's llvmpipe on the CPU)")
     if k not in _OPENED:
         adapter = adapters[k]
-        cpu = adapter.info.get("adapter_type", "") == "CPU"
-        if cpu and not wanted:
+        cpu = _platform(adapter) == "cpu"
+        if cpu and not wanted and not platforms:
             warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=user_stacklevel())
         # timestamps for fg.profile; what dtypes need (shader-f16); subgroup operations for
         # reductions; each where the adapter has it
         wanted = ["timestamp-query", "subgroup", *sorted({row.feature for row in DTYPES.values()} - {None})]
@@ -600,7 +635,8 @@ def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> An
     device = next(x.device for x in operands if isinstance(x, Array))
 
     def build() -> Executable:
-        return compile(trace_function(functools.partial(fn, **static), operands)[0], device)
+        return trace_and_compile(fn.__name__, lambda: (trace_function(functools.partial(fn, **static), operands)[0], ()),
+                                 device)
 
     def refused(e: Exception) -> Exception:  # an ndarray of a dtype fgrad lacks (complex, say) beside the Array
         return type(e)(f"{fn.__name__}: {e}", user_site()) if isinstance(e, FgradError) else e
@@ -1022,6 +1058,9 @@ class Executable:
             buffers, leaves = self.bind(args)
         except FgradError as e:  # the caller's line is found only for a mistake: it costs microseconds
             raise type(e)(e.message, e.site or user_site()) from None
+        checked = config.jax_debug_nans or config.jax_debug_infs
+        if checked and self.program.donated:  # the arguments as they were, before the call writes over them
+            args = unflatten(self.graph.in_tree, [np.array(leaf) for leaf in leaves])
         early, self.wanted = self.wanted, set()
         staged = self.run(buffers, early)
         if self.program.donated:
@@ -1034,7 +1073,24 @@ class Executable:
         for r in self.producers:
             outs[r].reader = (self.wanted, r)
             outs[r].early = staged.get(r)
+        if checked:
+            self._check_special_values(args, outs)
         return unflatten(self.graph.out_tree, outs)
+
+    def _check_special_values(self, args: tuple[Any, ...], outs: list[Array]) -> None:
+        """With `fg.config`'s jax_debug_nans or jax_debug_infs, a result holding a NaN (an infinity) is
+        an error, as in JAX: the graph runs again on `args`, op by op in NumPy (`interpret`, which
+        checks every op), to name the op that made it and its line."""
+        kind = special_value([out.numpy() for out in outs if out.dtype.is_float])
+        if kind is None:
+            return
+        site = user_site()
+        _LOG.warning("fgrad: invalid value (%s) in the results of a compiled call at %s; running its graph again op "
+                     "by op in NumPy to find the op that made it", kind, site)
+        interpret(self.source, *args)
+        raise InvalidValueError(f"invalid value ({kind}) in the results of a compiled call; its graph run again op by "
+                                f"op in NumPy (fg.interpret) makes none, so the device's arithmetic made it (an "
+                                f"overflow, or a function's range where the adapter's differs from NumPy's)", site)
 
     def _captured(self, captures: Any, args: tuple[Any, ...]) -> Any:
         """A call returning the captured intermediates too, through a program exposing them."""
@@ -1507,4 +1563,24 @@ def compile(graph: Graph, device: Device | None = None, donate_argnums: int | tu
     if name is not None:
         disk_cache.store(name, program)
     return Executable(program, device, graph)
+
+
+def trace_and_compile(name: str, traced: Callable[[], tuple[Graph, tuple[int, ...]]],
+                      device: Device | None = None) -> Executable:
+    """The Executable of the graph `traced()` gives with the arguments it donates, as `fg.jit` and an
+    Array's operators build one: with `fg.config`'s jax_enable_checks the graph is type-checked
+    first, and with jax_log_compiles the trace and the compile are logged (logger "fgrad", level
+    WARNING, as JAX logs them) with their times."""
+    start = time.perf_counter()
+    graph, donated = traced()
+    lowered_at = time.perf_counter()
+    if config.jax_enable_checks:
+        typecheck(graph)
+    exe = compile(graph, device, donate_argnums=donated)
+    if config.jax_log_compiles:
+        shapes = ", ".join(str(graph.nodes[i].spec) for i in graph.inputs)
+        _LOG.warning("Finished tracing + transforming %s in %.3f sec", name, lowered_at - start)
+        _LOG.warning("Compiled %s for (%s): %d kernels in %.3f sec", name, shapes, len(exe.kernels),
+                     time.perf_counter() - lowered_at)
+    return exe
 

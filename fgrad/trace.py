@@ -32,6 +32,7 @@ from fgrad.errors import (
     DTypeError,
     FgradError,
     InputError,
+    InvalidValueError,
     ShapeError,
     SymbolError,
     TraceError,
@@ -40,6 +41,7 @@ from fgrad.ir import (
     Const, Dim, DType, Graph, HasSpec, Node, Spec, check_symbols, constant_p, dims_in, has_effects, symbols_of, fits, input_p,
     RESULT,
 )
+from fgrad.config import config
 from fgrad.pytree import flatten, leaf_paths, register_leaf, register_node, tree_map, unflatten
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -105,6 +107,26 @@ def user_call() -> str:
             name = frame.f_code.co_name
         frame = frame.f_back
     return name
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning raised by the caller show the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and not _is_user(frame):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def called_by_user(depth: int = 1) -> bool:
+    """Whether the public fgrad function running now (below the caller's `depth` - 1 frames) is the
+    one the user's line called, not one that another fgrad function calls (`subtract` inside `var`):
+    checks JAX makes of the user's own call (rank and strict dtype promotion) are made of the user's
+    calls only, as JAX's own functions are written to pass them."""
+    frame, public = sys._getframe(depth), 0
+    while frame is not None and not _is_user(frame):
+        public += not frame.f_code.co_name.startswith(("_", "<"))
+        frame = frame.f_back
+    return public <= 1
 
 
 def _is_user(frame: Any) -> bool:
@@ -183,6 +205,29 @@ class HostArray(np.ndarray):
 def host_array(value: Any, dtype: Any) -> HostArray:
     """`value` as an eager fgrad value of the NumPy `dtype`."""
     return np.asarray(value, dtype).view(HostArray)
+
+
+def special_value(values: Sequence[Any]) -> str | None:
+    """'nan' or 'inf' where a float array of `values` holds one that `fg.config` asks to be an error
+    (`jax_debug_nans`, `jax_debug_infs`), else None."""
+    nans, infs = config.jax_debug_nans, config.jax_debug_infs
+    if nans or infs:
+        for value in values:
+            a = np.asarray(value)
+            if a.dtype.kind == "f":
+                if nans and np.isnan(a).any():
+                    return "nan"
+                if infs and np.isinf(a).any():
+                    return "inf"
+    return None
+
+
+def check_special_values(op: str, values: Sequence[Any], site: str | None) -> None:
+    """Raise InvalidValueError, as JAX's FloatingPointError, where op's results `values` hold a NaN or
+    an infinity that `fg.config` asks to be an error."""
+    kind = special_value(values)
+    if kind is not None:
+        raise InvalidValueError(f"invalid value ({kind}) encountered in {op}", site)
 
 
 @register_leaf
@@ -312,10 +357,10 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             arrays = [np.asarray(a) for a in args]
             spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
             with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
-                if op.multiple_results:
-                    return tuple(host_array(v, s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec))
-                return host_array(op.impl(*arrays, **params), spec.dtype.np)
-        spec = op.abstract_eval(*(t.spec for t in tensors), **params)
+                out = tuple(host_array(v, s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec)) \
+                    if op.multiple_results else (host_array(op.impl(*arrays, **params), spec.dtype.np),)
+        else:
+            spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:
         # Rules name their op; an invalid Spec (a shape the caller built) is named after the public function.
         message = str(e) if str(e).startswith(f"{op.name}:") else f"{user_call()}: {e}"
@@ -333,6 +378,9 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             raise ShapeError(f"{op.name}: the symbol {symbol} has a value only inside a traced function", site) from None
         shown = ", ".join(str(t.spec) for t in tensors)
         raise ShapeError(f"{op.name}: does not support the symbol {symbol} in {shown or params} ({e})", site) from None
+    if trace is None:
+        check_special_values(op.name, out, site)  # fg.config's jax_debug_nans and jax_debug_infs
+        return out if op.multiple_results else out[0]
     inputs = tuple(t.id for t in tensors)
     if op.multiple_results:  # one node per result, recorded together (see ir.Primitive)
         # An application repeated in one trace is the first (it is pure), so `ir.call_of` names one

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from fgrad import ir
+from fgrad.config import config
 from fgrad.io import write_atomically
 from fgrad.ir import Const, Graph
 from fgrad.typecheck import typecheck
@@ -51,8 +52,11 @@ _MODULES = {m.__name__: m for m in (ir, program_module)}
 
 
 def directory() -> Path | None:
-    """The cache folder, or None when FGRAD_CACHE_DIR is set empty."""
-    configured = os.environ.get("FGRAD_CACHE_DIR")
+    """The cache folder: `fg.config`'s jax_compilation_cache_dir where set, else FGRAD_CACHE_DIR's
+    (None, no cache, when either is set empty), else the user's cache folder."""
+    configured = config.jax_compilation_cache_dir
+    if configured is None:
+        configured = os.environ.get("FGRAD_CACHE_DIR")
     if configured is not None:
         return Path(configured) if configured else None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -37,6 +37,15 @@ euler_gamma = 0.5772156649015329
 newaxis = None
 
 float32, float16, int32, uint32, bool_ = DType.f32, DType.f16, DType.i32, DType.u32, DType.bool
+
+
+def _scalar_type_call(self: DType, x: ArrayLike) -> Tensor | np.ndarray:
+    """`fg.float32(x)`: x as an array of this dtype, as jax.numpy's scalar types make one
+    (`jnp.float32(1.5)`, `jnp.int32(x)` of a traced x)."""
+    return asarray(x, self)
+
+
+DType.__call__ = _scalar_type_call  # type: ignore[method-assign]  # the IR's dtypes know nothing of arrays
 single = float32
 # NOTE: jax.numpy with x64 off (fgrad's only mode) truncates the 64-bit types to these.
 float64, int64, uint64 = DType.f32, DType.i32, DType.u32

@@ -256,7 +256,8 @@ def where(condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None 
         raise TraceError("where: size and fill_value belong to the one-argument form (nonzero); "
                          "where(condition, x, y) takes neither", user_site())
     dt = result_dtype(x, y)
-    return bind(where_p, *_broadcast("where", asarray(condition, DType.bool), asarray(x, dt), asarray(y, dt)))
+    return bind(where_p, *_broadcast("where", asarray(condition, DType.bool), asarray(x, dt), asarray(y, dt),
+                                     ranks=False))  # as JAX's where
 
 
 def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor | np.ndarray:

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
 
 from fgrad import primitives as P
-from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError
+from fgrad.config import config
+from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError, TypePromotionError
 from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
-from fgrad.trace import Tensor, bind, check_live, current_trace, spec_of, user_call, user_site
+from fgrad.trace import (
+    Tensor, bind, called_by_user, check_live, current_trace, spec_of, user_call, user_site, user_stacklevel,
+)
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
     "asarray", "result_dtype",
@@ -69,13 +73,32 @@ def result_dtype(*xs: ArrayLike) -> DType:
     """The dtype operands promote to, as in jax.numpy (x64 off): bool < u32 < i32 < f16 < f32
     (u32 with i32 gives i32). Python numbers are weak: an int takes the integer or float dtype
     beside it and a float the float dtype (u32 + 3 is u32, f16 + 0.5 is f16); alone, or beside
-    lower kinds, they are i32 and f32."""
-    dt = builtins.max((_dtype(x) for x in xs if type(x) not in _WEAK), key=_RANK.__getitem__, default=DType.bool)
+    lower kinds, they are i32 and f32.
+
+    With `fg.config`'s jax_numpy_dtype_promotion 'strict', as JAX's, operands of two dtypes are
+    a TypePromotionError, save Python numbers of the others' kind (an int beside integers or
+    floats, a float beside floats)."""
+    strong = [_dtype(x) for x in xs if type(x) not in _WEAK]
+    dt = builtins.max(strong, key=_RANK.__getitem__, default=DType.bool)
+    if config.jax_numpy_dtype_promotion == "strict" and len(xs) > 1 and called_by_user(2):
+        _strictly(xs, strong, dt)
     for x in xs:
         weak = _WEAK.get(type(x))
         if weak is not None and _KIND[dt.np.kind] < _KIND[weak.np.kind]:
             dt = weak
     return dt
+
+
+def _strictly(xs: Sequence[ArrayLike], strong: list[DType], dt: DType) -> None:
+    """JAX's strict promotion: one dtype `dt` among the operands that are not Python numbers, and
+    Python numbers only of a kind it takes (an int for integers and floats, a float for floats)."""
+    weak_kinds = {_KIND[_WEAK[type(x)].np.kind] for x in xs if type(x) in _WEAK}
+    if len(set(strong)) > 1 or (strong and weak_kinds and (dt.np.kind == "b" or builtins.max(weak_kinds) > _KIND[dt.np.kind])):
+        names = tuple(dict.fromkeys(str(type(x)) if type(x) in _WEAK else _dtype(x).name for x in xs))
+        raise TypePromotionError(
+            f"{user_call()}: input dtypes {names} have no available implicit dtype "
+            f"promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+            f"output type, or set jax_numpy_dtype_promotion=standard", user_site())
 
 
 def _float_dtype(dt: DType) -> DType:
@@ -215,12 +238,29 @@ def _broadcast_shapes(*shapes: tuple[int | Dim, ...]) -> tuple[int | Dim, ...] |
     return tuple(out)
 
 
-def _broadcast(name: str, *xs: Tensor | np.ndarray) -> list[Tensor | np.ndarray]:
+def _broadcast(name: str, *xs: Tensor | np.ndarray, ranks: bool = True) -> list[Tensor | np.ndarray]:
+    """`xs` broadcast to one shape. Operands of two ranks (scalars aside) follow `fg.config`'s
+    jax_numpy_rank_promotion ('allow', 'warn', 'raise'), as JAX's functions do (`ranks`)."""
     shapes = [_shape(x) for x in xs]
+    if ranks and config.jax_numpy_rank_promotion != "allow" and len({len(s) for s in shapes if s}) > 1 \
+            and called_by_user():
+        _rank_promotion(name, shapes)
     shape = _broadcast_shapes(*shapes)
     if shape is None:
         raise ShapeError(f"{name}: cannot broadcast {' with '.join(map(str, shapes))}", user_site())
     return [x if _shape(x) == shape else bind(broadcast_to_p, x, shape=shape) for x in xs]
+
+
+def _rank_promotion(name: str, shapes: Sequence[tuple[int | Dim, ...]]) -> None:
+    shown = " ".join(map(str, shapes))
+    if config.jax_numpy_rank_promotion == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+                      f"jax_numpy_rank_promotion config option to 'allow' to disable this warning",
+                      stacklevel=user_stacklevel())
+    else:
+        raise ShapeError(f"{name}: operands could not be broadcast together on shapes {shown} with the config "
+                         f"option jax_numpy_rank_promotion='raise'; expand their ranks to match (x[None], "
+                         f"fg.numpy.expand_dims) or set it to 'allow'", user_site())
 
 
 def _elementwise(op: Primitive, *args: ArrayLike, dtype: DType | None = None) -> Tensor | np.ndarray:
