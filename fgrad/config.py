@@ -115,22 +115,22 @@ OPTIONS: dict[str, Option] = {
 }
 
 
+_LOCAL = {name: contextvars.ContextVar(f"fgrad_{name}") for name in OPTIONS}  # a context manager's values
+
+
 class Config:
-    """The options' values: `update(name, value)` for the process, an attribute per option to read it
+    """The options' values: `update(name, value)` for the process, a property per option to read it
     (a context manager's value inside its block), `values` for all of them."""
 
     def __init__(self) -> None:
         object.__setattr__(self, "_global", {name: option.default for name, option in OPTIONS.items()})
-        object.__setattr__(self, "_local", {name: contextvars.ContextVar(f"fgrad_{name}") for name in OPTIONS})
 
     def update(self, name: str, value: Any) -> None:
         """Set option `name` for the whole process (a context manager's block still sees its own value)."""
         self._global[name] = _checked(name, value)
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in OPTIONS:
-            raise AttributeError(_unknown(name))
-        return self._local[name].get(self._global[name])
+    def __getattr__(self, name: str) -> Any:  # an option's own property (below) reads it
+        raise AttributeError(_unknown(name))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"config: set options with fg.config.update({name!r}, value)")
@@ -143,11 +143,11 @@ class Config:
     @contextlib.contextmanager
     def local(self, name: str, value: Any) -> Iterator[None]:
         """Option `name` set to `value` within the block, in this thread or task only."""
-        token = self._local[name].set(_checked(name, value))
+        token = _LOCAL[name].set(_checked(name, value))
         try:
             yield
         finally:
-            self._local[name].reset(token)
+            _LOCAL[name].reset(token)
 
     def __repr__(self) -> str:
         return f"fg.config({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
@@ -165,6 +165,16 @@ def _checked(name: str, value: Any) -> Any:
     return option.check(name, value)
 
 
+def _reader(name: str) -> property:
+    local = _LOCAL[name]
+
+    def read(self: Config) -> Any:  # a property per option: read on every compiled call, so quick
+        return local.get(self._global[name])
+    return property(read, doc=OPTIONS[name].doc)
+
+
+for _name in OPTIONS:
+    setattr(Config, _name, _reader(_name))
 config = Config()
 
 
