@@ -36,7 +36,7 @@ from fgrad.config import config
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, InvalidValueError, ShapeError
 from fgrad.ir import DTYPES, PRIMITIVES, DType, Graph, HasSpec, Spec
 from fgrad.interpret import interpret
-from fgrad.trace import expose_captures, require_graph, special_value, user_stacklevel
+from fgrad.trace import expose_captures, require_graph, special_value
 from fgrad.trace import check_int_range
 from fgrad.typecheck import check_args, typecheck
 from fgrad.lower import Limits, Program, disk_cache, lower
@@ -411,7 +411,7 @@ def _open(wanted: str | None, platforms: Sequence[str] = ()) -> Device:
         cpu = _platform(adapter) == "cpu"
         if cpu and not wanted and not platforms:
             warnings.warn(f"fgrad: no GPU adapter found; running on the CPU adapter {adapter.summary}",
-                          RuntimeWarning, stacklevel=user_stacklevel())
+                          RuntimeWarning, stacklevel=3)
         # timestamps for fg.profile; what dtypes need (shader-f16); subgroup operations for
         # reductions; each where the adapter has it
         wanted = ["timestamp-query", "subgroup", *sorted({row.feature for row in DTYPES.values()} - {None})]
