@@ -55,7 +55,8 @@ def _package_dir(name: str) -> str:
 
 # Frames that are not the user's: fgrad itself, the shape checkers that wrap fgrad.nn, and
 # NumPy (a NumPy function handed a Tensor fails inside NumPy; the user's line called it).
-_NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"), _package_dir("numpy"))
+_NUMPY_DIR = _package_dir("numpy")
+_NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"), _NUMPY_DIR)
 
 
 _state = threading.local()
@@ -107,6 +108,17 @@ def user_call() -> str:
             name = frame.f_code.co_name
         frame = frame.f_back
     return name
+
+
+def called_from_numpy(depth: int = 1, wrappers: bool = False) -> bool:
+    """Whether the code `depth` frames above the caller is NumPy's own (np.testing comparing arrays),
+    not one of its wrappers that hand an array-like's own method the call (`np.sum(x)` calls
+    `x.sum()`, as it does a jax.Array's), unless `wrappers`."""
+    name = sys._getframe(depth + 1).f_code.co_filename
+    return name.startswith(_NUMPY_DIR) and (wrappers or not name.endswith(ARRAY_LIKE_WRAPPERS))
+
+
+ARRAY_LIKE_WRAPPERS = "fromnumeric.py"  # NumPy's module of np.sum, np.reshape, ...: they call x.sum, x.reshape
 
 
 def user_stacklevel() -> int:
@@ -193,10 +205,11 @@ def current_trace() -> Trace | None:
 
 
 class HostArray(np.ndarray):
-    """An fgrad value computed eagerly, outside any trace (`fg.exp(np.ones(3))`): a NumPy array,
-    with NumPy's operators and methods (NumPy's own functions call them), and what a jax.Array has
-    beyond those: indexed updates (`x.at[i].set(v)`), indexing by a traced index (a loop's counter
-    closing over it), `block_until_ready()`; installed by fgrad/numpy/operators.py."""
+    """An fgrad value computed eagerly, outside any trace (`fg.exp(np.ones(3))`): a NumPy array with
+    a jax.Array's operators, methods and promotion (`fg.arange(3) / 2` is float32), indexed updates
+    (`x.at[i].set(v)`), indexing by a traced index (a loop's counter closing over it) and
+    `block_until_ready()`, installed by fgrad/numpy/operators.py. NumPy's own functions and ufuncs
+    see the NumPy array it holds, as they see a jax.Array's values."""
 
     def __repr__(self) -> str:
         return repr(self.view(np.ndarray))

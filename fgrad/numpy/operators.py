@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, FgradError, TraceError
-from fgrad.trace import HostArray, Tensor, user_site
+from fgrad.trace import ARRAY_LIKE_WRAPPERS, HostArray, Tensor, called_from_numpy, user_site
 from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
 from fgrad.numpy.elementwise import (
@@ -71,8 +71,6 @@ def _host_getitem(x: HostArray, key: Any) -> Any:
     return np.ndarray.__getitem__(x, key)
 
 
-# Eager values (HostArray) keep NumPy's operators and methods, which NumPy's own functions call on
-# them; they gain what a jax.Array has beyond those.
 HostArray.at = property(_IndexUpdateHelper)
 HostArray.__getitem__ = _host_getitem
 HostArray.block_until_ready = lambda x: x  # computed already
@@ -174,3 +172,62 @@ def _array_function(self: Tensor, func: Callable[..., Any], types: Any, args: An
 
 Tensor.__array_ufunc__ = _array_ufunc
 Tensor.__array_function__ = _array_function
+
+
+# Eager values (HostArray) have a jax.Array's operators and methods, as Tensor and fg.Array do
+# (`fg.arange(3) / 2` is float32, `x.sum()` of int32s int32), in place too (`x += 1` makes a new
+# value); NumPy's own functions and ufuncs see them as the NumPy arrays they hold, as they see a
+# jax.Array's values (`np.sum(x)` is NumPy's), and return NumPy arrays.
+def _numpy_values(value: Any) -> Any:
+    if isinstance(value, HostArray):
+        return np.ndarray.view(value, np.ndarray)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy_values(v) for v in value)
+    return value
+
+
+def _host_array_ufunc(self: HostArray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    return getattr(ufunc, method)(*_numpy_values(inputs), **{k: _numpy_values(v) for k, v in kwargs.items()})
+
+
+def _host_array_function(self: HostArray, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
+    implementation = getattr(func, "_implementation", None)
+    code = getattr(implementation, "__code__", None)  # None for NumPy's functions written in C
+    if code is not None and code.co_filename.endswith(ARRAY_LIKE_WRAPPERS):
+        return implementation(*args, **kwargs)  # np.sum(x) calls x.sum(), as it does a jax.Array's
+    return func(*_numpy_values(args), **{k: _numpy_values(v) for k, v in kwargs.items()})
+
+
+# Beside a HostArray (lists too, which NumPy's took, where JAX's refuse them); others are asked in turn.
+_OPERANDS = (Tensor, np.ndarray, np.generic, bool, int, float, list, tuple)
+
+
+def _host(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """HostArray's method `name`: `fn`, as a jax.Array's, where the user's code (or fgrad's) calls it;
+    NumPy's own, where NumPy's code calls it on an array it was handed (np.testing's `x == y`). An
+    operator leaves an operand of another type (an fg.Array, pytest.approx) to that type's operator."""
+    numpy_method = getattr(np.ndarray, name, None)  # NumPy 2 has no ndarray.ptp: NumPy never calls it
+    binary = name.startswith("__") and name not in ("__neg__", "__pos__", "__abs__", "__invert__")
+    in_place = name == "sort"  # NumPy's sorts in place: np.sort(x) sorts a copy so, even in its wrappers
+
+    def method(self: HostArray, *args: Any, **kwargs: Any) -> Any:
+        if numpy_method is not None and called_from_numpy(wrappers=in_place):
+            return numpy_method(np.ndarray.view(self, np.ndarray), *args, **kwargs)
+        if binary and not isinstance(args[0], _OPERANDS):
+            return NotImplemented
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+_HOST = {**{f"__{name}__": fn for name, fn in ARITHMETIC_OPERATORS.items()},
+         **{f"__r{name}__": _flip(fn) for name, fn in ARITHMETIC_OPERATORS.items()},
+         **{f"__i{name}__": fn for name, fn in ARITHMETIC_OPERATORS.items() if name != "divmod"},
+         **{f"__{name}__": fn for name, fn in COMPARISON_OPERATORS.items()},
+         **{name: fn for name, fn in METHODS.items() if name != "view"},  # NumPy's view is a bitcast, as JAX's
+         "__neg__": neg, "__pos__": lambda x: x, "__abs__": abs, "__invert__": invert}
+for _name, _fn in _HOST.items():
+    setattr(HostArray, _name, _host(_name, _fn))
+del _name, _fn
+HostArray.__array_ufunc__ = _host_array_ufunc
+HostArray.__array_function__ = _host_array_function

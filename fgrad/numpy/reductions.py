@@ -734,7 +734,8 @@ def _sort_args(name: str, kind: Any, order: Any, stable: Any, descending: Any) -
                          f"stable=False to choose stability", user_site())
     if order is not None:
         raise TraceError(f"{name}: the 'order' argument is not supported (as in JAX)", user_site())
-    _bool_flag(name, "stable", stable)
+    if stable is not None:  # None: NumPy's default, as np.sort(x) passes it on to x.sort()
+        _bool_flag(name, "stable", stable)
     return _bool_flag(name, "descending", descending)
 
 
