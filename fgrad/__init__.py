@@ -33,7 +33,7 @@ from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_d
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import (
-    Array, Executable, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
+    Array, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
     device_get,
     device_put, devices, local_device_count, local_devices, process_count, process_index,
 )
@@ -50,7 +50,7 @@ f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "AxisNameError", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
+    "Array", "AxisNameError", "adapters", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "HostArray", "InputError", "InvalidValueError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
     "compile", "config", "custom_batching", "debug", "debug_infs", "debug_nans", "default_matmul_precision", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",

@@ -118,6 +118,13 @@ class Device:
         """Its backend, as `fg.default_backend()` names it: "cpu" (a CPU adapter) or "gpu"."""
         return _platform(self.adapter)
 
+    # A jax.Device's identity: fgrad computes on one device, the first (0) of its one process.
+    id = process_index = host_id = 0
+
+    @property
+    def device_kind(self) -> str:
+        return self.adapter.summary
+
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
 
@@ -235,22 +242,42 @@ class Device:
         self.staging.setdefault(staging.size, []).append(staging)
 
 
-def devices() -> list[str]:
-    """Every WebGPU adapter wgpu can see, as `name (type) via backend`."""
+def adapters() -> list[str]:
+    """Every WebGPU adapter wgpu can see, as `name (type) via backend`: what FGRAD_ADAPTER (a substring
+    of a name) or `fg.config`'s jax_platforms chooses the default device among."""
     return [a.summary for a in _adapters()]
 
 
-def local_devices() -> list[Device]:
-    """The devices fgrad computes on: the default one (fgrad runs a program on one device)."""
-    return [default_device()]
+def devices(backend: str | None = None) -> list[Device]:
+    """The devices fgrad computes on, as `jax.devices()`: the default device (fgrad runs a program on
+    one device). A `backend` ("cpu", "gpu") must be the default device's, as `fg.default_backend()`
+    names it: the others are not computed on (choose the device with `fg.config`'s jax_platforms)."""
+    device = default_device()
+    if backend is not None and backend not in (device.platform, "webgpu" if device.platform == "gpu" else None):
+        known = "is not the default device's" if backend in ("cpu", "gpu", "webgpu") else "is not one of fgrad's ('cpu', 'gpu')"
+        raise CompileError(f"devices: backend {backend!r} {known}: fgrad computes on one device, {device.name} "
+                           f"({device.platform}); choose another with fg.config.update('jax_platforms', ...) before "
+                           f"the first computation, or FGRAD_ADAPTER", user_site())
+    return [device]
 
 
-def device_count() -> int:
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list[Device]:
+    """The devices of this process, as `jax.local_devices()`: fgrad's one (see `devices`)."""
+    for name, index in (("process_index", process_index), ("host_id", host_id)):
+        if index not in (None, 0):
+            raise InputError(f"local_devices: {name} {index!r}: fgrad runs in one process, 0", user_site())
+    return devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
     """How many devices a program may use, as `jax.device_count()`: one."""
-    return 1
+    return len(devices(backend))
 
 
-local_device_count = device_count
+def local_device_count(backend: str | None = None) -> int:
+    """How many devices this process computes on, as `jax.local_device_count()`: one."""
+    return len(devices(backend))
 
 
 def process_index() -> int:

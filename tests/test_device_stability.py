@@ -37,8 +37,8 @@ SCRIPT = textwrap.dedent("""
                 got = np.asarray(outs[k])
                 if not np.array_equal(got, want):
                     sys.exit(f"program {i} on {device}: result {k} is {got}, expected {want}")
-        if name not in fg.devices():
-            sys.exit(f"program {i}: {name} is missing from fg.devices()")
+        if name not in fg.adapters():
+            sys.exit(f"program {i}: {name} is missing from fg.adapters()")
     print("ran", i + 1)
 """)
 

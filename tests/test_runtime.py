@@ -364,8 +364,27 @@ def test_subgroup_operations_are_used_where_the_adapter_has_them():
     assert device.limits.subgroups == ("subgroup" in device.adapter.features) == ("subgroup" in device.device.features)
 
 
-def test_devices_lists_the_adapter_in_use():
-    assert fg.default_device().name in fg.devices()
+def test_adapters_list_the_adapter_in_use():
+    assert fg.default_device().name in fg.adapters()
+
+
+def test_devices_as_jax():
+    """fg.devices() is jax.devices(): Device objects (fgrad's one), which device_put and jit take, and
+    which have a jax.Device's platform, kind and ids; a backend other than the device's is refused."""
+    device = fg.default_device()
+    assert fg.devices() == fg.local_devices() == [device] and fg.device_count() == fg.local_device_count() == 1
+    assert fg.devices(device.platform) == fg.local_devices(backend=device.platform, process_index=0) == [device]
+    assert (device.platform, device.device_kind, device.id, device.process_index) == \
+        (fg.default_backend(), device.name, 0, 0)
+    x = fg.device_put(np.arange(3, dtype=np.float32), fg.devices()[0])
+    assert isinstance(x, fg.Array) and x.devices() == {device}
+    assert fg.jit(lambda v: v * 2, device=fg.local_devices()[0])(x).numpy().tolist() == [0.0, 2.0, 4.0]
+    other = "gpu" if device.platform == "cpu" else "cpu"
+    for backend, why in ((other, "is not the default device's"), ("tpu", "is not one of fgrad's")):
+        with pytest.raises(fg.CompileError, match=f"devices: backend '{backend}' {why}"):
+            fg.devices(backend)
+    with pytest.raises(fg.InputError, match="local_devices: process_index 1: fgrad runs in one process"):
+        fg.local_devices(process_index=1)
 
 
 MATMULS = {
