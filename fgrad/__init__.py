@@ -33,9 +33,9 @@ from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_d
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
 from fgrad.runtime import (
-    Array, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
+    Array, Device, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
     device_get,
-    device_put, devices, local_device_count, local_devices, process_count, process_index,
+    device_put, devices, local_device_count, local_devices, print_environment_info, process_count, process_index,
 )
 from fgrad.jit import disable_jit, jit, pmap
 from fgrad.trace import (
@@ -46,11 +46,12 @@ from fgrad.trace import make_graph as make_jaxpr
 from fgrad.generate import generate
 
 f32, f16, i32, u32 = DType.f32, DType.f16, DType.i32, DType.u32
+float0 = dtypes.float0  # the dtype of grad's zeros for integer inputs (allow_int), as jax.float0
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "AxisNameError", "adapters", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
+    "Array", "AxisNameError", "Device", "adapters", "float0", "print_environment_info", "CheckpointError", "CompileError", "Const", "DType", "DTypeError", "Dim", "Executable", "FgradError",
     "Graph", "GraphError", "HostArray", "InputError", "InvalidValueError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
     "compile", "config", "custom_batching", "debug", "debug_infs", "debug_nans", "default_matmul_precision", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",

@@ -248,6 +248,25 @@ def adapters() -> list[str]:
     return [a.summary for a in _adapters()]
 
 
+def print_environment_info(return_string: bool = False) -> str | None:
+    """fgrad's version, NumPy's, wgpu's, Python's, the device, the adapters and the OS, as
+    `jax.print_environment_info`: printed, or returned with `return_string`."""
+    import platform
+    import sys
+
+    import wgpu
+
+    device = default_device()
+    lines = [f"fgrad:  {sys.modules['fgrad'].__version__}", f"numpy:  {np.__version__}", f"wgpu:   {wgpu.__version__}",
+             f"python: {sys.version}", f"device info: {device.name} ({device.platform}), 1 local device",
+             f"adapters: {'; '.join(adapters())}", "process_count: 1", f"platform: {platform.uname()}"]
+    text = "\n".join(lines)
+    if return_string:
+        return text
+    print(text)
+    return None
+
+
 def devices(backend: str | None = None) -> list[Device]:
     """The devices fgrad computes on, as `jax.devices()`: the default device (fgrad runs a program on
     one device). A `backend` ("cpu", "gpu") must be the default device's, as `fg.default_backend()`

@@ -368,10 +368,18 @@ def test_adapters_list_the_adapter_in_use():
     assert fg.default_device().name in fg.adapters()
 
 
+def test_print_environment_info(capsys):
+    text = fg.print_environment_info(return_string=True)
+    assert text.startswith(f"fgrad:  {fg.__version__}\nnumpy:  {np.__version__}\n")
+    assert f"device info: {fg.default_device().name} ({fg.default_backend()}), 1 local device" in text
+    assert fg.print_environment_info() is None and capsys.readouterr().out == text + "\n"
+
+
 def test_devices_as_jax():
     """fg.devices() is jax.devices(): Device objects (fgrad's one), which device_put and jit take, and
     which have a jax.Device's platform, kind and ids; a backend other than the device's is refused."""
     device = fg.default_device()
+    assert isinstance(device, fg.Device)
     assert fg.devices() == fg.local_devices() == [device] and fg.device_count() == fg.local_device_count() == 1
     assert fg.devices(device.platform) == fg.local_devices(backend=device.platform, process_index=0) == [device]
     assert (device.platform, device.device_kind, device.id, device.process_index) == \
