@@ -12,7 +12,7 @@ from fgrad.transforms.batching import vmap
 from fgrad.transforms.custom import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from fgrad.transforms.remat import checkpoint, checkpoint_policies, remat
 from fgrad.config import (
-    config, debug_infs, debug_nans, default_matmul_precision, enable_checks, enable_x64, log_compiles,
+    config, debug_infs, debug_nans, default_matmul_precision, enable_checks, enable_x64, explain_cache_misses, log_compiles,
     numpy_dtype_promotion, numpy_rank_promotion,
 )
 from fgrad.errors import (
@@ -55,7 +55,7 @@ __all__ = [
     "Graph", "GraphError", "HostArray", "InputError", "InvalidValueError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
     "compile", "config", "custom_batching", "debug", "debug_infs", "debug_nans", "default_matmul_precision", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
-    "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "f16", "f32", "fold_constants",
+    "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "explain_cache_misses", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "log_compiles", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "optim",
     "profile", "pure_callback", "random", "scipy",

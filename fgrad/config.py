@@ -20,7 +20,7 @@ from fgrad.errors import FgradError
 
 __all__ = [
     "config", "debug_infs", "debug_nans", "default_matmul_precision", "enable_checks", "enable_x64",
-    "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
+    "explain_cache_misses", "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
 ]
 
 
@@ -112,6 +112,9 @@ OPTIONS: dict[str, Option] = {
                                "level WARNING), with its time", "log_compiles"),
     "jax_enable_checks": Option(False, _flag, "type-check every graph a jitted function traces "
                                 "(fg.typecheck) before it is lowered", "enable_checks"),
+    "jax_explain_cache_misses": Option(False, _flag, "log why a jitted function traces again (logger 'fgrad', "
+                                       "level WARNING): how the call's signature differs from the closest seen",
+                                       "explain_cache_misses"),
 }
 
 
@@ -203,3 +206,4 @@ enable_x64 = _manager("jax_enable_x64")
 default_matmul_precision = _manager("jax_default_matmul_precision")
 log_compiles = _manager("jax_log_compiles")
 enable_checks = _manager("jax_enable_checks")
+explain_cache_misses = _manager("jax_explain_cache_misses")

@@ -85,11 +85,11 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
     both = [*sorted(set(static[0]) & set(donate[0])), *sorted(set(static[1]) & set(donate[1]))]
     if both:
         raise InputError(f"jit: arguments {both} are both static and donated; a static argument has no buffer", site)
-    staged: Staged[Executable] = Staged()
+    staged: Staged[Executable] = Staged(_name(fn))
 
     def split(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """The call's traced values, its key beside their signature, the static values, how to trace
-        it and how to name a refused argument: (values, key, fixed, graph, refused)."""
+        it, how to name a refused argument and the values' names: (values, key, fixed, graph, refused, names)."""
         static_at = positions_of(static[0], len(args))
         positions = [i for i in range(len(args)) if i not in static_at]
         keywords = sorted(k for k in kwargs if k not in static[1])
@@ -97,9 +97,11 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
             (k, kwargs[k]) for k in sorted(kwargs) if k in static[1])
         values = tuple([args[i] for i in positions] + [kwargs[k] for k in keywords])
 
-        def graph() -> tuple[Graph, tuple[int, ...]]:
+        def names() -> list[str]:  # of the traced values: read off the signature when tracing (or explaining)
             arg_names = _arg_names(fn, len(args))
-            names = [arg_names[i] for i in positions] + keywords
+            return [arg_names[i] for i in positions] + keywords
+
+        def graph() -> tuple[Graph, tuple[int, ...]]:
             donated_at = positions_of(donate[0], len(args))
 
             def traced(*dynamic: Any) -> Any:
@@ -111,20 +113,20 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
 
             donated = [k for k, i in enumerate(positions) if i in donated_at]
             donated += [len(positions) + k for k, name in enumerate(keywords) if name in donate[1]]
-            return trace_function(traced, values, names)[0], tuple(donated)
+            return trace_function(traced, values, names())[0], tuple(donated)
 
         refused = lambda e: _refused(fn, len(args), positions, keywords, fixed, values, user_site())  # noqa: E731
-        return values, (tuple(positions), tuple(keywords), fixed), fixed, graph, refused
+        return values, (tuple(positions), tuple(keywords), fixed), fixed, graph, refused, names
 
     def run(*args: Any, **kwargs: Any) -> Any:
         if config.jax_disable_jit:
             return fn(*args, **kwargs)
-        values, key, fixed, graph, refused = split(args, kwargs)
+        values, key, fixed, graph, refused, names = split(args, kwargs)
 
         def build() -> Executable:
             return trace_and_compile(run.__name__, graph, device)
 
-        exe = staged.product(values, key, build, also=fixed, refused=refused)
+        exe = staged.product(values, key, build, also=fixed, refused=refused, names=names)
         return fn(*args, **kwargs) if exe is None else exe(*values)
 
     def lower(*args: Any, **kwargs: Any) -> Lowered:

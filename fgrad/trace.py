@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import importlib.util
 import inspect
+import logging
 import os
 import sys
 import threading
@@ -55,6 +56,7 @@ def _package_dir(name: str) -> str:
 
 # Frames that are not the user's: fgrad itself, the shape checkers that wrap fgrad.nn, and
 # NumPy (a NumPy function handed a Tensor fails inside NumPy; the user's line called it).
+_LOG = logging.getLogger("fgrad")
 _NUMPY_DIR = _package_dir("numpy")
 _NOT_USER = (_PACKAGE_DIR, _package_dir("jaxtyping"), _package_dir("beartype"), _NUMPY_DIR)
 
@@ -558,21 +560,24 @@ class Staged(Generic[T]):
     hash alike but trace to different programs (as in `jax.jit`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str | None = None) -> None:
         self.products: dict[Hashable, T] = {}
+        self.name = name  # the function staged, named where `fg.config`'s jax_explain_cache_misses explains a miss
         _STAGED.add(self)
 
     def __len__(self) -> int:
         return len(self.products)
 
     def product(self, args: tuple[Any, ...], static: Hashable, build: Callable[[], T],
-                refused: Callable[[Exception], Exception] | None = None, also: Any = ()) -> T | None:
+                refused: Callable[[Exception], Exception] | None = None, also: Any = (),
+                names: Callable[[], Sequence[str]] | None = None) -> T | None:
         """The product for a call on `args` (a tuple of pytrees) with the static key `static`, made by
         `build()` on the first call with this signature; None where the call belongs to a trace (made
         inside one, or given Tensors in `args` or in `also`, the static values) and runs in place.
 
         A signature that can be no key (a leaf that is not an array, an unhashable static value) raises
         `refused(error)`; without `refused`, `build()` runs uncached, and its tracing names the argument.
+        A miss explained (`fg.config`'s jax_explain_cache_misses) names the arguments by `names()`.
         """
         leaves, tree = flatten(args)
         if current_trace() is not None or any(isinstance(x, Tensor) for x in (*leaves, *flatten(also)[0])):
@@ -586,8 +591,33 @@ class Staged(Generic[T]):
             raise refused(e) from None
         product = self.products.get(key)
         if product is None:
+            if self.products and self.name is not None and config.jax_explain_cache_misses:
+                self.explain(key, args, static, names() if names is not None else None)
             product = self.products[key] = build()
         return product
+
+    def explain(self, key: tuple[Any, ...], args: tuple[Any, ...], static: Hashable,
+                names: Sequence[str] | None) -> None:
+        """Log (logger "fgrad", level WARNING, as JAX does) why a call on `args` (named `names`) traces
+        again: how its signature differs from the closest one seen, argument by argument."""
+        _, tree, specs = key
+        paths = [] if names is None or len(names) != len(tree.children) else \
+            [path for name, child in zip(names, tree.children) for path in leaf_paths(child, name)]
+
+        def differences(seen: tuple[Any, ...]) -> list[str]:
+            seen_static, seen_tree, seen_specs = seen
+            if seen_tree != tree:
+                return [f"the arguments' structure: seen {seen_tree}, but now given {tree}"]
+            found = [f"at {path or 'the argument'}, seen {old}, but now given {new}"
+                     for path, old, new in zip(paths or [""] * len(specs), seen_specs, specs) if old != new]
+            if seen_static != key[0]:
+                found.append(f"the static arguments: seen {_unstrict(seen_static)!r}, but now given {static!r}")
+            return found
+
+        closest = min((differences(seen) for seen in self.products), key=len)
+        _LOG.warning("TRACING CACHE MISS at %s for %s, traced %d time(s) before, because its closest seen signature "
+                     "has %d mismatch(es):\n  * %s", user_site(), self.name, len(self.products), len(closest),
+                     "\n  * ".join(closest))
 
 
 def _strict(value: Any) -> Hashable:
@@ -595,6 +625,12 @@ def _strict(value: Any) -> Hashable:
     if type(value) is tuple:
         return tuple, tuple(_strict(v) for v in value)
     return type(value), value
+
+
+def _unstrict(key: Hashable) -> Any:
+    """The static value a key of _strict was made from."""
+    kind, value = key
+    return tuple(_unstrict(v) for v in value) if kind is tuple else value
 
 
 def trace(fn: Callable[..., Any], *args: Any) -> Graph:

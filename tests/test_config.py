@@ -290,6 +290,25 @@ def test_log_compiles(caplog):
     assert any(line.startswith("Compiled <lambda> for (f32[3]): 1 kernels in ") for line in lines), lines
 
 
+def test_explain_cache_misses(caplog):
+    @fg.jit
+    def scaled(x, p):
+        return x * p["w"]
+
+    scaled(D.f32(3), {"w": np.float32(2)})
+    with caplog.at_level(logging.WARNING, logger="fgrad"):
+        scaled(D.f32(4), {"w": np.float32(2)})  # off: a miss is not explained
+    assert not caplog.records
+    line = sys._getframe().f_lineno + 3
+    with fg.explain_cache_misses(), caplog.at_level(logging.WARNING, logger="fgrad"):
+        scaled(D.f32(4), {"w": np.float32(2)})  # seen: no miss
+        scaled(D.f32(4), {"w": np.int32(2)})
+        fg.jit(lambda x, n: x * n, static_argnums=1)(V3, 2)  # a first trace: nothing to explain
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [f"TRACING CACHE MISS at {HERE}:{line} for scaled, traced 2 time(s) before, because its closest "
+                     f"seen signature has 1 mismatch(es):\n  * at p.w, seen f32[], but now given i32[]"], lines
+
+
 def test_enable_checks_type_checks_each_traced_graph(monkeypatch):
     import fgrad.runtime as runtime
     checked = []
