@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fgrad.errors import FgradError
 
 __all__ = [
@@ -29,7 +31,7 @@ class ConfigError(FgradError, ValueError):
 
 
 def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+    if not isinstance(value, (bool, int, np.bool_)) or isinstance(value, int) and value not in (0, 1):
         raise ConfigError(f"config: {name} takes True or False, got {value!r}")
     return bool(value)
 
@@ -178,6 +180,7 @@ def _reader(name: str) -> property:
 
 for _name in OPTIONS:
     setattr(Config, _name, _reader(_name))
+del _name
 config = Config()
 
 

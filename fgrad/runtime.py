@@ -694,6 +694,10 @@ def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> An
 def _binary(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[Array, Any], Any]:
     def method(self: Array, other: Any) -> Any:
         if not isinstance(other, _OPERAND):
+            if isinstance(other, (list, tuple)) and fn.__name__ in ("equal", "not_equal"):
+                # as JAX's: Python's fallback for == would be identity, a silent False
+                raise TypeError(f"unsupported operand type(s) for {'==' if fn.__name__ == 'equal' else '!='}: "
+                                f"'Array' and '{type(other).__name__}' (compare with fg.numpy.asarray of it)")
             return NotImplemented  # Python then tries the other side, or names both types
         if type(other) in (int, float):  # weakly typed, as in a trace: an operand of the dtype it takes here
             other = ops.asarray(other, ops.result_dtype(self, other))

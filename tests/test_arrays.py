@@ -350,6 +350,10 @@ def test_errors_name_the_op_and_the_users_line():
         ~a
     with pytest.raises(TypeError, match="unsupported operand"):
         a + "1"
+    for compare, symbol in ((lambda: a == [1.0] * 3, "=="), (lambda: a != (1.0,), "!=")):
+        with pytest.raises(TypeError, match=f"unsupported operand type\\(s\\) for {symbol}: 'Array' and"):
+            compare()  # as JAX's, where Python's fallback would be a silent False
+    assert (a == None) is False and (a != "x") is True  # noqa: E711  (other types: Python's identity, as JAX)
 
 
 def test_static_operands_equal_in_python_but_of_other_types_compile_apart():
