@@ -81,6 +81,36 @@ def test_einsum_contracts_the_cheapest_pair_first() -> None:
     assert first.spec.shape != (64, 64), str(graph)
 
 
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ij,jk,k->i", [(64, 64), (64, 64), (64,)]),
+    ("ab,bc,cd,de->ae", [(2, 30), (30, 4), (4, 50), (50, 3)]),
+    ("...ij,...jk,kl", [(2, 5, 3, 3), (3, 4), (4, 2)]),
+    ("ii->i", [(3, 3)]),
+    ("ij,ij->", [(2, 3), (2, 3)]),
+])
+def test_einsum_path_is_the_order_einsum_takes(subscripts: str, shapes: list[tuple[int, ...]]) -> None:
+    """einsum_path gives the steps einsum contracts in (given them, einsum traces the same graph), its
+    description a line a step; einsum follows a path JAX gives too, to NumPy's values."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    path, description = fg.numpy.einsum_path(subscripts, *xs)
+    assert description.startswith(f"  Complete contraction:  {subscripts}\n")
+    assert len(path) == max(len(xs) - 1, 1) and len(description.splitlines()) == 2 + len(path)
+    specs = [fg.spec(s) for s in shapes]
+    assert fg.numpy.einsum_path(subscripts, *specs)[0] == path  # shapes are enough
+    default = fg.trace(lambda *v: fg.einsum(subscripts, *v), *specs)
+    assert default == fg.trace(lambda *v: fg.einsum(subscripts, *v, optimize=path), *specs)
+    want = np.einsum(subscripts, *(x.astype(np.float64) for x in xs))
+    for given in (path, jnp.einsum_path(subscripts, *xs)[0]):
+        got = fg.einsum(subscripts, *xs, optimize=given)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        assert fg.numpy.einsum_path(subscripts, *xs, optimize=given)[0] == [tuple(step) for step in given]
+    with pytest.raises(fg.ShapeError, match="einsum: path step .* names operands outside"):
+        fg.numpy.einsum_path(subscripts, *xs, optimize=[(0, len(xs))])
+
+
 def test_two_dimensional_products_add_no_transposes_or_reshapes() -> None:
     for fn in (fg.dot, fg.matmul, lambda a, b: fg.einsum("ij,jk", a, b), lambda a, b: fg.tensordot(a, b, 1)):
         assert ops(fg.trace(fn, fg.spec((2, 3)), fg.spec((3, 4)))) == ["input", "input", "matmul"]

@@ -32,7 +32,7 @@ from fgrad.numpy.elementwise import abs as _abs, astype, clip, divide, greater, 
 from fgrad.numpy.reductions import average, sum as _sum
 
 __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
-    "dot", "einsum", "inner", "matmul", "outer", "tensordot", "vdot",
+    "dot", "einsum", "einsum_path", "inner", "matmul", "outer", "tensordot", "vdot",
     "corrcoef", "cov", "cross", "kron", "matvec", "vecdot", "vecmat",
 ]
 
@@ -152,9 +152,11 @@ def _pair(name: str, a: Tensor | np.ndarray, la: Labels, b: Tensor | np.ndarray,
 
 
 def _contract(name: str, operands: list[tuple[Tensor | np.ndarray, Labels]], out: Labels,
-              path: Sequence[Sequence[int]] | None) -> Tensor | np.ndarray:
+              path: Sequence[Sequence[int]] | None,
+              taken: list[tuple[tuple[int, ...], list[Labels], Labels]] | None = None) -> Tensor | np.ndarray:
     """Contract labelled operands into the labels `out`: diagonals first, then pairs (along
-    `path`, or greedily), then the sums and the transpose that remain."""
+    `path`, or greedily), then the sums and the transpose that remain. Each step is appended to
+    `taken`: the positions contracted, their labels and the result's."""
     operands = [_diagonals(x, labels) for x, labels in operands]
     steps = iter(path) if path is not None else None
     while len(operands) > 1:
@@ -170,6 +172,8 @@ def _contract(name: str, operands: list[tuple[Tensor | np.ndarray, Labels]], out
             x, labels = _pair(name, x, labels, y, ly, later)
         if len(group) == 1:
             x, labels = _sum_out(x, labels, rest)
+        if taken is not None:
+            taken.append((tuple(sorted(chosen)), [ls for _, ls in group], labels))
         operands.append((x, labels))
     x, labels = _sum_out(*operands[0], set(out))
     return _order(x, labels, out)
@@ -442,6 +446,11 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "a
     `out_sharding` must be None."""
     _no_out("einsum", out)
     _no_sharding("einsum", out_sharding)
+    return _einsum(subscripts, operands, optimize, preferred_element_type)
+
+
+def _einsum(subscripts: Any, operands: tuple[Any, ...], optimize: Any, preferred_element_type: Any = None,
+            taken: list[tuple[tuple[int, ...], list[Labels], Labels]] | None = None) -> Tensor | np.ndarray:
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists(subscripts, operands)
     terms, output = _parse(subscripts, operands)
@@ -452,7 +461,30 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "a
     ellipsis = max((sum(label.startswith(".") for label in labels) for _, labels in labelled), default=0)
     out_labels = _output(output, labelled, ellipsis, subscripts)
     _check_sizes(labelled, subscripts)
-    return _finish(_contract("einsum", labelled, out_labels, path), is_bool)
+    return _finish(_contract("einsum", labelled, out_labels, path, taken), is_bool)
+
+
+def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto") -> tuple[list[tuple[int, ...]], str]:
+    """The order in which `einsum` contracts `operands`, as `jnp.einsum_path`: (path, description).
+    The path is opt_einsum's (each step names positions in the list of operands left, the result
+    joining its end), which `einsum(..., optimize=path)` takes; the description lists each step's
+    contraction. A strategy name in `optimize` gives fgrad's one order (greedy: pairs sharing a
+    label, fewest multiplications first); a path is checked and followed. Only the operands'
+    shapes and dtypes are read (arrays, or `fg.ShapeDtypeStruct`s)."""
+    from fgrad.trace import eval_shape  # NOTE: tracing needs the operands only as shapes
+
+    taken: list[tuple[tuple[int, ...], list[Labels], Labels]] = []
+    eval_shape(lambda *xs: _einsum(subscripts, xs, optimize, taken=taken), *operands)
+    def shown(labels: Labels) -> str:  # a broadcast axis's label is "." and its position: "..." for them all
+        return "".join(dict.fromkeys(label if len(label) == 1 else "..." for label in labels))
+
+    lines = [f"  Complete contraction:  {subscripts}", "  fgrad's order:"]
+    lines += [f"  {k}. {step}: {','.join(map(shown, before))}->{shown(after)}"
+              for k, (step, before, after) in enumerate(taken, 1)]
+    if not taken and len(operands) == 1:  # one operand (its diagonals and sums): opt_einsum's step (0,)
+        taken.append(((0,), [], ()))
+        lines.append(f"  1. (0,): {subscripts}")
+    return [step for step, _, _ in taken], "\n".join(lines)
 
 
 def _from_sublists(first: Any, rest: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
