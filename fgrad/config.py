@@ -52,16 +52,17 @@ def _no_x64(name: str, value: Any) -> bool:
     return False
 
 
-_PLATFORMS = ("cpu", "gpu", "webgpu")  # fg.default_backend()'s names (a CPU adapter, a GPU), and "webgpu" for "gpu"
+# The backend each name of one chooses, as fg.default_backend() names it: a CPU adapter or a GPU.
+PLATFORMS = {"cpu": "cpu", "gpu": "gpu", "webgpu": "gpu"}
 
 
 def _platforms(name: str, value: Any) -> str | None:
     if value is None:
         return None
     names = value.split(",") if isinstance(value, str) else None
-    if not names or any(n.strip() not in _PLATFORMS for n in names) or (name == "jax_platform_name" and len(names) > 1):
+    if not names or any(n.strip() not in PLATFORMS for n in names) or (name == "jax_platform_name" and len(names) > 1):
         what = "one of" if name == "jax_platform_name" else "a comma-separated list of"
-        raise ConfigError(f"config: {name} takes None or {what} {list(_PLATFORMS)} (fgrad's backends: a CPU "
+        raise ConfigError(f"config: {name} takes None or {what} {list(PLATFORMS)} (fgrad's backends: a CPU "
                           f"adapter such as llvmpipe, or a GPU through WebGPU), got {value!r}")
     return ",".join(n.strip() for n in names)
 
@@ -188,7 +189,7 @@ _REQUIRED = object()
 
 
 def _manager(name: str) -> Callable[..., contextlib.AbstractContextManager[None]]:
-    flag = OPTIONS[name].check is _flag or OPTIONS[name].check is _no_x64
+    flag = isinstance(OPTIONS[name].default, bool)
 
     def manager(new_val: Any = _REQUIRED) -> contextlib.AbstractContextManager[None]:
         if new_val is _REQUIRED:

@@ -32,7 +32,7 @@ import numpy as np
 from fgrad import numpy as ops
 from fgrad.numpy.host import ndarray
 from fgrad.numpy.operators import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, METHODS, PROPERTIES, invert
-from fgrad.config import config
+from fgrad.config import PLATFORMS, config
 from fgrad.errors import IMMUTABLE, CompileError, FgradError, InputError, InvalidValueError, ShapeError
 from fgrad.ir import DTYPES, PRIMITIVES, DType, Graph, HasSpec, Spec
 from fgrad.interpret import interpret
@@ -120,10 +120,7 @@ class Device:
 
     # A jax.Device's identity: fgrad computes on one device, the first (0) of its one process.
     id = process_index = host_id = 0
-
-    @property
-    def device_kind(self) -> str:
-        return self.adapter.summary
+    device_kind = name
 
     def __repr__(self) -> str:
         return f"Device({self.name!r})"
@@ -272,8 +269,8 @@ def devices(backend: str | None = None) -> list[Device]:
     one device). A `backend` ("cpu", "gpu") must be the default device's, as `fg.default_backend()`
     names it: the others are not computed on (choose the device with `fg.config`'s jax_platforms)."""
     device = default_device()
-    if backend is not None and backend not in (device.platform, "webgpu" if device.platform == "gpu" else None):
-        known = "is not the default device's" if backend in ("cpu", "gpu", "webgpu") else "is not one of fgrad's ('cpu', 'gpu')"
+    if backend is not None and PLATFORMS.get(backend) != device.platform:
+        known = "is not the default device's" if backend in PLATFORMS else "is not one of fgrad's ('cpu', 'gpu')"
         raise CompileError(f"devices: backend {backend!r} {known}: fgrad computes on one device, {device.name} "
                            f"({device.platform}); choose another with fg.config.update('jax_platforms', ...) before "
                            f"the first computation, or FGRAD_ADAPTER", user_site())
@@ -290,13 +287,11 @@ def local_devices(process_index: int | None = None, backend: str | None = None,
 
 
 def device_count(backend: str | None = None) -> int:
-    """How many devices a program may use, as `jax.device_count()`: one."""
+    """How many devices a program may use, as `jax.device_count()` (and `jax.local_device_count()`): one."""
     return len(devices(backend))
 
 
-def local_device_count(backend: str | None = None) -> int:
-    """How many devices this process computes on, as `jax.local_device_count()`: one."""
-    return len(devices(backend))
+local_device_count = device_count  # fgrad runs in one process
 
 
 def process_index() -> int:
@@ -425,7 +420,7 @@ def _platforms() -> tuple[str, ...]:
     """The backends `fg.config`'s jax_platforms (else jax_platform_name) names, in order, as
     default_backend names them ("webgpu" is "gpu"); () for any."""
     named = config.jax_platforms or config.jax_platform_name
-    return tuple("gpu" if p == "webgpu" else p for p in named.split(",")) if named else ()
+    return tuple(PLATFORMS[p] for p in named.split(",")) if named else ()
 
 
 def _open(wanted: str | None, platforms: Sequence[str] = ()) -> Device:

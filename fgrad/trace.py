@@ -101,15 +101,23 @@ def _innermost_user_site(tb: Any) -> str | None:
     return site
 
 
+def _frames_inside(frame: Any) -> Iterator[Any]:
+    """`frame` and those it was called from, out to the user's code (not included): fgrad's, and the
+    libraries' it runs through."""
+    while frame is not None and not _is_user(frame):
+        yield frame
+        frame = frame.f_back
+
+
+def _public(frame: Any) -> bool:
+    """Whether the frame runs a public function (not a private helper or a lambda)."""
+    return not frame.f_code.co_name.startswith(("_", "<"))
+
+
 def user_call() -> str:
     """The name of the public fgrad function that the user's line called (`add` for `x + 1`),
     for errors raised deep inside it; private helpers and lambdas on the way are skipped."""
-    frame, name = sys._getframe(1), "asarray"
-    while frame is not None and not _is_user(frame):
-        if not frame.f_code.co_name.startswith(("_", "<")):
-            name = frame.f_code.co_name
-        frame = frame.f_back
-    return name
+    return next((f.f_code.co_name for f in reversed(list(_frames_inside(sys._getframe(1)))) if _public(f)), "asarray")
 
 
 def called_from_numpy(depth: int = 1, wrappers: bool = False) -> bool:
@@ -125,10 +133,7 @@ ARRAY_LIKE_WRAPPERS = "fromnumeric.py"  # NumPy's module of np.sum, np.reshape, 
 
 def user_stacklevel() -> int:
     """The `stacklevel` that makes a warning raised by the caller show the user's line."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and not _is_user(frame):
-        frame, level = frame.f_back, level + 1
-    return level
+    return 1 + sum(1 for _ in _frames_inside(sys._getframe(1)))
 
 
 def called_by_user(depth: int = 1) -> bool:
@@ -136,11 +141,7 @@ def called_by_user(depth: int = 1) -> bool:
     one the user's line called, not one that another fgrad function calls (`subtract` inside `var`):
     checks JAX makes of the user's own call (rank and strict dtype promotion) are made of the user's
     calls only, as JAX's own functions are written to pass them."""
-    frame, public = sys._getframe(depth), 0
-    while frame is not None and not _is_user(frame):
-        public += not frame.f_code.co_name.startswith(("_", "<"))
-        frame = frame.f_back
-    return public <= 1
+    return sum(map(_public, _frames_inside(sys._getframe(depth)))) <= 1
 
 
 def _is_user(frame: Any) -> bool:
@@ -592,15 +593,14 @@ class Staged(Generic[T]):
         product = self.products.get(key)
         if product is None:
             if self.products and self.name is not None and config.jax_explain_cache_misses:
-                self.explain(key, args, static, names() if names is not None else None)
+                self.explain(key, names() if names is not None else None)
             product = self.products[key] = build()
         return product
 
-    def explain(self, key: tuple[Any, ...], args: tuple[Any, ...], static: Hashable,
-                names: Sequence[str] | None) -> None:
-        """Log (logger "fgrad", level WARNING, as JAX does) why a call on `args` (named `names`) traces
-        again: how its signature differs from the closest one seen, argument by argument."""
-        _, tree, specs = key
+    def explain(self, key: tuple[Any, ...], names: Sequence[str] | None) -> None:
+        """Log (logger "fgrad", level WARNING, as JAX does) why a call of signature `key` (its arguments
+        named `names`) traces again: how it differs from the closest one seen, argument by argument."""
+        static, tree, specs = key
         paths = [] if names is None or len(names) != len(tree.children) else \
             [path for name, child in zip(names, tree.children) for path in leaf_paths(child, name)]
 
@@ -610,8 +610,9 @@ class Staged(Generic[T]):
                 return [f"the arguments' structure: seen {seen_tree}, but now given {tree}"]
             found = [f"at {path or 'the argument'}, seen {old}, but now given {new}"
                      for path, old, new in zip(paths or [""] * len(specs), seen_specs, specs) if old != new]
-            if seen_static != key[0]:
-                found.append(f"the static arguments: seen {_unstrict(seen_static)!r}, but now given {static!r}")
+            if seen_static != static:
+                found.append(f"the static arguments: seen {_unstrict(seen_static)!r}, but now given "
+                             f"{_unstrict(static)!r}")
             return found
 
         closest = min((differences(seen) for seen in self.products), key=len)

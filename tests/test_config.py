@@ -204,14 +204,21 @@ def _outcome(fn):
         return "error", isinstance(e, ValueError)
 
 
-@pytest.mark.parametrize("name, fn", STRICT, ids=[row[0] for row in STRICT])
-def test_strict_dtype_promotion_as_jax(name, fn):
-    with jax.numpy_dtype_promotion("strict"):
+def _outcome_as_jax(manager: str, value: str, name: str, fn):
+    """fn's outcome (of the module given it) inside JAX's and fgrad's context manager `manager`(value):
+    fgrad's, eagerly and traced, is JAX's; returned."""
+    with getattr(jax, manager)(value):
         want = _outcome(lambda: fn(jnp))
-    with fg.numpy_dtype_promotion("strict"):
+    with getattr(fg, manager)(value):
         got = _outcome(lambda: fn(fnp))
         traced = _outcome(lambda: fg.eval_shape(lambda: fn(fnp)))  # traced: f16 needs no adapter feature
     assert got == want and traced == want, name
+    return want
+
+
+@pytest.mark.parametrize("name, fn", STRICT, ids=[row[0] for row in STRICT])
+def test_strict_dtype_promotion_as_jax(name, fn):
+    want = _outcome_as_jax("numpy_dtype_promotion", "strict", name, fn)
     if want[0] == "error":
         with fg.numpy_dtype_promotion("strict"), pytest.raises(fg.dtypes.TypePromotionError,
                                                               match=f"at {HERE}:"):
@@ -239,12 +246,7 @@ RANKS = [
 
 @pytest.mark.parametrize("name, fn", RANKS, ids=[row[0] for row in RANKS])
 def test_rank_promotion_as_jax(name, fn):
-    with jax.numpy_rank_promotion("raise"):
-        want = _outcome(lambda: fn(jnp))
-    with fg.numpy_rank_promotion("raise"):
-        got = _outcome(lambda: fn(fnp))
-        traced = _outcome(lambda: fg.jit(lambda: fn(fnp))())
-    assert got == want and traced == want, name
+    want = _outcome_as_jax("numpy_rank_promotion", "raise", name, fn)
     if want[0] == "ok":
         with jax.numpy_rank_promotion("raise"), fg.numpy_rank_promotion("raise"):
             same(np.asarray(fn(fnp)), np.asarray(fn(jnp)), name, rtol=1e-5)

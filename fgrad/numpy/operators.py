@@ -179,15 +179,18 @@ Tensor.__array_function__ = _array_function
 # value); NumPy's own functions and ufuncs see them as the NumPy arrays they hold, as they see a
 # jax.Array's values (`np.sum(x)` is NumPy's), and return NumPy arrays.
 def _numpy_values(value: Any) -> Any:
+    """`value` with every HostArray in it (through lists, tuples and dicts) as the NumPy array it holds."""
     if isinstance(value, HostArray):
         return np.ndarray.view(value, np.ndarray)
     if isinstance(value, (list, tuple)):
         return type(value)(_numpy_values(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _numpy_values(v) for k, v in value.items()}
     return value
 
 
 def _host_array_ufunc(self: HostArray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-    return getattr(ufunc, method)(*_numpy_values(inputs), **{k: _numpy_values(v) for k, v in kwargs.items()})
+    return getattr(ufunc, method)(*_numpy_values(inputs), **_numpy_values(kwargs))
 
 
 def _host_array_function(self: HostArray, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
@@ -195,7 +198,7 @@ def _host_array_function(self: HostArray, func: Callable[..., Any], types: Any, 
     code = getattr(implementation, "__code__", None)  # None for NumPy's functions written in C
     if code is not None and code.co_filename.endswith(ARRAY_LIKE_WRAPPERS):
         return implementation(*args, **kwargs)  # np.sum(x) calls x.sum(), as it does a jax.Array's
-    return func(*_numpy_values(args), **{k: _numpy_values(v) for k, v in kwargs.items()})
+    return func(*_numpy_values(args), **_numpy_values(kwargs))
 
 
 # Beside a HostArray (lists too, which NumPy's took, where JAX's refuse them); others are asked in turn.

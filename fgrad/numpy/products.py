@@ -475,6 +475,7 @@ def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto") -> t
 
     taken: list[tuple[tuple[int, ...], list[Labels], Labels]] = []
     eval_shape(lambda *xs: _einsum(subscripts, xs, optimize, taken=taken), *operands)
+
     def shown(labels: Labels) -> str:  # a broadcast axis's label is "." and its position: "..." for them all
         return "".join(dict.fromkeys(label if len(label) == 1 else "..." for label in labels))
 
