@@ -55,10 +55,10 @@ def interpret(graph: Graph, *args: Any, float64: bool = False, captures: bool | 
                     if primitive.multiple_results:
                         key = call_of(node)
                         if key not in calls:
-                            calls[key] = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+                            calls[key] = primitive.apply(*(env[j] for j in node.inputs), **attrs)
                         out = calls[key][node.attrs[RESULT]]
                     else:
-                        out = primitive.impl(*(env[j] for j in node.inputs), **attrs)
+                        out = primitive.apply(*(env[j] for j in node.inputs), **attrs)
             except FgradError as e:  # an op refusing its values (an unbound collective): at the node's line
                 if e.site is not None or node.site is None:
                     raise

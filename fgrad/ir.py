@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+import ml_dtypes  # NumPy's bfloat16, as JAX's
 import numpy as np
 
 from fgrad.errors import SYMBOL_AS_NUMBER, DTypeError, MissingRule, ShapeError, SymbolError
@@ -35,13 +36,23 @@ class DType(enum.Enum):
     # which print (`f32[3]`), are aliases.
     float32 = "f32"
     float16 = "f16"
+    bfloat16 = "bf16"
     int32 = "i32"
     uint32 = "u32"
+    int16 = "i16"
+    uint16 = "u16"
+    int8 = "i8"
+    uint8 = "u8"
     bool = "bool"
     f32 = "f32"
     f16 = "f16"
+    bf16 = "bf16"
     i32 = "i32"
     u32 = "u32"
+    i16 = "i16"
+    u16 = "u16"
+    i8 = "i8"
+    u8 = "u8"
 
     def __str__(self) -> str:
         return self.value
@@ -66,8 +77,8 @@ class DType(enum.Enum):
 
     @property
     def kind(self) -> str:
-        """NumPy's kind code: "f", "i", "u" or "b"."""
-        return self.row.np.kind
+        """NumPy's kind code: "f", "i", "u" or "b" (a bfloat16's is "f", where NumPy's says "V")."""
+        return self.row.kind
 
     @property
     def row(self) -> DTypeRow:
@@ -84,11 +95,11 @@ class DType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self.row.np.kind == "f"
+        return self.row.kind == "f"
 
     @property
     def is_int(self) -> bool:
-        return self.row.np.kind in "iu"
+        return self.row.kind in "iu"
 
     @property
     def itemsize(self) -> int:
@@ -97,8 +108,8 @@ class DType(enum.Enum):
 
     @property
     def device_itemsize(self) -> int:
-        """Bytes per element in a device buffer (a bool: 4, WGSL's smallest storage type)."""
-        return self.row.itemsize
+        """Bytes per element in a device buffer (a bool or an i8: 4, WGSL's smallest storage type)."""
+        return self.row.stored.itemsize
 
     @property
     def wide(self) -> DType:
@@ -120,6 +131,8 @@ class DType(enum.Enum):
             dt = np.dtype(x)
         except TypeError:
             raise DTypeError(f"unsupported dtype {x!r}: fgrad has {_NAMES}") from None
+        if dt in _EXACT:
+            return _EXACT[dt]
         if (dt.kind, dt.itemsize) in _FROM_NUMPY:
             return _FROM_NUMPY[dt.kind, dt.itemsize]
         raise DTypeError(f"unsupported dtype {dt}: fgrad has {_NAMES}")
@@ -138,7 +151,8 @@ class DTypeRow:
     """What fgrad knows of one dtype: a new dtype is one row of `DTYPES`."""
 
     np: np.dtype  # the NumPy dtype of its host values (and of interpret's)
-    itemsize: int  # bytes per element in a device buffer
+    kind: str  # NumPy's kind code, "f", "i", "u" or "b" (bfloat16's NumPy dtype says "V")
+    stored: np.dtype  # the NumPy dtype of the elements of its device buffers
     storage: str  # WGSL type of its storage buffer elements
     compute: str  # WGSL type of its values inside a kernel
     suffix: str = ""  # the suffix of its WGSL literals (`1.5f`, `1.5h`, `3i`, `3u`)
@@ -147,25 +161,47 @@ class DTypeRow:
     # The dtype its sums, dot products and special functions (erf, pow, tanh) are computed in, the
     # result rounded back once: f16 in f32, as XLA computes it on GPUs. None: the dtype itself.
     wide: DType | None = None
+    # A dtype WGSL lacks is held in a wider one (`compute`, stored as `stored`), each op's result
+    # brought back into the narrow one's values by this WGSL template: an i8 wraps as an i8 does
+    # (XLA's integer arithmetic is modular), a bfloat16 rounds to nearest even, as XLA computes
+    # bfloat16 ops in f32 and rounds each result. Its host values, and interpret's, are NumPy's
+    # (ml_dtypes' bfloat16), interpret computing a bfloat16 op in f32 as a kernel does.
+    narrow: str | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether its values are held in a wider dtype (`narrow`)."""
+        return self.narrow is not None
 
 
-_NUMPY_HASH = {dtype.value: hash(np.dtype(dtype.name)) for dtype in DType}  # each named as NumPy's
+_NUMPY_HASH = {dtype.value: hash(np.dtype(getattr(ml_dtypes, dtype.name, dtype.name))) for dtype in DType}  # each named as NumPy's
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+# The bits of an f32 rounded to the nearest bfloat16 (ties to even), a NaN kept a NaN; an integer
+# test, which a shader compiler's fast math cannot fold away as it may `x != x`.
+_ROUND_BF16 = ("bitcast<f32>(select((bitcast<u32>({0}) + 0x7fffu + ((bitcast<u32>({0}) >> 16u) & 1u)) & 0xffff0000u, "
+               "(bitcast<u32>({0}) | 0x400000u) & 0xffff0000u, (bitcast<u32>({0}) & 0x7fffffffu) > 0x7f800000u))")
+_I32, _U32, _F32 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.float32)
 
 DTYPES = {
-    DType.f32: DTypeRow(np.dtype(np.float32), 4, "f32", "f32", "f"),
-    DType.f16: DTypeRow(np.dtype(np.float16), 2, "f16", "f16", "h", feature="shader-f16", extension="f16",
-                        wide=DType.f32),
-    DType.i32: DTypeRow(np.dtype(np.int32), 4, "i32", "i32", "i"),
-    DType.u32: DTypeRow(np.dtype(np.uint32), 4, "u32", "u32", "u"),
+    DType.f32: DTypeRow(_F32, "f", _F32, "f32", "f32", "f"),
+    DType.f16: DTypeRow(np.dtype(np.float16), "f", np.dtype(np.float16), "f16", "f16", "h", feature="shader-f16",
+                        extension="f16", wide=DType.f32),
+    DType.bf16: DTypeRow(_BF16, "f", _F32, "f32", "f32", "f", wide=DType.f32, narrow=_ROUND_BF16),
+    DType.i32: DTypeRow(_I32, "i", _I32, "i32", "i32", "i"),
+    DType.u32: DTypeRow(_U32, "u", _U32, "u32", "u32", "u"),
+    # extractBits sign-extends an i32's low bits, and zero-extends a u32's.
+    DType.i16: DTypeRow(np.dtype(np.int16), "i", _I32, "i32", "i32", "i", narrow="extractBits({0}, 0u, 16u)"),
+    DType.u16: DTypeRow(np.dtype(np.uint16), "u", _U32, "u32", "u32", "u", narrow="extractBits({0}, 0u, 16u)"),
+    DType.i8: DTypeRow(np.dtype(np.int8), "i", _I32, "i32", "i32", "i", narrow="extractBits({0}, 0u, 8u)"),
+    DType.u8: DTypeRow(np.dtype(np.uint8), "u", _U32, "u32", "u32", "u", narrow="extractBits({0}, 0u, 8u)"),
     # NOTE: bool is stored as 4 bytes: WGSL storage buffers have no 1-byte type.
-    DType.bool: DTypeRow(np.dtype(np.bool_), 4, "u32", "bool"),
+    DType.bool: DTypeRow(np.dtype(np.bool_), "b", _U32, "u32", "bool"),
 }
 _NAMES = ", ".join(map(str, DTYPES))
+_EXACT = {row.np: dtype for dtype, row in DTYPES.items()}
 # float64 inputs become f32 and int64 i32, as with JAX's default x64-off mode (uint64 becomes u32);
-# other integer widths widen or narrow to them, as jnp.asarray does; float128 is refused.
-_FROM_NUMPY = {("f", 4): DType.f32, ("f", 8): DType.f32, ("f", 2): DType.f16, ("b", 1): DType.bool,
-               ("i", 1): DType.i32, ("i", 2): DType.i32, ("i", 4): DType.i32, ("i", 8): DType.i32,
-               ("u", 1): DType.u32, ("u", 2): DType.u32, ("u", 4): DType.u32, ("u", 8): DType.u32}
+# float128 and complex are refused.
+_FROM_NUMPY = {("f", 8): DType.f32, ("i", 8): DType.i32, ("u", 8): DType.u32}
 _FROM_PYTHON = {float: DType.f32, int: DType.i32, bool: DType.bool}
 
 
@@ -463,9 +499,18 @@ class Primitive:
     multiple_results: bool = False
     host: bool = False
     effectful: bool = False
+    bits: bool = False  # reads its operands' bits (a bit cast), so takes values held wider as they are
 
     def __str__(self) -> str:
         return self.name
+
+    def apply(self, *arrays: np.ndarray, **params: Any) -> Any:
+        """`impl` on `arrays`, as a kernel computes it: a value of a dtype held in a wider one (a
+        bfloat16: DTypeRow.narrow) is given in that one, the result rounded back by the caller. A
+        host call, and an op reading bits, are given the values as they are."""
+        if not (self.host or self.bits):
+            arrays = tuple(a.astype(np.float32) if getattr(a, "dtype", None) == _BF16 else a for a in arrays)
+        return self.impl(*arrays, **params)
 
     def node_spec(self, *specs: Spec, **params: Any) -> Spec:
         """The spec of a node of this primitive (of its result `params["result"]` where it has several)."""
@@ -478,20 +523,20 @@ class Primitive:
         """The value of a node of this primitive, as `node_spec` its spec."""
         with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
             if not self.multiple_results:
-                return self.impl(*arrays, **params)
+                return self.apply(*arrays, **params)
             k = params.pop(RESULT)
-            return self.impl(*arrays, **params)[k]
+            return self.apply(*arrays, **params)[k]
 
 
 PRIMITIVES: dict[str, Primitive] = {}  # every declared primitive, by the name nodes carry
 
 
 def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., Any],
-            multiple_results: bool = False, host: bool = False, effectful: bool = False) -> Primitive:
+            multiple_results: bool = False, host: bool = False, effectful: bool = False, bits: bool = False) -> Primitive:
     """Declare a primitive; its name must be new."""
     assert name not in PRIMITIVES, f"primitive {name} declared twice"
     assert host or not effectful, f"primitive {name}: only a host call has effects"
-    PRIMITIVES[name] = Primitive(name, abstract_eval, impl, multiple_results, host, effectful)
+    PRIMITIVES[name] = Primitive(name, abstract_eval, impl, multiple_results, host, effectful, bits)
     return PRIMITIVES[name]
 
 

@@ -663,10 +663,11 @@ ndarray.register(Array)  # an fgrad value, as eager and traced ones are (isinsta
 
 
 def stored_value(data: bytes, spec: Spec) -> np.ndarray:
-    """The value of `spec` a buffer's bytes hold (bools as u32), an array of its own."""
-    stored = np.frombuffer(data, np.uint32 if spec.dtype is DType.bool else spec.dtype.np)[:spec.size]
-    # Compared or copied while 1-d, so a 0-d result is still an array (not a NumPy scalar).
-    return (stored != 0 if spec.dtype is DType.bool else stored.copy()).reshape(spec.shape)
+    """The value of `spec` a buffer's bytes hold (bools as u32, an i8 as an i32, ...: `buffer_bytes`),
+    an array of its own."""
+    stored = np.frombuffer(data, spec.dtype.row.stored)[:spec.size]
+    # Converted while 1-d, so a 0-d result is still an array (not a NumPy scalar).
+    return stored.astype(spec.dtype.np).reshape(spec.shape)
 
 
 def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> Any:

@@ -373,8 +373,8 @@ def bind(op: Any, *args: Tensor | np.ndarray, **params: Hashable) -> Tensor | np
             arrays = [np.asarray(a) for a in args]
             spec = op.abstract_eval(*(Spec(a.shape, DType.of(a.dtype)) for a in arrays), **params)
             with np.errstate(all="ignore"):  # inf and NaN are results (IEEE's, the device's), not warnings
-                out = tuple(host_array(v, s.dtype.np) for v, s in zip(op.impl(*arrays, **params), spec)) \
-                    if op.multiple_results else (host_array(op.impl(*arrays, **params), spec.dtype.np),)
+                out = tuple(host_array(v, s.dtype.np) for v, s in zip(op.apply(*arrays, **params), spec)) \
+                    if op.multiple_results else (host_array(op.apply(*arrays, **params), spec.dtype.np),)
         else:
             spec = op.abstract_eval(*(t.spec for t in tensors), **params)
     except FgradError as e:

@@ -51,7 +51,7 @@ def _one_dtype(name: str, xs: tuple[ArrayLike, ...], kinds: str) -> DType:
     for x in xs:
         if type(x) in _PYTHON:
             own = DType.of(x)
-            dtypes.append(next((d for d in typed if _KIND[d.np.kind] == _KIND[own.np.kind]), own))
+            dtypes.append(next((d for d in typed if _KIND[d.kind] == _KIND[own.kind]), own))
         else:
             dtypes.append(_dtype(x))
     if len(set(dtypes)) > 1:

@@ -560,14 +560,22 @@ class KernelWriter:
             else:
                 expr = loaded(f"{source}[{self.ravel(coords, node.spec.shape)}]", node.spec.dtype)
         else:
-            rule = lowerings[node.op].wgsl
-            if isinstance(rule, str):
-                expr = rule.format(*(self.value(j, coords) for j in node.inputs))
+            lowering = lowerings[node.op]
+            if isinstance(lowering.wgsl, str):
+                expr = lowering.wgsl.format(*(self.value(j, coords) for j in node.inputs))
             else:
-                expr = rule(self, i, coords)
+                expr = lowering.wgsl(self, i, coords)
+            if lowering.kind.works:
+                expr = self.narrowed(expr, node.spec.dtype)
         name = self.let(expr)
         self.scopes[-1][key] = name
         return name
+
+    def narrowed(self, expr: str, dtype: DType) -> str:
+        """`expr`, an op's result computed in the WGSL type holding `dtype`'s values, brought back
+        to a value of `dtype` (an i8 wrapped, a bfloat16 rounded: DTypeRow.narrow)."""
+        narrow = dtype.row.narrow
+        return expr if narrow is None else narrow.format(self.let(expr))
 
     def texel(self, source: str, row: Sequence[str], four: str, shape: Sequence[int]) -> str:
         """WGSL loading the vec4 `four` of the row at `row` of the buffer bound as `source`, from

@@ -4,7 +4,7 @@ issubdtype, can_cast, ...), of a value's shape (shape, ndim, size, isscalar), an
 The dtype names are fgrad's DTypes (`fg.float32 is fg.f32`), so they go wherever a dtype does:
 `fg.zeros(3, dtype=fg.float32)`, `x.astype(fg.int32)`, `x.dtype == fg.float16`. As jax.numpy
 with x64 off, `float64` and `int64` (and `double`, `float_`, `int_`, `uint64`, `uint`) name f32,
-i32 and u32; `bool` (fg.numpy's, beside `bool_`) is DType.bool.
+i32 and u32; `bool` (fg.numpy's, beside `bool_`) is DType.bool. `bfloat16` is ml_dtypes' (JAX's).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from fgrad.errors import DTypeError, TraceError
@@ -25,8 +26,8 @@ from fgrad.numpy.shapes import reshape, stack
 
 __all__ = [  # the public names, re-exported by fgrad.numpy and fgrad
     "e", "euler_gamma", "inf", "nan", "newaxis", "pi",
-    "bool_", "double", "float_", "float16", "float32", "float64", "int_", "int32", "int64", "single", "uint", "uint32",
-    "uint64",
+    "bfloat16", "bool_", "double", "float_", "float16", "float32", "float64", "int_", "int8", "int16", "int32", "int64",
+    "single", "uint", "uint8", "uint16", "uint32", "uint64",
     "floating", "generic", "inexact", "integer", "number", "signedinteger", "unsignedinteger",
     "array", "can_cast", "copy", "dtype", "finfo", "iinfo", "isdtype", "isscalar", "issubdtype", "ndim",
     "promote_types", "result_type", "shape", "size",
@@ -36,7 +37,8 @@ pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
 euler_gamma = 0.5772156649015329
 newaxis = None
 
-float32, float16, int32, uint32, bool_ = DType.f32, DType.f16, DType.i32, DType.u32, DType.bool
+float32, float16, bfloat16, bool_ = DType.f32, DType.f16, DType.bf16, DType.bool
+int32, uint32, int16, uint16, int8, uint8 = DType.i32, DType.u32, DType.i16, DType.u16, DType.i8, DType.u8
 
 
 def _scalar_type_call(self: DType, x: ArrayLike) -> Tensor | np.ndarray:
@@ -101,7 +103,7 @@ def finfo(dtype: Any) -> np.finfo:
     dt = _dtype_of("finfo", dtype)
     if not dt.is_float:
         raise DTypeError(f"finfo: {dt} is not a float dtype; iinfo gives the limits of integers", user_site())
-    return np.finfo(dt.np)
+    return ml_dtypes.finfo(dt.np)  # NumPy's finfo, which knows bfloat16 too
 
 
 def iinfo(int_type: Any) -> np.iinfo:
@@ -123,14 +125,18 @@ def _np_type(name: str, x: Any) -> Any:
 
 def issubdtype(arg1: Any, arg2: Any) -> bool:
     """Whether dtype `arg1` is `arg2` or below it in NumPy's type hierarchy, as `jnp.issubdtype`:
-    issubdtype(x.dtype, fg.floating)."""
-    return bool(np.issubdtype(_np_type("issubdtype", arg1), _np_type("issubdtype", arg2)))
+    issubdtype(x.dtype, fg.floating). bfloat16 sits among the floats, as in JAX's hierarchy."""
+    a, b = _np_type("issubdtype", arg1), _np_type("issubdtype", arg2)
+    if DType.bf16.type in (a, b):
+        return a is b or b in _ABSTRACT and a is DType.bf16.type and np.issubdtype(np.float16, b)
+    return bool(np.issubdtype(a, b))
 
 
 _KINDS = {
-    "bool": {DType.bool}, "signed integer": {DType.i32}, "unsigned integer": {DType.u32},
-    "integral": {DType.i32, DType.u32}, "real floating": {DType.f32, DType.f16}, "complex floating": set(),
-    "numeric": {DType.i32, DType.u32, DType.f32, DType.f16},
+    "bool": {DType.bool}, "signed integer": {d for d in DType if d.kind == "i"},
+    "unsigned integer": {d for d in DType if d.kind == "u"}, "integral": {d for d in DType if d.is_int},
+    "real floating": {d for d in DType if d.is_float}, "complex floating": set(),
+    "numeric": {d for d in DType if d.kind != "b"},
 }
 
 

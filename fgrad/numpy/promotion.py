@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
@@ -28,9 +29,24 @@ __all__ = [  # the public functions, re-exported by fgrad.numpy and fgrad
 ArrayLike = Any  # Tensor, NumPy array, or Python number
 
 
-# JAX's promotion lattice (jax.numpy with x64 off) restricted to fgrad's dtypes is a chain, so the
-# join of two dtypes is the higher one: u32 and i32 join at JAX's int64, which x64-off makes i32.
-_RANK = {DType.bool: 0, DType.u32: 1, DType.i32: 2, DType.f16: 3, DType.f32: 4}
+# JAX's promotion lattice: each dtype's immediate successors. "i64" stands for JAX's int64 (the join
+# of u32 with a signed integer), which x64 off makes i32; the integers' join with a float is the float.
+_ABOVE: dict[DType | str, tuple[DType | str, ...]] = {
+    DType.bool: (DType.u8, DType.i8), DType.u8: (DType.u16, DType.i16), DType.u16: (DType.u32, DType.i32),
+    DType.u32: ("i64",), DType.i8: (DType.i16,), DType.i16: (DType.i32,), DType.i32: ("i64",),
+    "i64": (DType.bf16, DType.f16), DType.bf16: (DType.f32,), DType.f16: (DType.f32,), DType.f32: (),
+}
+
+
+def _bounds(dt: DType | str) -> frozenset[DType | str]:
+    """`dt` and every dtype above it in the lattice."""
+    return frozenset((dt,)).union(*(_bounds(up) for up in _ABOVE[dt]))
+
+
+_UPPER = {dt: _bounds(dt) for dt in _ABOVE}
+# The join of two dtypes: the least of their common upper bounds (the one whose bounds hold them all).
+_JOIN = {(a, b): next(DType.i32 if c == "i64" else c for c in _UPPER[a] & _UPPER[b] if _UPPER[c] >= _UPPER[a] & _UPPER[b])
+         for a in DType for b in DType}
 _PYTHON_DTYPE = {bool: DType.bool, int: DType.i32, float: DType.f32}
 # Python ints and floats are weakly typed, as in JAX: they take the dtype of the operands beside
 # them when those are of their kind or higher (bool < integer < float), else i32 / f32.
@@ -55,7 +71,7 @@ def _dtype(x: ArrayLike) -> DType:
         dtype = np.asarray(x).dtype
     except (TypeError, ValueError) as e:
         raise DTypeError(f"{user_call()}: cannot make an array from a {type(x).__name__}: {e}", user_site()) from None
-    if dtype.kind in "OUSV":  # objects, strings, bytes, records: not numbers
+    if dtype.kind in "OUS" or dtype.kind == "V" and dtype != DType.bf16:  # objects, strings, records: not numbers
         raise DTypeError(f"{user_call()}: got a {type(x).__name__} ({_brief(x)}), expected an array or a number",
                          user_site())
     try:
@@ -79,12 +95,12 @@ def result_dtype(*xs: ArrayLike) -> DType:
     a TypePromotionError, save Python numbers of the others' kind (an int beside integers or
     floats, a float beside floats)."""
     strong = [_dtype(x) for x in xs if type(x) not in _WEAK]
-    dt = builtins.max(strong, key=_RANK.__getitem__, default=DType.bool)
+    dt = functools.reduce(lambda a, b: _JOIN[a, b], strong, DType.bool)
     if config.jax_numpy_dtype_promotion == "strict" and len(xs) > 1 and called_by_user(2):
         _strictly(xs, strong, dt)
     for x in xs:
         weak = _WEAK.get(type(x))
-        if weak is not None and _KIND[dt.np.kind] < _KIND[weak.np.kind]:
+        if weak is not None and _KIND[dt.kind] < _KIND[weak.kind]:
             dt = weak
     return dt
 
@@ -92,8 +108,8 @@ def result_dtype(*xs: ArrayLike) -> DType:
 def _strictly(xs: Sequence[ArrayLike], strong: list[DType], dt: DType) -> None:
     """JAX's strict promotion: one dtype `dt` among the operands that are not Python numbers, and
     Python numbers only of a kind it takes (an int for integers and floats, a float for floats)."""
-    weak_kinds = {_KIND[_WEAK[type(x)].np.kind] for x in xs if type(x) in _WEAK}
-    if len(set(strong)) > 1 or (strong and weak_kinds and (dt.np.kind == "b" or builtins.max(weak_kinds) > _KIND[dt.np.kind])):
+    weak_kinds = {_KIND[_WEAK[type(x)].kind] for x in xs if type(x) in _WEAK}
+    if len(set(strong)) > 1 or (strong and weak_kinds and (dt.kind == "b" or builtins.max(weak_kinds) > _KIND[dt.kind])):
         names = tuple(dict.fromkeys(str(type(x)) if type(x) in _WEAK else _dtype(x).name for x in xs))
         raise TypePromotionError(
             f"{user_call()}: input dtypes {names} have no available implicit dtype "

@@ -67,10 +67,13 @@ def _masked(name: str, x: Tensor | np.ndarray, where_: ArrayLike | None, identit
     return _where(broadcast_to(mask, _shape(x)), x, identity)
 
 
-def _sum_dtype(name: str, a: ArrayLike, dtype: str | DType | None) -> DType:
+def _sum_dtype(name: str, a: ArrayLike, dtype: str | DType | None, promote_integers: bool = False) -> DType:
     """What a sum or product computes in: `dtype`, else a's, bools counted as i32 (jax.numpy's
-    default integer; u32 stays u32)."""
-    return _arith_dtype(a) if dtype is None else _as_dtype(dtype, name)
+    default integer); with `promote_integers`, narrower integers as i32 (signed) or u32."""
+    if dtype is not None:
+        return _as_dtype(dtype, name)
+    dt = _arith_dtype(a)
+    return (DType.i32 if dt.kind == "i" else DType.u32) if promote_integers and dt.is_int else dt
 
 
 def sum(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: None = None, keepdims: bool = False,
@@ -78,8 +81,8 @@ def sum(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out: 
         ) -> Tensor | np.ndarray:
     """Sum over `axis` (all axes if None), as `jnp.sum`: bools count as i32, `dtype` converts
     `a` first (a sum of bools is then their or), entries outside the `where` mask count 0 and
-    `initial` is added. f16 sums accumulate in f32, rounded once. `promote_integers` changes
-    nothing here: fgrad has no integer narrower than the default one."""
+    `initial` is added. f16 and bfloat16 sums accumulate in f32, rounded once. With
+    `promote_integers` (the default), integers narrower than 32 bits sum as i32 (signed) or u32."""
     return _fold("sum", sum_p, a, axis, dtype, out, keepdims, initial, where, 0, promote_integers)
 
 
@@ -90,7 +93,7 @@ def prod(a: ArrayLike, axis: Axis = None, dtype: str | DType | None = None, out:
     converts `a` first (a product of bools is then their and), entries outside the `where`
     mask count 1 and `initial` multiplies in. Its gradient is right with zeros in `a`: each
     entry's is the product of the others, made of prefix and suffix products (no division).
-    `promote_integers` changes nothing here, as in `sum`."""
+    `promote_integers` widens narrow integers, as in `sum`."""
     return _fold("prod", prod_p, a, axis, dtype, out, keepdims, initial, where, 1, promote_integers)
 
 
@@ -99,7 +102,7 @@ def _fold(name: str, op: Primitive, a: ArrayLike, axis: Axis, dtype: str | DType
           ) -> Tensor | np.ndarray:
     _no_out(name, out)
     _bool_flag(name, "promote_integers", promote_integers)
-    x = asarray(a, _sum_dtype(name, a, dtype))
+    x = asarray(a, _sum_dtype(name, a, dtype, promote_integers))
     if _dtype(x) is DType.bool:  # bools add as or and multiply as and, as in NumPy
         op, identity = (max_p, False) if op is sum_p else (min_p, True)
     x = _masked(name, x, where_, identity)

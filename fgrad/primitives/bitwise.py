@@ -27,12 +27,24 @@ __all__ = [  # re-exported by fgrad.primitives
     "population_count_p", "shift_left_p", "shift_right_arithmetic_p", "shift_right_logical_p",
 ]
 
-BITS = 32  # the width of every integer dtype fgrad has
+def _width(dtype: Any) -> int:
+    """The bits of an integer dtype's values (8 for an i8, which a kernel holds in an i32)."""
+    return np.dtype(dtype).itemsize * 8
 
 
 def _unsigned(x: np.ndarray) -> np.ndarray:
-    """The bits of an integer array as uint32 (NumPy's cast of a negative int32 keeps its bits)."""
-    return np.asarray(x).astype(np.uint32)
+    """The bits of an integer array as the unsigned integers of its width (NumPy's cast of a
+    negative int keeps its bits)."""
+    x = np.asarray(x)
+    return x.astype(f"u{x.dtype.itemsize}")
+
+
+def _mask(w: Any, dtype: DType, x: str) -> str:
+    """WGSL: the bits of the integer `x` of `dtype` as a u32, the bits above its width cleared (an
+    i8 is held sign-extended in an i32)."""
+    bits = x if dtype.kind == "u" else f"bitcast<u32>({x})"
+    width = _width(dtype.np)
+    return bits if width == 32 or dtype.kind == "u" else f"({bits} & {(1 << width) - 1:#x}u)"
 
 
 # bitwise_and, bitwise_or, bitwise_xor: on the bits of two integers of one dtype.
@@ -61,107 +73,144 @@ register_lowering(bitwise_not_p, ELEMENTWISE, "(~{0})")
 
 
 # Shifts, as XLA's (so jax.lax's): the count, of x's dtype, is read as unsigned, so a negative
-# one is past the width; a count from 32 up gives 0 for the left and the logical right shift, and
-# fills with the sign bit for the arithmetic one. The logical shift works on the bits as u32, the
-# arithmetic one as i32, whatever x's dtype. WGSL takes a u32 count and shifts by it modulo 32
-# (a constant count from 32 up does not compile): a count known while tracing is written as a
-# literal, any other is tested.
-def _shift_impl(shift: Callable[[np.ndarray, np.ndarray], np.ndarray], on: np.dtype,
+# one is past the width; a count from the width up (32 for an i32, 8 for an i8) gives 0 for the
+# left and the logical right shift, and fills with the sign bit for the arithmetic one. The logical
+# shift works on the bits as unsigned, the arithmetic one as signed, whatever x's dtype. WGSL
+# takes a u32 count and shifts by it modulo 32 (a constant count from 32 up does not compile): a
+# count known while tracing is written as a literal, any other is tested. A narrower integer,
+# held in 32 bits, is shifted there with its bits above the width cleared (a logical shift) or
+# filled with its sign (an arithmetic one), the result wrapped back to the width.
+def _shift_impl(shift: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str,
                 past: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     def impl(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+        width = _width(x.dtype)
+        on = np.dtype(f"{kind}{width // 8}")
         count = _unsigned(s)
-        bits = shift(np.asarray(x).astype(on), np.minimum(count, BITS - 1).astype(on))
+        bits = shift(np.asarray(x).astype(on), np.minimum(count, width - 1).astype(on))
         if past == "zero":
-            bits = np.where(count >= BITS, on.type(0), bits)
+            bits = np.where(count >= width, on.type(0), bits)
         return bits.astype(x.dtype)
 
     return impl
 
 
-def _shift_wgsl(op: str, on: DType | None, past: str) -> Callable[..., str]:
-    """`x op s` on the bits of x as `on` (x's own dtype where None). Counts from 32 up give 0
-    (`past` = "zero"), or shift by 31 ("sign")."""
+def _shift_wgsl(op: str, kind: str | None, past: str) -> Callable[..., str]:
+    """`x op s` on the bits of x as unsigned (`kind` "u") or signed ("i") integers, or as x's own
+    dtype (None). Counts from the width up give 0 (`past` = "zero"), or shift by the width less one
+    ("sign")."""
 
     def wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         dtype = w.spec(i).dtype
-        bits = on or dtype
+        width = _width(dtype.np)
         x = w.operand(i, 0, coords)
-        x = x if bits is dtype else f"bitcast<{bits.row.compute}>({x})"
-        zero = w.literal(0, bits)
+        on = dtype if kind is None or kind == dtype.kind else DType.u32 if kind == "u" else DType.i32
+        if on is not dtype:
+            x = _mask(w, dtype, x) if kind == "u" else \
+                f"bitcast<i32>({x})" if width == 32 else f"extractBits(bitcast<i32>({x}), 0u, {width}u)"
+        zero = w.literal(0, on)
         known = uniform_constant(w.nodes, w.nodes[i].inputs[1])
         if known is not None:
-            count = int(known) % 2**BITS
-            out = zero if count >= BITS and past == "zero" else f"({x} {op} {min(count, BITS - 1)}u)"
+            count = int(known) % 2**width
+            out = zero if count >= width and past == "zero" else f"({x} {op} {min(count, width - 1)}u)"
         else:
             count = w.operand(i, 1, coords)
-            count = w.let(count if dtype is DType.u32 else f"u32({count})")
-            out = (f"select({x} {op} {count}, {zero}, {count} >= {BITS}u)" if past == "zero"
-                   else f"({x} {op} min({count}, {BITS - 1}u))")
-        return out if bits is dtype else f"bitcast<{dtype.row.compute}>({out})"
+            count = w.let(count if dtype.kind == "u" else f"u32({count})")
+            out = (f"select({x} {op} {count}, {zero}, {count} >= {width}u)" if past == "zero"
+                   else f"({x} {op} min({count}, {width - 1}u))")
+        return out if on is dtype else f"bitcast<{dtype.row.compute}>({out})"
 
     return wgsl
 
 
-shift_left_p = declare("shift_left", binary("shift_left", INTEGER),
-                       _shift_impl(np.left_shift, np.dtype(np.uint32), "zero"))
+shift_left_p = declare("shift_left", binary("shift_left", INTEGER), _shift_impl(np.left_shift, "u", "zero"))
 vjp_rules.register(shift_left_p, nondiff)
 jvp_rules.register(shift_left_p, nondiff_jvp)
 batch_rules.register(shift_left_p, elementwise_batching(shift_left_p))
 register_lowering(shift_left_p, ELEMENTWISE, _shift_wgsl("<<", None, "zero"))
 shift_right_logical_p = declare("shift_right_logical", binary("shift_right_logical", INTEGER),
-                                _shift_impl(np.right_shift, np.dtype(np.uint32), "zero"))
+                                _shift_impl(np.right_shift, "u", "zero"))
 vjp_rules.register(shift_right_logical_p, nondiff)
 jvp_rules.register(shift_right_logical_p, nondiff_jvp)
 batch_rules.register(shift_right_logical_p, elementwise_batching(shift_right_logical_p))
-register_lowering(shift_right_logical_p, ELEMENTWISE, _shift_wgsl(">>", DType.u32, "zero"))
+register_lowering(shift_right_logical_p, ELEMENTWISE, _shift_wgsl(">>", "u", "zero"))
 shift_right_arithmetic_p = declare("shift_right_arithmetic", binary("shift_right_arithmetic", INTEGER),
-                                   _shift_impl(np.right_shift, np.dtype(np.int32), "sign"))
+                                   _shift_impl(np.right_shift, "i", "sign"))
 vjp_rules.register(shift_right_arithmetic_p, nondiff)
 jvp_rules.register(shift_right_arithmetic_p, nondiff_jvp)
 batch_rules.register(shift_right_arithmetic_p, elementwise_batching(shift_right_arithmetic_p))
-register_lowering(shift_right_arithmetic_p, ELEMENTWISE, _shift_wgsl(">>", DType.i32, "sign"))
+register_lowering(shift_right_arithmetic_p, ELEMENTWISE, _shift_wgsl(">>", "i", "sign"))
 
-# population_count: the number of bits set (of the two's complement bits for i32, as lax's).
+# population_count: the number of bits set (of the two's complement bits for signed integers, as lax's).
 population_count_p = declare("population_count", unary("population_count", INTEGER),
                              lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype))
 vjp_rules.register(population_count_p, nondiff)
 jvp_rules.register(population_count_p, nondiff_jvp)
 batch_rules.register(population_count_p, elementwise_batching(population_count_p))
-register_lowering(population_count_p, ELEMENTWISE, "countOneBits({0})")
+register_lowering(population_count_p, ELEMENTWISE,
+                  lambda w, i, c: f"{w.spec(i).dtype.row.compute}(countOneBits({_mask(w, w.spec(i).dtype, w.operand(i, 0, c))}))")
 
 
-# clz: the number of leading zero bits (32 for 0). frexp's exponent of a u32 is its bit length.
+# clz: the number of leading zero bits of the dtype's width (32 for an i32 0, 8 for an i8 0).
+# frexp's exponent of an unsigned value is its bit length.
 def _clz_impl(x: np.ndarray) -> np.ndarray:
-    return (BITS - np.frexp(_unsigned(x).astype(np.float64))[1]).astype(x.dtype)
+    return (_width(x.dtype) - np.frexp(_unsigned(x).astype(np.float64))[1]).astype(x.dtype)
+
+
+def _clz_wgsl(w: Any, i: int, c: Sequence[str]) -> str:
+    dtype = w.spec(i).dtype
+    zeros = f"countLeadingZeros({_mask(w, dtype, w.operand(i, 0, c))})"
+    width = _width(dtype.np)
+    return f"{dtype.row.compute}({zeros}{'' if width == 32 else f' - {32 - width}u'})"
 
 
 clz_p = declare("clz", unary("clz", INTEGER), _clz_impl)
 vjp_rules.register(clz_p, nondiff)
 jvp_rules.register(clz_p, nondiff_jvp)
 batch_rules.register(clz_p, elementwise_batching(clz_p))
-register_lowering(clz_p, ELEMENTWISE, "countLeadingZeros({0})")
+register_lowering(clz_p, ELEMENTWISE, _clz_wgsl)
 
 
-# bitcast_convert_type: the bits of x read as `new_dtype`, of the same width: f32, i32 and u32
-# among themselves (f16 has no 16-bit integer in fgrad; bool has no bits to give).
-BIT_CASTS = (DType.f32, DType.i32, DType.u32)
+# bitcast_convert_type: the bits of x read as `new_dtype`, of the same width: f32, i32 and u32;
+# f16, bf16, i16 and u16; i8 and u8 (bool has no bits to give). A kernel moves the bits through a
+# u32 holding them in its low bits (TO_BITS, FROM_BITS: a bfloat16 is an f32's upper half).
+BIT_CASTS = ((DType.f32, DType.i32, DType.u32), (DType.f16, DType.bf16, DType.i16, DType.u16), (DType.i8, DType.u8))
+TO_BITS = {DType.f32: "bitcast<u32>({0})", DType.i32: "bitcast<u32>({0})", DType.u32: "{0}",
+           DType.f16: "(bitcast<u32>(vec2<f16>({0}, 0.0h)) & 0xffffu)", DType.bf16: "(bitcast<u32>({0}) >> 16u)",
+           DType.i16: "(bitcast<u32>({0}) & 0xffffu)", DType.u16: "{0}", DType.i8: "(bitcast<u32>({0}) & 0xffu)",
+           DType.u8: "{0}"}
+FROM_BITS = {DType.f32: "bitcast<f32>({0})", DType.i32: "bitcast<i32>({0})", DType.u32: "{0}",
+             DType.f16: "bitcast<vec2<f16>>({0}).x", DType.bf16: "bitcast<f32>({0} << 16u)",
+             DType.i16: "extractBits(bitcast<i32>({0}), 0u, 16u)", DType.u16: "{0}",
+             DType.i8: "extractBits(bitcast<i32>({0}), 0u, 8u)", DType.u8: "{0}"}
 
 
 def _bitcast_rule(x: Spec, *, new_dtype: DType) -> Spec:
-    if x.dtype not in BIT_CASTS or new_dtype not in BIT_CASTS:
+    if not any(x.dtype in group and new_dtype in group for group in BIT_CASTS):
+        groups = "; ".join(", ".join(map(str, group)) for group in BIT_CASTS)
         raise DTypeError(f"bitcast_convert_type: cannot read the bits of {x} as {new_dtype}: fgrad bit casts between "
-                         "f32, i32 and u32 (not JAX's casts between widths: fgrad has no 16-bit integer for f16)")
+                         f"dtypes of one width ({groups}), not JAX's casts between widths")
     return Spec(x.shape, new_dtype)
 
 
 def _bitcast_impl(x: np.ndarray, *, new_dtype: DType) -> np.ndarray:
-    # In interpret's float64 mode an f32 value arrives as float64: its bits are those of the f32.
-    return x.astype(DType.of(x.dtype).np).view(new_dtype.np)  # astype copies: contiguous, so viewable
+    # In interpret's float64 mode a float arrives as float64: its bits are those of its own dtype's
+    # value, which the spec's dtype of the same width as new_dtype names.
+    width = new_dtype.itemsize
+    own = x.dtype if x.dtype.itemsize == width else next(d for g in BIT_CASTS for d in g
+                                                          if d.itemsize == width and d.kind == x.dtype.kind).np
+    return x.astype(own).view(new_dtype.np)  # astype copies: contiguous, so viewable
 
 
-bitcast_convert_type_p = declare("bitcast_convert_type", _bitcast_rule, _bitcast_impl)
+def _bitcast_wgsl(w: Any, i: int, c: Sequence[str]) -> str:
+    have, want = w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype
+    x = w.operand(i, 0, c)
+    if have.row.compute == want.row.compute == have.row.storage:  # f32, i32 and u32: one bitcast
+        return f"bitcast<{want.row.compute}>({x})"
+    return FROM_BITS[want].format(w.let(TO_BITS[have].format(x)))
+
+
+bitcast_convert_type_p = declare("bitcast_convert_type", _bitcast_rule, _bitcast_impl, bits=True)
 vjp_rules.register(bitcast_convert_type_p, nondiff)
 jvp_rules.register(bitcast_convert_type_p, nondiff_jvp)
 batch_rules.register(bitcast_convert_type_p, elementwise_batching(bitcast_convert_type_p))
-register_lowering(bitcast_convert_type_p, ELEMENTWISE,
-                  lambda w, i, c: f"bitcast<{w.spec(i).dtype.row.compute}>({w.operand(i, 0, c)})")
+register_lowering(bitcast_convert_type_p, ELEMENTWISE, _bitcast_wgsl)

@@ -601,9 +601,10 @@ NUMPY_KEY = """fn numpy_key(x: f32) -> u32 {
     return select(select(total_key(x), 0x80000000u, (bitcast<u32>(x) << 1u) == 0u), 0xffffffffu, is_nan(x));
 }"""
 
-# The order keys of floats (widened to f32), by (total order?, dtype).
+# The order keys of floats (widened to f32), by (total order?, dtype). A bfloat16 is held in an f32, NaNs too.
 FLOAT_KEYS = {(False, DType.f32): ("numpy_key", NUMPY_KEY), (False, DType.f16): ("numpy_key", NUMPY_KEY),
-              (True, DType.f32): ("total_key", TOTAL_KEY), (True, DType.f16): ("total_key_f16", TOTAL_KEY_F16)}
+              (False, DType.bf16): ("numpy_key", NUMPY_KEY), (True, DType.f32): ("total_key", TOTAL_KEY),
+              (True, DType.f16): ("total_key_f16", TOTAL_KEY_F16), (True, DType.bf16): ("total_key", TOTAL_KEY)}
 
 
 def _key_wgsl(flips: bool) -> Callable[..., str]:
@@ -619,7 +620,7 @@ def _key_wgsl(flips: bool) -> Callable[..., str]:
             if name != "total_key":
                 w.function("is_nan", IS_NAN)
             key = f"{w.function(name, text)}({cast(w, v, dtype, DType.f32)})"
-        elif dtype is DType.i32:
+        elif dtype.kind == "i":  # held sign-extended in an i32
             key = f"(bitcast<u32>({v}) ^ 0x80000000u)"
         else:
             key = cast(w, v, dtype, DType.u32)
