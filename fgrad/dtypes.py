@@ -33,8 +33,7 @@ def issubdtype(a: Any, b: Any) -> bool:
 
 def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype:
     """The NumPy dtype of the values of `dtype` in fgrad, as `jax.dtypes.canonicalize_dtype` with
-    x64 off: float64 is float32, int64 int32, and the other integer widths (which fgrad lacks)
-    widen or narrow to i32 and u32 as `fg.numpy.asarray` converts them."""
+    x64 off: float64 is float32, int64 int32 and uint64 uint32; the others are themselves."""
     try:
         return DType.of(dtype).np
     except FgradError as e:

@@ -16,10 +16,10 @@ class name and fields, never as code, so `load` gives it back as a dict from
 field name to value; `load(path, like=model)` rebuilds the containers of
 `like`, its own classes included. Leaves: arrays, `fg.Array`s and numbers,
 stored as fgrad computes them, in the NumPy dtype of their fgrad dtype
-(float32, float16, int32, uint32 or bool): float64 is rounded to float32 (as
-JAX does by default), other integer widths become int32 or uint32, and
-integers or finite floats that the stored type cannot hold are refused,
-naming the leaf.
+(float32, float16, bfloat16, 32-, 16- and 8-bit integers, or bool): float64 is
+rounded to float32 (as JAX does by default), 64-bit integers become int32 or
+uint32, and integers or finite floats that the stored type cannot hold are
+refused, naming the leaf.
 """
 
 from __future__ import annotations

@@ -168,10 +168,21 @@ class DTypeRow:
     # (ml_dtypes' bfloat16), interpret computing a bfloat16 op in f32 as a kernel does.
     narrow: str | None = None
 
-    @property
-    def held(self) -> bool:
-        """Whether its values are held in a wider dtype (`narrow`)."""
-        return self.narrow is not None
+    def stored_values(self, values: Any) -> np.ndarray:
+        """`values` as a device buffer holds them: in `stored`. A float held in a wider one (a
+        bfloat16 in an f32) is its upper half, bit for bit (a NaN's payload too)."""
+        values = np.asarray(values)
+        if self.kind != "f" or self.stored.itemsize == self.np.itemsize:
+            return values.astype(self.stored)
+        half = np.asarray(values, self.np).view(f"u{self.np.itemsize}").astype(f"u{self.stored.itemsize}")
+        return (half << np.uint8(8 * self.np.itemsize)).view(self.stored)
+
+    def values_of(self, stored: np.ndarray) -> np.ndarray:
+        """The values a device buffer's `stored` elements hold (`stored_values`' inverse)."""
+        if self.kind != "f" or self.stored.itemsize == self.np.itemsize:
+            return stored.astype(self.np)
+        bits = stored.view(f"u{self.stored.itemsize}") >> np.uint8(8 * self.np.itemsize)
+        return bits.astype(f"u{self.np.itemsize}").view(self.np)
 
 
 _NUMPY_HASH = {dtype.value: hash(np.dtype(getattr(ml_dtypes, dtype.name, dtype.name))) for dtype in DType}  # each named as NumPy's

@@ -667,7 +667,7 @@ def stored_value(data: bytes, spec: Spec) -> np.ndarray:
     an array of its own."""
     stored = np.frombuffer(data, spec.dtype.row.stored)[:spec.size]
     # Converted while 1-d, so a 0-d result is still an array (not a NumPy scalar).
-    return stored.astype(spec.dtype.np).reshape(spec.shape)
+    return spec.dtype.row.values_of(stored).reshape(spec.shape)
 
 
 def _on_device(fn: Callable[..., Any], *operands: Any, **static: Hashable) -> Any:

@@ -223,7 +223,8 @@ def test_u32_abs_through_wgsl_is_the_identity_past_2_31() -> None:
 
 
 @pytest.mark.parametrize("dtype, numpy", [(DType.f32, np.float32), (DType.f16, np.float16), (DType.i32, np.int32),
-                                          (DType.u32, np.uint32), (DType.bool, np.bool_)])
+                                          (DType.u32, np.uint32), (DType.bool, np.bool_), (DType.i8, np.int8),
+                                          (DType.u8, np.uint8), (DType.i16, np.int16), (DType.u16, np.uint16)])
 def test_a_dtype_is_what_numpy_takes_as_a_jax_array_s_is(dtype, numpy):
     """`x.dtype` of a compiled result compares, converts and is taken as NumPy's, as a jax.Array's."""
     got = fg.jit(lambda x: x)(np.zeros(2, numpy)).dtype
@@ -253,10 +254,11 @@ def test_fg_dtypes_is_jax_dtypes():
         [jax.dtypes.issubdtype(a, b) for a, b in [(jax.dtypes.float0, np.floating), (jax.dtypes.float0,
                                                    jax.dtypes.float0), (np.float32, jax.dtypes.float0),
                                                   (np.float32, np.floating), (np.int32, np.floating)]]
-    for dtype in (np.float64, np.float32, np.float16, np.int64, np.int32, np.uint32, np.bool_):
+    for dtype in (np.float64, np.float32, np.float16, "bfloat16", np.int64, np.int32, np.uint32, np.int16, np.uint16,
+                  np.int8, np.uint8, np.bool_):
         assert d.canonicalize_dtype(dtype) == jax.dtypes.canonicalize_dtype(dtype)
         assert d.itemsize_bits(dtype) == jax.dtypes.itemsize_bits(jax.dtypes.canonicalize_dtype(dtype))
-    assert d.canonicalize_dtype(np.int16) == np.int32  # fgrad has no 16-bit integer; JAX keeps int16
+    assert d.canonicalize_dtype(np.int16) == jax.dtypes.canonicalize_dtype(np.int16) == np.int16
     for args in [(1, 2.0), (np.int32(1), np.float16(1)), (np.ones(2, np.uint32), 1), (True,), (np.int32(1), 2.0),
                  (True, 1), (np.float16(1), 1.0), (np.int32, 1.0)]:
         assert d.result_type(*args, return_weak_type_flag=True) == jax.dtypes.result_type(

@@ -347,11 +347,12 @@ def test_const_repr() -> None:
     [
         (np.float64, DType.f32), (np.dtype("float64"), DType.f32), ("float64", DType.f32),
         (np.float32, DType.f32), ("float32", DType.f32), ("f32", DType.f32), (float, DType.f32),
-        (np.int64, DType.i32), (np.dtype("int64"), DType.i32), (np.int32, DType.i32), (np.int8, DType.i32),
+        (np.int64, DType.i32), (np.dtype("int64"), DType.i32), (np.int32, DType.i32), (np.int8, DType.i8),
         ("i32", DType.i32), (int, DType.i32),
         (np.float16, DType.f16), ("float16", DType.f16), ("f16", DType.f16), (np.dtype("<f2"), DType.f16),
-        (np.uint32, DType.u32), ("uint32", DType.u32), ("u32", DType.u32), (np.uint8, DType.u32),
-        (np.uint64, DType.u32),
+        (np.uint32, DType.u32), ("uint32", DType.u32), ("u32", DType.u32), (np.uint8, DType.u8),
+        (np.uint64, DType.u32), (np.int16, DType.i16), ("uint16", DType.u16), ("u8", DType.u8),
+        ("bfloat16", DType.bf16), (np.dtype("bfloat16"), DType.bf16), ("bf16", DType.bf16),
         (np.bool_, DType.bool), ("bool", DType.bool), (bool, DType.bool),
         (DType.f32, DType.f32), (DType.i32, DType.i32), (DType.f16, DType.f16), (DType.u32, DType.u32),
     ],
@@ -370,7 +371,8 @@ def test_dtype_of_values(value: Any, expected: DType) -> None:
 
 
 @pytest.mark.parametrize(
-    "x", ["bfloat16", np.complex64, "complex64", np.complex128, "datetime64[s]", "nope", object, np.str_, [1]]
+    "x", ["int4", "float8_e4m3fn", np.complex64, "complex64", np.complex128, "datetime64[s]", "nope", object, np.str_,
+          [1]]
 )
 def test_dtype_of_unsupported_raises(x: Any) -> None:
     with pytest.raises(fg.DTypeError, match="unsupported dtype"):
@@ -430,7 +432,7 @@ def test_spec_rejects_bad_dims_at_the_users_line(shape: Any) -> None:
     assert str(e.value).endswith(f" at test_ir.py:{make.__code__.co_firstlineno + 1}")
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "complex64", "int4"])
+@pytest.mark.parametrize("dtype", ["float8_e5m2", "complex64", "int4"])
 def test_spec_rejects_unsupported_dtype_at_the_users_line(dtype: str) -> None:
     def make():
         return fg.spec((2, 3), dtype)

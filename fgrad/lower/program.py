@@ -77,7 +77,7 @@ class Buffer:
 def buffer_bytes(value: Any, dtype: DType) -> bytes:
     """The bytes of `value` as a buffer of `dtype` holds them (bools as u32 0 or 1, an i8 as an i32,
     a bfloat16 as an f32), padded with zeros to whole words (one for an empty value)."""
-    data = np.asarray(value).astype(dtype.row.stored).tobytes()
+    data = dtype.row.stored_values(value).tobytes()
     return data + bytes(words(len(data)) - len(data))
 
 

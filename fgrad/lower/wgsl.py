@@ -565,7 +565,7 @@ class KernelWriter:
                 expr = lowering.wgsl.format(*(self.value(j, coords) for j in node.inputs))
             else:
                 expr = lowering.wgsl(self, i, coords)
-            if lowering.kind.works:
+            if lowering.kind.works and not lowering.exact:
                 expr = self.narrowed(expr, node.spec.dtype)
         name = self.let(expr)
         self.scopes[-1][key] = name

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fgrad.errors import DTypeError
+from fgrad.errors import DTypeError, ShapeError
 from fgrad.ir import DType, Primitive
 from fgrad.primitives import (
     bitcast_convert_type_p, bitwise_and_p, bitwise_not_p, bitwise_or_p, bitwise_xor_p, clz_p, population_count_p,
@@ -15,8 +15,9 @@ from fgrad.primitives import (
 )
 from fgrad.trace import Tensor, bind, spec_of, user_site
 from fgrad.numpy.promotion import (
-    ArrayLike, _arith_dtype, _as_dtype, _broadcast, _dtype, _elementwise, asarray, result_dtype,
+    ArrayLike, _arith_dtype, _as_dtype, _broadcast, _dtype, _elementwise, _shape, asarray, result_dtype,
 )
+from fgrad.numpy.shapes import stack
 from fgrad.numpy.elementwise import (
     abs, astype, equal, floor_divide, logical_and, logical_not, logical_or, logical_xor, multiply, not_equal, rem,
     where,
@@ -79,29 +80,29 @@ bitwise_not = bitwise_invert = invert  # jax.numpy's other names
 
 def left_shift(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
     """x << y on integers promoted together (bools count as i32). A count that is negative or
-    from 32 up gives 0, as jax.numpy's."""
+    from the dtype's width up gives 0, as jax.numpy's."""
     _integer_dtype("left_shift", x, y)
     return _elementwise(shift_left_p, x, y, dtype=_arith_dtype(x, y))
 
 
 def right_shift(x: ArrayLike, y: ArrayLike) -> Tensor | np.ndarray:
     """x >> y on integers promoted together (bools count as i32): arithmetic (filling with the
-    sign) for i32, logical for u32. A count that is negative or from 32 up shifts every bit
-    out: 0, or -1 for a negative i32, as jax.numpy's."""
+    sign) for signed integers, logical for unsigned ones. A count that is negative or from the
+    dtype's width up shifts every bit out: 0, or -1 for a negative value, as jax.numpy's."""
     _integer_dtype("right_shift", x, y)
     dtype = _arith_dtype(x, y)
-    return _elementwise(shift_right_logical_p if dtype is DType.u32 else shift_right_arithmetic_p, x, y, dtype=dtype)
+    op = shift_right_logical_p if dtype.kind == "u" else shift_right_arithmetic_p
+    return _elementwise(op, x, y, dtype=dtype)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift  # the array API's names
 
 
 def bitwise_count(x: ArrayLike) -> Tensor | np.ndarray:
-    """The number of bits set in |x|, as NumPy's and jax.numpy's. jax.numpy gives uint8; fgrad
-    has no 8-bit dtype and gives u32 (the dtype it reads uint8 arrays as)."""
+    """The number of bits set in |x|, as a uint8, as NumPy's and jax.numpy's."""
     dtype = _integer_dtype("bitwise_count", x)
-    magnitude = astype(x, DType.u32) if dtype is DType.bool else abs(x)
-    return astype(bind(population_count_p, asarray(magnitude)), DType.u32)
+    magnitude = astype(x, DType.u8) if dtype is DType.bool else abs(x)
+    return astype(bind(population_count_p, asarray(magnitude)), DType.u8)
 
 
 # -- greatest common divisors and least common multiples ----------------------------------------------
@@ -148,14 +149,15 @@ def _lax_shift(name: str, op: Primitive, doc: str) -> Callable[..., Tensor | np.
     return fn
 
 
-shift_left = _lax_shift("shift_left", shift_left_p, "x << y (lax.shift_left): a count that is negative or from 32 "
-                        "up gives 0.")
+shift_left = _lax_shift("shift_left", shift_left_p, "x << y (lax.shift_left): a count that is negative or from the "
+                        "dtype's width up gives 0.")
 shift_right_logical = _lax_shift("shift_right_logical", shift_right_logical_p,
-                                 "x >> y filling with zeros, for i32 too (lax.shift_right_logical): a count that "
-                                 "is negative or from 32 up gives 0.")
+                                 "x >> y filling with zeros, for signed integers too (lax.shift_right_logical): a "
+                                 "count that is negative or from the dtype's width up gives 0.")
 shift_right_arithmetic = _lax_shift("shift_right_arithmetic", shift_right_arithmetic_p,
-                                    "x >> y filling with the sign bit, for u32 too (lax.shift_right_arithmetic): "
-                                    "a count that is negative or from 32 up gives 0 or -1.")
+                                    "x >> y filling with the sign bit, for unsigned integers too "
+                                    "(lax.shift_right_arithmetic): a count that is negative or from the dtype's width "
+                                    "up gives 0 or -1.")
 
 
 def population_count(x: ArrayLike) -> Tensor | np.ndarray:
@@ -165,15 +167,40 @@ def population_count(x: ArrayLike) -> Tensor | np.ndarray:
 
 
 def clz(x: ArrayLike) -> Tensor | np.ndarray:
-    """The number of leading zero bits (lax.clz): 32 for 0, 0 for a negative i32."""
+    """The number of leading zero bits of the dtype's width (lax.clz): 32 for an i32 0, 8 for an i8
+    0, 0 for a negative value."""
     _integer_dtype("clz", x, bools=False)
     return bind(clz_p, asarray(x))
 
 
+_UNSIGNED = {4: DType.u32, 2: DType.u16, 1: DType.u8}  # the unsigned integer of each width in bytes
+
+
 def bitcast_convert_type(operand: ArrayLike, new_dtype: str | DType) -> Tensor | np.ndarray:
-    """The bits of `operand` read as `new_dtype` (lax.bitcast_convert_type), between the 32-bit
-    dtypes f32, i32 and u32; a bit cast to its own dtype is the operand."""
+    """The bits of `operand` read as `new_dtype`, as `lax.bitcast_convert_type`; a bit cast to its
+    own dtype is the operand. Between widths, as JAX's: a value of a wider dtype gives a last axis
+    of its narrower parts, least significant first (an i32 gives 4 i8s), and a last axis of that
+    many narrower values gives one wider value."""
     if new_dtype is None:
-        raise DTypeError("bitcast_convert_type: new_dtype must be given (f32, i32 or u32)", user_site())
+        raise DTypeError("bitcast_convert_type: new_dtype must be given", user_site())
     x, dtype = asarray(operand), _as_dtype(new_dtype, "bitcast_convert_type")
-    return x if _dtype(x) is dtype else bind(bitcast_convert_type_p, x, new_dtype=dtype)
+    have = _dtype(x)
+    if have is dtype:
+        return x
+    if DType.bool in (have, dtype) or have.itemsize == dtype.itemsize:
+        return bind(bitcast_convert_type_p, x, new_dtype=dtype)  # its rule names what it refuses
+    bits = bitcast_convert_type(x, _UNSIGNED[have.itemsize])
+    ratio = max(have.itemsize, dtype.itemsize) // min(have.itemsize, dtype.itemsize)
+    step = 8 * min(have.itemsize, dtype.itemsize)
+    if have.itemsize > dtype.itemsize:  # the parts, least significant first, on a new last axis
+        parts = [astype(shift_right_logical(bits, step * k), _UNSIGNED[dtype.itemsize]) for k in range(ratio)]
+        return bitcast_convert_type(stack(parts, -1), dtype)
+    shape = _shape(x)
+    if not shape or shape[-1] != ratio:
+        raise ShapeError(f"bitcast_convert_type: {have}[{', '.join(map(str, shape))}] to {dtype} needs a last axis of "
+                         f"{ratio} (the {have}s of one {dtype})", user_site())
+    wide = astype(bits, _UNSIGNED[dtype.itemsize])
+    whole = wide[..., 0]
+    for k in range(1, ratio):
+        whole = bitwise_or(whole, shift_left(wide[..., k], step * k))
+    return bitcast_convert_type(whole, dtype)

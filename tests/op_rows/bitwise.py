@@ -101,10 +101,10 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
          np.left_shift),
     Case("shift_right_arithmetic", "bitwise_right_shift", fg.bitwise_right_shift,
          (I(3, lo=-99, hi=99), I(1, lo=0, hi=5)), np.right_shift),
-    # |x|'s bits, as NumPy's; fgrad's u32 for jax.numpy's uint8.
+    # |x|'s bits, as NumPy's, a uint8 as jax.numpy's.
     Case("population_count", "bitwise_count-i32", fg.bitwise_count, (X_EDGES,),
-         lambda x: popcount_ref(np.abs(x.astype(np.int64))).astype(np.uint32)),
-    Case("population_count", "bitwise_count-bool", fg.bitwise_count, (B(4),), lambda x: x.astype(np.uint32)),
+         lambda x: popcount_ref(np.abs(x.astype(np.int64))).astype(np.uint8)),
+    Case("population_count", "bitwise_count-bool", fg.bitwise_count, (B(4),), lambda x: x.astype(np.uint8)),
     # The exponent field of an f32, fused with the bit cast.
     Case("bitcast_convert_type", "exponent-bits", lambda x: (fg.lax.bitcast_convert_type(x, "i32") >> 23) & 0xFF,
          (F(2, 3, lo=-1e6, hi=1e6),), lambda x: (x.astype(np.float32).view(np.int32) >> 23) & 0xFF, eager=False),
