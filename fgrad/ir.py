@@ -102,6 +102,11 @@ class DType(enum.Enum):
         return self.row.kind in "iu"
 
     @property
+    def finfo(self) -> np.finfo:
+        """Machine limits of a float dtype (eps, max, nmant, ...), NumPy's finfo (ml_dtypes' for bfloat16)."""
+        return ml_dtypes.finfo(self.np)
+
+    @property
     def itemsize(self) -> int:
         """Bytes per element, as NumPy's (a bool: 1)."""
         return self.row.np.itemsize

@@ -161,8 +161,9 @@ def _dtype_arg(name: str, dtype: Any, default: DType, allowed: tuple[DType, ...]
     return dt
 
 
-FLOATS = (DType.f32, DType.f16)
-INTEGERS = (DType.i32, DType.u32)
+FLOATS = (DType.f32, DType.f16, DType.bf16)
+INTEGERS = (DType.i32, DType.u32, DType.i16, DType.u16, DType.i8, DType.u8)
+UNSIGNED = (DType.u32, DType.u16, DType.u8)
 
 
 # ---------------------------------------------------------------------------
@@ -255,9 +256,10 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Value:
 
 
 def bits(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
-    """Uniformly random u32 bits of `shape` (fgrad's only unsigned dtype)."""
-    _dtype_arg("bits", dtype, U32, (U32,))
-    return _bits(_key("bits", key), _sample_shape("bits", shape))
+    """Uniformly random bits of `shape`, of an unsigned `dtype` (u32 unless given), as JAX's: an u8's
+    and a u16's are the low bits of the u32 drawn in their place."""
+    dtype = _dtype_arg("bits", dtype, U32, UNSIGNED)
+    return fnp.astype(_bits(_key("bits", key), _sample_shape("bits", shape)), dtype)
 
 
 def _uniform(k: Value, shape: tuple[int | Dim, ...], dtype: DType, minval: ArrayLike, maxval: ArrayLike) -> Value:
@@ -266,13 +268,12 @@ def _uniform(k: Value, shape: tuple[int | Dim, ...], dtype: DType, minval: Array
 
 def _floats(bits: Value, dtype: DType, minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Value:
     """Uniform floats of `dtype` in [minval, maxval) from u32 `bits`, as JAX's uniform makes them."""
-    # JAX draws as many bits as the dtype has (the low 16 for f16), keeps the top `nmant` of them
-    # as the mantissa of a float in [1, 2) and subtracts 1: exactly the mantissa bits times
-    # 2^-nmant, computed so here (fgrad bit casts no f16).
-    nbits, nmant = 8 * dtype.itemsize, int(np.finfo(dtype.np).nmant)
-    mantissa = fnp.right_shift(bits, nbits - nmant)
-    if nbits < 32:
-        mantissa = fnp.bitwise_and(mantissa, 2**nmant - 1)
+    # JAX draws as many bits as the dtype has (the low 16 for f16), at least 8 (the low 8 for
+    # bfloat16), keeps the top `nmant` of them as the mantissa of a float in [1, 2) and subtracts
+    # 1: exactly the mantissa bits times 2^-nmant, computed so here.
+    nmant = int(dtype.finfo.nmant)
+    nbits = max(8 * dtype.itemsize, 8) if nmant >= 8 else 8
+    mantissa = fnp.right_shift(bits if nbits == 32 else fnp.bitwise_and(bits, 2**nbits - 1), nbits - nmant)
     floats = fnp.multiply(fnp.astype(mantissa, dtype), 2.0**-nmant)
     minval, maxval = asarray(minval, dtype), asarray(maxval, dtype)
     return fnp.maximum(minval, fnp.add(fnp.multiply(floats, fnp.subtract(maxval, minval)), minval))
@@ -347,7 +348,7 @@ def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: int | Sequence[int] | N
         return fnp.less(_uniform(k, shape, dtype, 0.0, 1.0), p)
     u = _uniform(k, (2, *shape), dtype, 0.0, 1.0)
     # the second draw refines the first below its resolution, 2^-nmant
-    return fnp.less(fnp.multiply(u[1], 2.0 ** -int(np.finfo(dtype.np).nmant)), fnp.subtract(p, u[0]))
+    return fnp.less(fnp.multiply(u[1], 2.0 ** -int(dtype.finfo.nmant)), fnp.subtract(p, u[0]))
 
 
 def gumbel(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Value:
@@ -358,7 +359,7 @@ def gumbel(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None, m
 
 
 def _gumbel(name: str, k: Value, shape: tuple[int | Dim, ...], dtype: DType, mode: str | None) -> Value:
-    info = np.finfo(dtype.np)
+    info = dtype.finfo
     if mode in (None, "low"):
         u = _uniform(k, shape, dtype, float(info.tiny), 1.0)
         return fnp.neg(fnp.log(fnp.neg(fnp.log(u))))
@@ -411,7 +412,7 @@ def exponential(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = No
 def laplace(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
     """Laplace floats of `shape` (density exp(-|x|)/2): sign(u) log1p(-|u|) for u uniform in (-1, 1)."""
     dtype = _dtype_arg("laplace", dtype, DType.f32, FLOATS)
-    low = -1.0 + float(np.finfo(dtype.np).epsneg)
+    low = -1.0 + float(dtype.finfo.epsneg)
     u = _uniform(_key("laplace", key), _sample_shape("laplace", shape), dtype, low, 1.0)
     return fnp.multiply(fnp.sign(u), fnp.log1p(fnp.neg(fnp.abs(u))))
 
@@ -537,14 +538,14 @@ def _float_args(name: str, key: ArrayLike, dtype: Any) -> tuple[Value, DType]:
 def cauchy(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
     """Cauchy floats of `shape` (density 1 / (pi (1 + x^2))): tan(pi (u - 1/2)) for u uniform in [eps, 1)."""
     k, dtype = _float_args("cauchy", key, dtype)
-    u = _uniform(k, _sample_shape("cauchy", shape), dtype, float(np.finfo(dtype.np).eps), 1.0)
+    u = _uniform(k, _sample_shape("cauchy", shape), dtype, float(dtype.finfo.eps), 1.0)
     return fnp.tan(fnp.multiply(math.pi, fnp.subtract(u, 0.5)))
 
 
 def logistic(key: ArrayLike, shape: int | Sequence[int] = (), dtype: Any = None) -> Value:
     """Logistic floats of `shape`: log(u) - log1p(-u) for u uniform in [tiny, 1)."""
     k, dtype = _float_args("logistic", key, dtype)
-    x = _uniform(k, _sample_shape("logistic", shape), dtype, float(np.finfo(dtype.np).tiny), 1.0)
+    x = _uniform(k, _sample_shape("logistic", shape), dtype, float(dtype.finfo.tiny), 1.0)
     return fnp.subtract(fnp.log(x), fnp.log1p(fnp.neg(x)))
 
 

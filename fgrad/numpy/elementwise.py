@@ -356,7 +356,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Tensor | np.ndar
         return a
     if decimals == 0:
         return bind(round_p, a)
-    if decimals > math.log10(np.finfo(dtype.np).max):  # past the dtype's precision: nothing to round
+    if decimals > math.log10(dtype.finfo.max):  # past the dtype's precision: nothing to round
         return a
     factor = 10.0**decimals
     wide = asarray(a, DType.f32)  # f16 scaled in f32, as in jax.numpy
@@ -417,7 +417,7 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: Ar
     dtype = _dtype(x)
     if not dtype.is_float:
         return x
-    info = np.finfo(dtype.np)
+    info = dtype.finfo
     x = where(isnan(x), asarray(nan, dtype), x)
     x = where(isposinf(x), asarray(float(info.max) if posinf is None else posinf, dtype), x)
     return where(isneginf(x), asarray(float(info.min) if neginf is None else neginf, dtype), x)
@@ -880,7 +880,7 @@ def spacing(x: ArrayLike, /) -> Tensor | np.ndarray:
     if dtype is DType.f16:
         return subtract(nextafter(x, math.inf), x)
     step = subtract(nextafter(x, copysign(math.inf, x)), x)
-    least = float(np.finfo(dtype.np).smallest_subnormal)
+    least = float(dtype.finfo.smallest_subnormal)
     step = where(equal(step, 0), copysign(least, x), step)  # a device flushing subnormals gives 0
     return where(isfinite(x), step, math.nan)  # not inf - inf: a GPU compiler may assume no infinities
 
@@ -1072,7 +1072,7 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
         u = fnp.concatenate([u[:k], add(u[k:k + n + 1], multiply(neg(d), v)), u[k + n + 1:]])
     q = fnp.stack(quotient) if quotient else fnp.zeros(1, _dtype(u))
     if trim_leading_zeros:
-        u = _trim_leading("polydiv", u, _dtype(u), float(np.sqrt(np.finfo(_dtype(u).np).eps)))
+        u = _trim_leading("polydiv", u, _dtype(u), float(np.sqrt(_dtype(u).finfo.eps)))
     return q, u
 
 
@@ -1094,7 +1094,7 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, fu
     if len(_shape(y)) not in (1, 2) or _shape(y)[0] != n:
         raise ShapeError(f"{name}: y must be (n,) or (n, k) with n = {n}, the length of x; got {_shape(y)}",
                          user_site())
-    rcond = n * float(np.finfo(_dtype(x).np).eps) if rcond is None else float(rcond)
+    rcond = n * float(_dtype(x).finfo.eps) if rcond is None else float(rcond)
     lhs, rhs = fnp.vander(x, order), y
     if w is not None:
         w = _as_float(w)

@@ -157,7 +157,7 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | N
     i = clip(searchsorted(xp, x, side="right"), 1, n - 1)
     x0, x1, f0, f1 = take(xp, subtract(i, 1)), take(xp, i), take(fp, subtract(i, 1)), take(fp, i)
     dx = subtract(x1, x0)
-    flat = less_equal(abs_(dx), float(np.spacing(np.finfo(dt.np).eps)))  # a zero-width segment: no NaN gradient
+    flat = less_equal(abs_(dx), float(np.spacing(dt.finfo.eps)))  # a zero-width segment: no NaN gradient
     f = where(flat, f0, add(f0, multiply(divide(subtract(x, x0), where(flat, 1, dx)), subtract(f1, f0))))
     if period is None and not isinstance(left, str):
         f = where(less(x, xp[0]), fp[0] if left is None else asarray(left, _dtype(f)), f)

@@ -216,7 +216,7 @@ def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
     t0 = power(an, negative(s))
     # Corrections: B_2j / (2j)! s (s + 1) ... (s + 2j - 2) / (a + N)^(2j - 1), the products cut at
     # the dtype's largest value, as JAX's.
-    biggest = float(np.finfo(_dtype(s).np).max)
+    biggest = float(_dtype(s).finfo.max)
     ratio = divide(s, an)
     corrections = divide(minimum(ratio, biggest), _BERNOULLI_RATIOS[0])
     for j in range(1, len(_BERNOULLI_RATIOS)):
@@ -276,7 +276,7 @@ def _frozen(on: Array, new: tuple[Array, ...], old: tuple[Array, ...]) -> tuple[
 def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, derivative: bool) -> Array:
     """P(a, x) = ax / a sum over n of x^n / ((a + 1) ... (a + n)) (ax = x^a e^-x / Gamma(a)), or its
     derivative in a: XLA's series, each element summed until its last term is within eps."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
         for _ in range(_UNROLL):
@@ -303,7 +303,7 @@ def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, derivative: bo
 def _igammac_fraction(ax: Array, x: Array, a: Array, enabled: Array, derivative: bool) -> Array:
     """Q(a, x) = ax times Legendre's continued fraction (ax = x^a e^-x / Gamma(a)), or its
     derivative in a: XLA's, each element run until successive convergents agree within eps."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
         for _ in range(_UNROLL):
@@ -348,7 +348,7 @@ def _igammac_fraction(ax: Array, x: Array, a: Array, enabled: Array, derivative:
 def _igamma_parts(a: Array, x: Array) -> tuple[Array, Array, Array]:
     """What P and Q share: NaN arguments, x^a e^-x / Gamma(a) and whether its log underflows."""
     log_ax = subtract(subtract(multiply(a, log(x)), x), lgamma(a))
-    underflow = less(log_ax, -math.log(float(np.finfo(_dtype(x).np).max)))
+    underflow = less(log_ax, -math.log(float(_dtype(x).finfo.max)))
     return logical_or(isnan(a), isnan(x)), exp(log_ax), underflow
 
 
@@ -449,7 +449,7 @@ def _betainc_of(a: Array, b: Array, x: Array, settle: bool = True) -> Array:
     step changes it by less than eps / 2, or every step where not `settle`), through
     I_x(a, b) = 1 - I_(1-x)(b, a) where x >= (a + 1) / (a + b + 2), for which it would converge
     slowly (DLMF 8.17.4)."""
-    finfo = np.finfo(_dtype(x).np)
+    finfo = _dtype(x).finfo
     small = float(finfo.eps) / 2
     a_zero = logical_or(equal(a, 0.0), equal(b, math.inf))
     b_zero = logical_or(equal(b, 0.0), equal(a, math.inf))
@@ -659,7 +659,7 @@ def _i1e(x: Array) -> Array:
 
 def _i1e_derivative(t: Array, ans: Array, x: Array) -> Array:
     """i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 where |x| is within the dtype's epsilon of 0."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
     tiny = less_equal(abs(x), eps)
     safe = where(tiny, eps, x)
     slope = subtract(bessel_i(safe, 0, scaled=True), multiply(ans, add(sign(safe), divide(1.0, safe))))
@@ -773,7 +773,7 @@ def _boxcox(log_x: Array, lmbda: Array) -> Array:
 
 @custom_jvp
 def _erfcx(x: Array) -> Array:
-    large = greater(x, math.sqrt(math.log(float(np.finfo(_dtype(x).np).max))))
+    large = greater(x, math.sqrt(math.log(float(_dtype(x).finfo.max))))
     safe = where(large, 1.0, x)
     direct = multiply(exp(square(safe)), erfc(safe))
     t = divide(1.0, square(x))  # e^x^2 erfc(x) ~ (1 - 1/(2x^2) + 3/(4x^4) - ...) / (x sqrt(pi))
@@ -875,7 +875,7 @@ def expi(x: ArrayLike) -> Array:
 def _expn_series(x: Array, n: Array) -> Array:
     """E_n(x) for 0 < x <= 1: (-x)^(n-1) psi(n) / (n-1)! - sum over k != n-1 of (-x)^k / (k! (k - n + 1)),
     psi(n) = digamma(n) - log(x) (JAX sums 1/i for i < n: the same for integer n)."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
     z = negative(x)
     n1 = where(equal(n, 1.0), 2.0, n)
 
@@ -899,7 +899,7 @@ def _expn_series(x: Array, n: Array) -> Array:
 
 def _expn_fraction(x: Array, n: Array) -> Array:
     """E_n(x) for x > 1: e^-x times Cephes' continued fraction 1/(x + n/(1 + 1/(x + (n+1)/(1 + 2/(x + ...)))))."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
     big = 1.44115188075855872e17
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
@@ -1179,7 +1179,7 @@ def _hypergeometric_sum(first: Array, ratio: Any, weight: Any = None) -> Array:
     """1 + the sum over k >= 1 of term_k, term_1 = `first` and term_(k+1) = term_k ratio(k); with a
     `weight`, the sum over k >= 1 of term_k weight(k) instead. JAX's loops: each element stopped
     once its next term is within eps of its sum, and at 250 terms."""
-    eps = float(np.finfo(_dtype(first).np).eps)
+    eps = float(_dtype(first).finfo.eps)
 
     def steps(_: Any, vals: tuple[Array, ...]) -> tuple[Array, ...]:
         for _ in range(_HYPER_UNROLL):
@@ -1245,7 +1245,7 @@ def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
 
 def _near_integer(v: Array) -> Array:
     """Whether v lies within 50 eps of an integer: JAX's test of 2F1's integer parameters."""
-    return less(abs(subtract(v, round(v))), float(np.finfo(_dtype(v).np).eps) * 50)
+    return less(abs(subtract(v, round(v))), float(_dtype(v).finfo.eps) * 50)
 
 
 def _hyp2f1_terminal(a: Array, b: Array, c: Array, x: Array) -> Array:
@@ -1277,7 +1277,7 @@ def _hyp2f1_series(a: Array, b: Array, c: Array, x: Array) -> Array:
 
 def _hyp2f1_digamma_transform(a: Array, b: Array, c: Array, x: Array) -> Array:
     """2F1 near x = 1 where d = c - a - b is near an integer, by AMS55 15.3.10-12 (as JAX's)."""
-    eps = float(np.finfo(_dtype(x).np).eps)
+    eps = float(_dtype(x).finfo.eps)
     d = subtract(subtract(c, a), b)
     s = subtract(1.0, x)
     rd = round(d)
