@@ -429,10 +429,16 @@ def randint(key: ArrayLike, shape: int | Sequence[int], minval: ArrayLike, maxva
             dtype: Any = None) -> Value:
     """Integers uniform in [minval, maxval) of `shape` (i32 unless `dtype`); the bounds broadcast to
     it, and where maxval <= minval the result is minval. As JAX's: two 32-bit draws per value
-    reduced modulo the span, biased by at most span^2 / 2^64."""
+    reduced modulo the span, biased by at most span^2 / 2^64. A narrower dtype is drawn as i32s in
+    its range (maxval up to one past its largest), converted, as JAX's."""
     dtype = _dtype_arg("randint", dtype, DType.i32, INTEGERS)
     k = _key("randint", key)
     shape = _sample_shape("randint", shape, minval, maxval)
+    if dtype.itemsize < 4:
+        info = np.iinfo(dtype.np)
+        low, high = (fnp.clip(fnp.astype(asarray(v), DType.i32), int(info.min), int(info.max) + extra)
+                     for v, extra in ((minval, 0), (maxval, 1)))
+        return fnp.astype(randint(k, shape, low, high, DType.i32), dtype)
     minval, maxval = (asarray(v, _dtype(v) if _dtype(v).is_int else DType.i32) for v in (minval, maxval))
     # A maxval past dtype's range (a u32 beyond i32's) makes the span one larger.
     limit = min(int(np.iinfo(dtype.np).max), int(np.iinfo(_dtype(maxval).np).max))

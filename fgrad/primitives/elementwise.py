@@ -1115,6 +1115,8 @@ def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
     x = np.asarray(x)
     if dtype.is_float and x.dtype == np.float64:  # interpret's float64 mode: every float computes in float64
         return x
+    if x.dtype == DType.bf16.np and dtype is not DType.bf16:  # exactly an f32, whose rules then apply
+        x = x.astype(np.float32)
     if dtype.is_int and x.dtype.kind == "f":
         info = np.iinfo(dtype.np)
         x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), float(info.min), float(info.max)))
