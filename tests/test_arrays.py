@@ -452,8 +452,14 @@ def test_an_array_has_jax_s_buffer_methods():
     assert a.tobytes() == np.arange(4, dtype=np.float32).tobytes()
     np.testing.assert_array_equal(np.asarray(a.view(np.int32)), np.arange(4, dtype=np.float32).view(np.int32))
     np.testing.assert_array_equal(np.asarray(a.view()), np.arange(4, dtype=np.float32))
-    with pytest.raises(fg.DTypeError, match=r"^view: bitcast_convert_type: cannot read the bits of f32\[4\] as f16"):
-        a.view(np.float16)
+    np.testing.assert_array_equal(np.asarray(a.view(np.uint8)), np.arange(4, dtype=np.float32).view(np.uint8))
+    u8 = fg.device_put(np.arange(12, dtype=np.uint8).reshape(2, 6))
+    np.testing.assert_array_equal(np.asarray(u8.view(np.uint16)), np.arange(12, dtype=np.uint8).reshape(2, 6).view(np.uint16))
+    with pytest.raises(fg.ShapeError, match=r"^view: the last axis of u8\[2, 6\] holds 6 bytes, not a multiple of"):
+        u8.view(np.int32)
+    np.testing.assert_array_equal(np.asarray(fg.device_put(np.bool_([1, 0])).view(np.uint8)), [1, 0])
+    with pytest.raises(fg.ShapeError, match=r"^view: a 0-d f32 array takes only a dtype of its itemsize \(4\)"):
+        fg.device_put(np.float32(1)).view(np.uint8)
     assert not a.is_deleted()
     a.delete()
     assert a.is_deleted() and repr(a) == "Array(<deleted>, f32[4])"

@@ -212,8 +212,8 @@ def invert_float(x):
     return ~x
 
 
-def astype_bfloat16(x):
-    return x.astype("bfloat16")
+def astype_float8(x):
+    return x.astype("float8_e4m3fn")
 
 
 def u32_plus_two_to_the_32(x):
@@ -307,7 +307,7 @@ TRACE_CASES = {
                             ["bitwise_and", "integer or bool", "f32[3,4]"]),
     "or-operator-f32": Case(logical_or_operator_float, (S(3), S(3)), fg.DTypeError, ["bitwise_or", "|", "f32[3]"]),
     "invert-f32": Case(invert_float, X34, fg.DTypeError, ["~", "bool", "f32[3,4]"]),
-    "astype-bfloat16": Case(astype_bfloat16, X34, fg.DTypeError, ["astype", "bfloat16"]),
+    "astype-float8": Case(astype_float8, X34, fg.DTypeError, ["astype", "float8_e4m3fn"]),
     "u32-int-too-large": Case(u32_plus_two_to_the_32, X34, fg.DTypeError, ["add", "4294967296", "does not fit u32"]),
     "astype-complex64": Case(astype_complex64, X34, fg.DTypeError, ["astype", "complex64"]),
     "astype-numpy-complex": Case(astype_numpy_complex, X34, fg.DTypeError, ["astype", "complex128"]),

@@ -187,7 +187,7 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: str | DType) -> Tensor |
     have = _dtype(x)
     if have is dtype:
         return x
-    if DType.bool in (have, dtype) or have.itemsize == dtype.itemsize:
+    if have.itemsize == dtype.itemsize or DType.bool in (have, dtype):
         return bind(bitcast_convert_type_p, x, new_dtype=dtype)  # its rule names what it refuses
     bits = bitcast_convert_type(x, _UNSIGNED[have.itemsize])
     ratio = max(have.itemsize, dtype.itemsize) // min(have.itemsize, dtype.itemsize)

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, FgradError, TraceError
+from fgrad.errors import IMMUTABLE, NUMPY_FUNCTION, FgradError, ShapeError, TraceError
+from fgrad.ir import DType
 from fgrad.trace import ARRAY_LIKE_WRAPPERS, HostArray, Tensor, called_from_numpy, user_site
 from fgrad.numpy import bitwise, elementwise, products
 from fgrad.numpy.shapes import diagonal, ravel, repeat, reshape, squeeze, swapaxes, trace, transpose
@@ -97,13 +98,29 @@ def _compress(x: Any, condition: Any, axis: int | None = None) -> Any:
 
 
 def _view(x: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002  (jax.Array.view's name)
-    """x's bits read as `dtype` (None: x's own), as `jax.Array.view`; fgrad reads them between its
-    32-bit dtypes (`lax.bitcast_convert_type`), so a view between widths is refused."""
+    """x's bits read as `dtype` (None: x's own), as `jax.Array.view` (NumPy's): between widths the
+    last axis holds as many bytes as before (an f32[4] viewed as u8 is u8[16])."""
     if type is not None:
         raise TraceError(f"view: type={type!r} is not supported, as in JAX", user_site())
     if dtype is None:
         return x
     try:
+        if DType.named(dtype) is DType.bool:  # as JAX's: the bytes as u8s, each not 0 True
+            return astype(_view(x, DType.u8), DType.bool)
+        if x.dtype is DType.bool:
+            x = astype(x, DType.u8)
+        have, want = x.dtype.itemsize, DType.named(dtype).itemsize
+        shape = tuple(x.shape)
+        if have != want and not shape:
+            raise ShapeError(f"view: a 0-d {x.dtype} array takes only a dtype of its itemsize ({have}), not {dtype}",
+                             user_site())
+        if have > want:  # each value's parts along the last axis
+            return reshape(bitcast_convert_type(x, dtype), (*shape[:-1], shape[-1] * (have // want)))
+        if have < want:
+            if shape[-1] * have % want:
+                raise ShapeError(f"view: the last axis of {x.dtype}{list(shape)} holds {shape[-1] * have} bytes, not a "
+                                 f"multiple of {dtype}'s {want}", user_site())
+            x = reshape(x, (*shape[:-1], shape[-1] * have // want, want // have))
         return bitcast_convert_type(x, dtype)
     except FgradError as e:
         _raise_named(e, "view")
