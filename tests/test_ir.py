@@ -384,11 +384,13 @@ def test_dtype_properties() -> None:
     assert DType.f16.np == np.float16 and DType.u32.np == np.uint32
     assert DType.f32.is_float and DType.f16.is_float and not DType.i32.is_float and not DType.bool.is_float
     assert DType.u32.is_int and DType.i32.is_int and not DType.f16.is_int and not DType.bool.is_int
-    assert [d.device_itemsize for d in DType] == [4, 2, 4, 4, 4]  # bools are stored as u32
-    assert [d.itemsize for d in DType] == [4, 2, 4, 4, 1]  # NumPy's
+    # bools, and the dtypes WGSL lacks, are held in 32 bits
+    assert [d.device_itemsize for d in DType] == [4, 2, 4, 4, 4, 4, 4, 4, 4, 4]
+    assert [d.itemsize for d in DType] == [4, 2, 2, 4, 4, 2, 2, 1, 1, 1]  # NumPy's
     assert DType.f16.wide is DType.f32 and DType.f32.wide is DType.f32 and DType.u32.wide is DType.u32
-    assert [d.row.feature for d in DType] == [None, "shader-f16", None, None, None]
-    assert [str(d) for d in DType] == ["f32", "f16", "i32", "u32", "bool"]
+    assert DType.bf16.wide is DType.f32 and DType.bf16.is_float and DType.bf16.kind == "f" and DType.i8.is_int
+    assert [d.row.feature for d in DType] == [None, "shader-f16", None, None, None, None, None, None, None, None]
+    assert [str(d) for d in DType] == ["f32", "f16", "bf16", "i32", "u32", "i16", "u16", "i8", "u8", "bool"]
     assert fg.f32 is DType.f32 and fg.i32 is DType.i32
 
 

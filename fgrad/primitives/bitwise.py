@@ -41,10 +41,11 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
 
 def _mask(w: Any, dtype: DType, x: str) -> str:
     """WGSL: the bits of the integer `x` of `dtype` as a u32, the bits above its width cleared (an
-    i8 is held sign-extended in an i32)."""
-    bits = x if dtype.kind == "u" else f"bitcast<u32>({x})"
+    i8 is held sign-extended in an i32, a u8 zero-extended in a u32)."""
     width = _width(dtype.np)
-    return bits if width == 32 or dtype.kind == "u" else f"({bits} & {(1 << width) - 1:#x}u)"
+    if dtype.kind == "u":
+        return x
+    return f"bitcast<u32>({x})" if width == 32 else f"(bitcast<u32>({x}) & {(1 << width) - 1:#x}u)"
 
 
 # bitwise_and, bitwise_or, bitwise_xor: on the bits of two integers of one dtype.
@@ -146,8 +147,21 @@ population_count_p = declare("population_count", unary("population_count", INTEG
 vjp_rules.register(population_count_p, nondiff)
 jvp_rules.register(population_count_p, nondiff_jvp)
 batch_rules.register(population_count_p, elementwise_batching(population_count_p))
-register_lowering(population_count_p, ELEMENTWISE,
-                  lambda w, i, c: f"{w.spec(i).dtype.row.compute}(countOneBits({_mask(w, w.spec(i).dtype, w.operand(i, 0, c))}))")
+def _count_wgsl(count: str, ones: bool) -> Callable[..., str]:
+    """WGSL's `count` (countOneBits, countLeadingZeros) of an integer; of a narrower one, of its own
+    bits (the leading zeros less those of the bits above its width)."""
+
+    def wgsl(w: Any, i: int, c: Sequence[str]) -> str:
+        dtype, x = w.spec(i).dtype, w.operand(i, 0, c)
+        width = _width(dtype.np)
+        if width == 32:
+            return f"{count}({x})"
+        return f"{dtype.row.compute}({count}({_mask(w, dtype, x)}){'' if ones else f' - {32 - width}u'})"
+
+    return wgsl
+
+
+register_lowering(population_count_p, ELEMENTWISE, _count_wgsl("countOneBits", ones=True))
 
 
 # clz: the number of leading zero bits of the dtype's width (32 for an i32 0, 8 for an i8 0).
@@ -156,18 +170,11 @@ def _clz_impl(x: np.ndarray) -> np.ndarray:
     return (_width(x.dtype) - np.frexp(_unsigned(x).astype(np.float64))[1]).astype(x.dtype)
 
 
-def _clz_wgsl(w: Any, i: int, c: Sequence[str]) -> str:
-    dtype = w.spec(i).dtype
-    zeros = f"countLeadingZeros({_mask(w, dtype, w.operand(i, 0, c))})"
-    width = _width(dtype.np)
-    return f"{dtype.row.compute}({zeros}{'' if width == 32 else f' - {32 - width}u'})"
-
-
 clz_p = declare("clz", unary("clz", INTEGER), _clz_impl)
 vjp_rules.register(clz_p, nondiff)
 jvp_rules.register(clz_p, nondiff_jvp)
 batch_rules.register(clz_p, elementwise_batching(clz_p))
-register_lowering(clz_p, ELEMENTWISE, _clz_wgsl)
+register_lowering(clz_p, ELEMENTWISE, _count_wgsl("countLeadingZeros", ones=False))
 
 
 # bitcast_convert_type: the bits of x read as `new_dtype`, of the same width: f32, i32 and u32;
@@ -204,7 +211,7 @@ def _bitcast_impl(x: np.ndarray, *, new_dtype: DType) -> np.ndarray:
 def _bitcast_wgsl(w: Any, i: int, c: Sequence[str]) -> str:
     have, want = w.spec(w.nodes[i].inputs[0]).dtype, w.spec(i).dtype
     x = w.operand(i, 0, c)
-    if have.row.compute == want.row.compute == have.row.storage:  # f32, i32 and u32: one bitcast
+    if have.itemsize == want.itemsize == 4:  # f32, i32 and u32: one bitcast
         return f"bitcast<{want.row.compute}>({x})"
     return FROM_BITS[want].format(w.let(TO_BITS[have].format(x)))
 

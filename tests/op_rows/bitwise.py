@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import fgrad as fg
-from op_case import B, F, I, U, Case
+from op_case import B, F, H, I, U, Case
 
 # Values and shift counts at the edges: the sign bit, all ones, and counts of 0, 31, 32 and past
 # it, negative ones (read as unsigned, so past the width), as jax.lax documents them.
@@ -109,7 +109,13 @@ API_ROWS: tuple[Case, ...] = (  # composites and argument forms of the public fu
     Case("bitcast_convert_type", "exponent-bits", lambda x: (fg.lax.bitcast_convert_type(x, "i32") >> 23) & 0xFF,
          (F(2, 3, lo=-1e6, hi=1e6),), lambda x: (x.astype(np.float32).view(np.int32) >> 23) & 0xFF, eager=False),
 )
-F16_ROWS: tuple[Case, ...] = ()  # f16 rows of float primitives
+F16_ROWS: tuple[Case, ...] = (  # f16 rows of float primitives
+    Case("bitcast_convert_type", "f16-bits", lambda x: fg.lax.bitcast_convert_type(x, "u16"), (H(2, 3),),
+         lambda x: x.view(np.uint16)),
+    Case("bitcast_convert_type", "bits-to-f16", lambda x: fg.lax.bitcast_convert_type(x, "f16"),
+         (np.array([0x3C00, 0x7BFF, 0x8001, 0xFC00], np.uint16).view(np.int16).reshape(2, 2),),
+         lambda x: x.view(np.float16)),
+)
 U32_ROWS: tuple[Case, ...] = (  # u32 rows of integer primitives
     Case("bitwise_and", "u32", fg.bitwise_and, (U(3, hi=2**32 - 1), U(3, hi=2**32 - 1)), np.bitwise_and),
     Case("bitwise_and", "u32-python-int", lambda x: fg.bitwise_and(x, 0xFFFF0000), (U(3, hi=2**32 - 1),),
