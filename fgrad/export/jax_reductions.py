@@ -161,8 +161,8 @@ def _order_keys(x: jax.Array, descending: bool, total: bool) -> jax.Array:
             keys = jnp.where(jnp.isnan(x), mask, keys)
         if not total:
             keys = jnp.where(x == 0, sign, keys)
-    elif x.dtype == jnp.int32:
-        keys = lax.bitcast_convert_type(x, jnp.uint32) ^ jnp.uint32(1 << 31)
+    elif jnp.issubdtype(x.dtype, jnp.signedinteger):
+        keys = lax.bitcast_convert_type(x.astype(jnp.int32), jnp.uint32) ^ jnp.uint32(1 << 31)
     else:
         keys = x.astype(jnp.uint32)
     return ~keys if descending else keys
@@ -208,9 +208,11 @@ jax_rules.register(bitwise_not_p, jnp.invert)
 
 # Shifts as XLA's: the count read as u32; from 32 up the left and logical right shifts give 0 and
 # the arithmetic one fills with the sign. The bits are shifted as `on` (u32, or i32 for the
-# arithmetic shift), whatever x's dtype.
+# arithmetic shift), whatever x's dtype; a narrower integer's by lax's shift of its own width.
 def _shift(shift, on: jnp.dtype, zero_past: bool):
     def rule(x: jax.Array, s: jax.Array) -> jax.Array:
+        if x.dtype.itemsize < 4:
+            return shift(x, s)
         count = lax.bitcast_convert_type(s, jnp.uint32) if s.dtype == jnp.int32 else s.astype(jnp.uint32)
         bits = lax.bitcast_convert_type(x, on) if x.dtype != on else x
         out = shift(bits, jnp.minimum(count, jnp.uint32(31)).astype(on))

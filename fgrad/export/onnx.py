@@ -10,6 +10,7 @@ is refused with an error naming it and where it was created, before anything is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from fgrad.errors import InputError
-from fgrad.ir import Graph, Node, RuleTable, call_params
+from fgrad.ir import DType, Graph, Node, RuleTable, Spec, call_params
 from fgrad.trace import user_site
 
 OPSET = 18
@@ -61,6 +62,23 @@ def dtype_of(node: Node) -> int:
     return helper.np_dtype_to_tensor_dtype(node.spec.dtype.np)
 
 
+def _held(node: Node) -> Node:
+    """The node as the rules compute it: a bfloat16 value is held in an f32 (onnxruntime has few
+    bfloat16 kernels), rounded to bfloat16 after each op, as a kernel holds it (DTypeRow.narrow)."""
+    row = node.spec.dtype.row
+    if row.narrow is None or row.kind != "f":
+        return node
+    return dataclasses.replace(node, spec=Spec(node.spec.shape, DType.of(row.stored)))
+
+
+def _rounded(emit: Emitter, name: str, node: Node) -> str:
+    """`name`, the value of `node` held wider (`_held`), rounded to the node's dtype and held again."""
+    held = _held(node)
+    if held is node:
+        return name
+    return emit.op("Cast", [emit.op("Cast", [name], to=dtype_of(node))], to=dtype_of(held))
+
+
 def to_onnx(graph: Graph, path: str | Path | None = None) -> onnx.ModelProto:
     """The ONNX model computing `graph` (inputs and outputs named by the graph's argument paths and
     output positions); written to `path` where given. Raises InputError naming the first primitive
@@ -78,17 +96,21 @@ def to_onnx(graph: Graph, path: str | Path | None = None) -> onnx.ModelProto:
     names: list[str] = [""] * len(graph.nodes)
     inputs = []
     for k, (i, label) in enumerate(zip(graph.inputs, graph.input_names)):
-        names[i] = f"input{k}"
         spec = graph.nodes[i].spec
-        inputs.append(helper.make_tensor_value_info(names[i], dtype_of(graph.nodes[i]), list(spec.shape)))
+        inputs.append(helper.make_tensor_value_info(f"input{k}", dtype_of(graph.nodes[i]), list(spec.shape)))
         inputs[-1].doc_string = label
+        held = _held(graph.nodes[i])
+        names[i] = f"input{k}" if held is graph.nodes[i] else emit.op("Cast", [f"input{k}"], to=dtype_of(held))
     for i, node in enumerate(graph.nodes):
         if node.op != "input":
-            names[i] = onnx_rules[node.op](emit, node, [names[j] for j in node.inputs], **call_params(node))
-        emit.specs[names[i]] = node.spec
+            names[i] = _rounded(emit, onnx_rules[node.op](emit, _held(node), [names[j] for j in node.inputs],
+                                                          **call_params(node)), node)
+        emit.specs[names[i]] = _held(node).spec
     outputs = []
     for k, i in enumerate(graph.outputs):
-        emit.nodes.append(helper.make_node("Identity", [names[i]], [f"output{k}"]))
+        value = names[i] if _held(graph.nodes[i]) is graph.nodes[i] else \
+            emit.op("Cast", [names[i]], to=dtype_of(graph.nodes[i]))
+        emit.nodes.append(helper.make_node("Identity", [value], [f"output{k}"]))
         value = graph.nodes[i]
         outputs.append(helper.make_tensor_value_info(f"output{k}", dtype_of(value), list(value.spec.shape)))
     model = helper.make_model(helper.make_graph(emit.nodes, "fgrad", inputs, outputs, emit.initializers),

@@ -54,6 +54,8 @@ def _expand(emit: Any, name: str, shape: tuple[int, ...]) -> str:
 # constant: the array, or one element expanded where all are equal.
 def _constant(emit: Any, node: Any, inputs: list[str], *, value: Any) -> str:
     array = value.array
+    if array.dtype != node.spec.dtype.np:  # a bfloat16 constant held in an f32 (onnx._held)
+        array = array.astype(node.spec.dtype.np)
     if array.size > 1 and not any(array.strides):
         return _expand(emit, emit.const(array.reshape(-1)[:1].reshape(()), array.dtype), array.shape)
     return emit.const(np.array(array), array.dtype)  # a copy in C order that keeps a 0-d shape
@@ -62,9 +64,9 @@ def _constant(emit: Any, node: Any, inputs: list[str], *, value: Any) -> str:
 onnx_rules.register(constant_p, _constant)
 
 
-# iota: the count along `axis`, expanded to `shape`.
+# iota: the count along `axis`, expanded to `shape`, in the dtype the node is computed in (onnx._held).
 def _iota(emit: Any, node: Any, inputs: list[str], *, shape: tuple[int, ...], axis: int, dtype: Any) -> str:
-    count = np.arange(shape[axis], dtype=dtype.np).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    count = np.arange(shape[axis], dtype=node.spec.dtype.np).reshape([-1 if i == axis else 1 for i in range(len(shape))])
     return _expand(emit, emit.const(count), shape)
 
 
