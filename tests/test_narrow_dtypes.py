@@ -49,7 +49,7 @@ def draw(dtype: str, shape: tuple[int, ...] = (8,), seed: int = 0, small: bool =
 
 def same(got: Any, want: Any, steps: int = 0) -> None:
     """`got` is `want` in dtype and shape, and in value bit for bit (NaNs as NaNs), or, for floats,
-    within `steps` steps of their dtype."""
+    within `steps` steps of their dtype (units in its last place)."""
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
     if want.dtype.kind in "iub":
@@ -61,7 +61,8 @@ def same(got: Any, want: Any, steps: int = 0) -> None:
     if steps == 0:
         np.testing.assert_array_equal(g[finite], w[finite])
     else:
-        step = np.asarray(np.spacing(np.abs(w[finite]).astype(np.float32)), np.float64) * 2 ** 16  # a bfloat16's
+        wide = np.float32 if want.dtype == BF16 else want.dtype  # a bfloat16's step is 2^16 f32 steps
+        step = np.asarray(np.spacing(np.abs(w[finite]).astype(wide)), np.float64) * (2 ** 16 if wide != want.dtype else 1)
         assert np.all(np.abs(g[finite] - w[finite]) <= steps * np.maximum(step, 2.0 ** -133)), (g, w)
 
 
@@ -179,9 +180,11 @@ INTEGER_OPS: dict[str, Callable[..., Any]] = {
 @pytest.mark.parametrize("name, op", INTEGER_OPS.items(), ids=list(INTEGER_OPS))
 @pytest.mark.parametrize("dtype", ("int8", "uint8", "int16", "uint16"))
 def test_integer_ops_are_jax_s(dtype: str, name: str, op: Callable[..., Any]) -> None:
-    """Over the whole range: sums, products and powers wrap as JAX's."""
+    """Over the whole range: sums, products and powers wrap as JAX's. An f32 result (a quotient, a
+    root) may be an f32 step from JAX's CPU one: a GPU's division and square root are not
+    correctly rounded."""
     x, y = draw(dtype, seed=1), draw(dtype, seed=2)
-    check(lambda a, b: op(fg.numpy, a, b), lambda a, b: op(jnp, a, b), x, y)
+    check(lambda a, b: op(fg.numpy, a, b), lambda a, b: op(jnp, a, b), x, y, steps=2)
 
 
 FLOAT_OPS: dict[str, tuple[Callable[..., Any], int]] = {  # and how many bfloat16 steps from JAX's it may be
@@ -410,13 +413,16 @@ EXPORTED_ARGS = (np.array([100, -100, 5, 7], np.int8), np.array([1.5, -2.25, 3.0
 
 def test_graphs_of_narrow_dtypes_export_to_jax() -> None:
     """Op by op, JAX rounds each bfloat16 result as fgrad does; under jax.jit, XLA may keep a fused
-    chain's in f32 (its excess precision), a step or two away."""
+    chain's in f32 (its excess precision), within two bfloat16 steps (2^-7 relative)."""
     graph = fg.trace(_exported, *EXPORTED_ARGS)
     exported = fg.export.to_jax(graph)
     for got, jitted, want in zip(exported(*EXPORTED_ARGS), jax.jit(exported)(*EXPORTED_ARGS),
                                  fg.interpret(graph, *EXPORTED_ARGS)):
         same(got, want)
-        same(jitted, want, steps=2)
+        if np.asarray(want).dtype.kind == "f":
+            np.testing.assert_allclose(np.asarray(jitted), want, rtol=2.0 ** -7)
+        else:
+            same(jitted, want)
 
 
 def test_graphs_of_narrow_dtypes_export_to_onnx() -> None:

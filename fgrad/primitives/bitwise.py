@@ -179,14 +179,15 @@ register_lowering(clz_p, ELEMENTWISE, _count_wgsl("countLeadingZeros", ones=Fals
 
 # bitcast_convert_type: the bits of x read as `new_dtype`, of the same width: f32, i32 and u32;
 # f16, bf16, i16 and u16; i8 and u8 (bool has no bits to give). A kernel moves the bits through a
-# u32 holding them in its low bits (TO_BITS, FROM_BITS: a bfloat16 is an f32's upper half).
+# u32 holding them in its low bits (TO_BITS, FROM_BITS: a bfloat16 is an f32's upper half; an f16's
+# pass through WGSL's f16 packing, as naga bit casts no vector of f16).
 BIT_CASTS = ((DType.f32, DType.i32, DType.u32), (DType.f16, DType.bf16, DType.i16, DType.u16), (DType.i8, DType.u8))
 TO_BITS = {DType.f32: "bitcast<u32>({0})", DType.i32: "bitcast<u32>({0})", DType.u32: "{0}",
-           DType.f16: "(bitcast<u32>(vec2<f16>({0}, 0.0h)) & 0xffffu)", DType.bf16: "(bitcast<u32>({0}) >> 16u)",
+           DType.f16: "pack2x16float(vec2<f32>(f32({0}), 0.0f))", DType.bf16: "(bitcast<u32>({0}) >> 16u)",
            DType.i16: "(bitcast<u32>({0}) & 0xffffu)", DType.u16: "{0}", DType.i8: "(bitcast<u32>({0}) & 0xffu)",
            DType.u8: "{0}"}
 FROM_BITS = {DType.f32: "bitcast<f32>({0})", DType.i32: "bitcast<i32>({0})", DType.u32: "{0}",
-             DType.f16: "bitcast<vec2<f16>>({0}).x", DType.bf16: "bitcast<f32>({0} << 16u)",
+             DType.f16: "f16(unpack2x16float({0}).x)", DType.bf16: "bitcast<f32>({0} << 16u)",
              DType.i16: "extractBits(bitcast<i32>({0}), 0u, 16u)", DType.u16: "{0}",
              DType.i8: "extractBits(bitcast<i32>({0}), 0u, 8u)", DType.u8: "{0}"}
 
