@@ -190,7 +190,8 @@ class DTypeRow:
         return bits.astype(f"u{self.np.itemsize}").view(self.np)
 
 
-_NUMPY_HASH = {dtype.value: hash(np.dtype(getattr(ml_dtypes, dtype.name, dtype.name))) for dtype in DType}  # each named as NumPy's
+# Each member is named as NumPy's dtype (bfloat16 as ml_dtypes'), whose hash it takes.
+_NUMPY_HASH = {dtype.value: hash(np.dtype(getattr(ml_dtypes, dtype.name, dtype.name))) for dtype in DType}
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 # The bits of an f32 rounded to the nearest bfloat16 (ties to even), a NaN kept a NaN; an integer
 # test, which a shader compiler's fast math cannot fold away as it may `x != x`.
@@ -548,7 +549,8 @@ PRIMITIVES: dict[str, Primitive] = {}  # every declared primitive, by the name n
 
 
 def declare(name: str, abstract_eval: Callable[..., Any], impl: Callable[..., Any],
-            multiple_results: bool = False, host: bool = False, effectful: bool = False, bits: bool = False) -> Primitive:
+            multiple_results: bool = False, host: bool = False, effectful: bool = False,
+            bits: bool = False) -> Primitive:
     """Declare a primitive; its name must be new."""
     assert name not in PRIMITIVES, f"primitive {name} declared twice"
     assert host or not effectful, f"primitive {name}: only a host call has effects"

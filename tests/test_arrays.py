@@ -454,7 +454,8 @@ def test_an_array_has_jax_s_buffer_methods():
     np.testing.assert_array_equal(np.asarray(a.view()), np.arange(4, dtype=np.float32))
     np.testing.assert_array_equal(np.asarray(a.view(np.uint8)), np.arange(4, dtype=np.float32).view(np.uint8))
     u8 = fg.device_put(np.arange(12, dtype=np.uint8).reshape(2, 6))
-    np.testing.assert_array_equal(np.asarray(u8.view(np.uint16)), np.arange(12, dtype=np.uint8).reshape(2, 6).view(np.uint16))
+    np.testing.assert_array_equal(np.asarray(u8.view(np.uint16)),
+                                  np.arange(12, dtype=np.uint8).reshape(2, 6).view(np.uint16))
     with pytest.raises(fg.ShapeError, match=r"^view: the last axis of u8\[2, 6\] holds 6 bytes, not a multiple of"):
         u8.view(np.int32)
     np.testing.assert_array_equal(np.asarray(fg.device_put(np.bool_([1, 0])).view(np.uint8)), [1, 0])

@@ -62,7 +62,8 @@ def same(got: Any, want: Any, steps: int = 0) -> None:
         np.testing.assert_array_equal(g[finite], w[finite])
     else:
         wide = np.float32 if want.dtype == BF16 else want.dtype  # a bfloat16's step is 2^16 f32 steps
-        step = np.asarray(np.spacing(np.abs(w[finite]).astype(wide)), np.float64) * (2 ** 16 if wide != want.dtype else 1)
+        step = np.asarray(np.spacing(np.abs(w[finite]).astype(wide)), np.float64)
+        step *= 2 ** 16 if wide != want.dtype else 1
         assert np.all(np.abs(g[finite] - w[finite]) <= steps * np.maximum(step, 2.0 ** -133)), (g, w)
 
 
@@ -216,7 +217,8 @@ FLOAT_OPS: dict[str, tuple[Callable[..., Any], int]] = {  # and how many bfloat1
     "sort": (lambda m, x, y: m.sort(x), 0),
     "argsort": (lambda m, x, y: m.argsort(x, stable=True), 0),
     "dot": (lambda m, x, y: m.dot(m.nan_to_num(x, posinf=2.0), m.nan_to_num(y, posinf=2.0)), 1),
-    "matmul": (lambda m, x, y: m.nan_to_num(x, posinf=2.0).reshape(2, 4) @ m.nan_to_num(y, posinf=2.0).reshape(4, 2), 1),
+    "matmul": (lambda m, x, y: m.nan_to_num(x, posinf=2.0).reshape(2, 4) @ m.nan_to_num(y, posinf=2.0).reshape(4, 2),
+               1),
     "softmax": (lambda m, x, y: (jax.nn.softmax if m is jnp else fg.nn.softmax)(m.nan_to_num(x, posinf=2.0)), 1),
     "astype-f32": (lambda m, x, y: x.astype(m.float32), 0),
     "astype-i8": (lambda m, x, y: x.astype(m.int8), 0),
@@ -335,7 +337,8 @@ def test_random_draws_of_narrow_dtypes_are_jax_s_bits() -> None:
     key, jkey = fg.random.key(11), jax.random.key(11)
     for dtype in ("uint8", "uint16"):
         same(fg.random.bits(key, (9,), dtype), jax.random.bits(jkey, (9,), dtype))
-    for dtype, (lo, hi) in {"int8": (-100, 100), "uint8": (0, 250), "int16": (-1000, 3000), "uint16": (5, 60000)}.items():
+    bounds = {"int8": (-100, 100), "uint8": (0, 250), "int16": (-1000, 3000), "uint16": (5, 60000)}
+    for dtype, (lo, hi) in bounds.items():
         same(fg.random.randint(key, (9,), lo, hi, dtype), jax.random.randint(jkey, (9,), lo, hi, dtype))
         same(fg.jit(lambda k: fg.random.randint(k, (9,), lo, hi, dtype))(key),
              jax.random.randint(jkey, (9,), lo, hi, dtype))
@@ -434,3 +437,21 @@ def test_graphs_of_narrow_dtypes_export_to_onnx() -> None:
     got = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), EXPORTED_ARGS)})
     for g, want in zip(got, fg.interpret(graph, *EXPORTED_ARGS)):
         same(g, want)
+
+
+@pytest.mark.parametrize("m, k, n", [(1, 96, 40), (64, 96, 80), (48, 2048, 48)])
+def test_bfloat16_products_are_summed_in_f32_and_rounded_once(m: int, k: int, n: int) -> None:
+    """The tiled product kernels (one row's, tiles', a long k split into partial sums) take
+    bfloat16 operands as the f32s holding them, and round each sum once, as JAX's."""
+    a = (np.random.default_rng(13).standard_normal((m, k)) * 2).astype(BF16)
+    b = np.random.default_rng(14).standard_normal((k, n)).astype(BF16)
+    compiled = fg.compile(fg.trace(lambda x, y: (x @ y) * 2, a, b))
+    assert any("matmul" in name for name, _ in compiled.kernels)
+    got = np.asarray(compiled(a, b)).astype(np.float64)
+    want = np.asarray((jnp.asarray(a) @ jnp.asarray(b)) * 2).astype(np.float64)
+    exact = (a.astype(np.float64) @ b.astype(np.float64)) * 2
+    assert np.asarray(compiled(a, b)).dtype == BF16
+    # Both round the f32 sum once: each is within a bfloat16 step of the exact product.
+    step = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64) * 2 ** 16
+    assert np.all(np.abs(got - exact) <= step + 1e-3) and np.all(np.abs(want - exact) <= step + 1e-3)
+    assert np.mean(got != want) <= 0.05  # apart only where two f32 sums round to neighbouring bfloat16s

@@ -66,7 +66,8 @@ onnx_rules.register(constant_p, _constant)
 
 # iota: the count along `axis`, expanded to `shape`, in the dtype the node is computed in (onnx._held).
 def _iota(emit: Any, node: Any, inputs: list[str], *, shape: tuple[int, ...], axis: int, dtype: Any) -> str:
-    count = np.arange(shape[axis], dtype=node.spec.dtype.np).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    count = np.arange(shape[axis], dtype=node.spec.dtype.np)
+    count = count.reshape([-1 if i == axis else 1 for i in range(len(shape))])
     return _expand(emit, emit.const(count), shape)
 
 

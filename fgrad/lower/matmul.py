@@ -103,6 +103,12 @@ def wide(graph: Graph, x: int, value: str) -> str:
     return f"f32({value})" if graph.nodes[x].spec.dtype is DType.f16 else value
 
 
+def summed(w: KernelWriter, total: str, dtype: DType) -> str:
+    """The value of a product of `dtype` whose f32 sum is `total`: rounded to the dtype once (an
+    f16 converted, a bfloat16 held in an f32 rounded: DTypeRow.narrow)."""
+    return total if dtype is DType.f32 else w.narrowed(f"{dtype.row.compute}({total})", dtype)
+
+
 def ragged(n: int | Dim, step: int) -> bool:
     """Whether tiles of `step` may overrun a size: one they do not divide, or a symbol's."""
     return isinstance(n, Dim) or n % step != 0
@@ -358,8 +364,7 @@ def matmul_kernel(name: str, graph: Graph, group: Sequence[int], cores: Sequence
                     at = [[*bc, m, n] for n in ns]
                     for u, coords in enumerate(at):
                         acc = f"{accs[i][j]}[{c + u}]"
-                        w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
-                            f"{mm.spec.dtype.row.compute}({acc})"
+                        w.scopes[-1][(core, tuple(coords))] = summed(w, acc, mm.spec.dtype)
                     index, values = w.ravel(at[0], node.spec.shape), [w.value(root, coords) for coords in at]
                     for p, summand in enumerate(summands):  # read before the store: the root may take a read's buffer
                         for u, coords in enumerate(at):
@@ -459,8 +464,7 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
     total = "part[lid]"
     w.scopes.append(dict(w.scopes[-1]))
     coords = [*bc, "0i", "n"]
-    w.scopes[-1][(core, tuple(coords))] = total if mm.spec.dtype is DType.f32 else \
-        f"{mm.spec.dtype.row.compute}({total})"
+    w.scopes[-1][(core, tuple(coords))] = summed(w, total, mm.spec.dtype)
     w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
     w.scopes.pop()
     w.depth -= 1
@@ -471,7 +475,8 @@ def vector_kernel(name: str, graph: Graph, root: int, core: int, reads: Sequence
 
 
 def tiles(graph: Graph, i: int) -> bool:
-    """Whether node i is a matmul this kernel can build around (f32, or f16 accumulated in f32)."""
+    """Whether node i is a matmul this kernel can build around (f32, or f16 and bfloat16 accumulated
+    in f32)."""
     node = graph.nodes[i]
     kind = kind_of(node)
-    return isinstance(kind, Contraction) and kind.tiled and node.spec.dtype in (DType.f32, DType.f16)
+    return isinstance(kind, Contraction) and kind.tiled and node.spec.dtype.is_float

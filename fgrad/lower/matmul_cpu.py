@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from fgrad.ir import Dim, DType, Graph
 from fgrad.lower.kinds import Factor, Layout, View, kind_of
-from fgrad.lower.matmul import ragged, wide
+from fgrad.lower.matmul import ragged, summed, wide
 from fgrad.lower.program import Extent
 from fgrad.lower.wgsl import TEXTURE, VEC, KernelWriter, Written, module, store, texture_width
 
@@ -320,8 +320,7 @@ def matmul_cpu_kernel(name: str, graph: Graph, root: int, core: int, inside: Seq
             with w.scope(f"if ({' && '.join(conds)}) {{" if conds else "{"):
                 coords = [*bc, m, n]
                 acc = f"{totals[i][j // VEC]}.{'xyzw'[j % VEC]}" if vec_acc else totals[i][j]
-                w.scopes[-1][(core, tuple(coords))] = acc if mm.spec.dtype is DType.f32 else \
-                    f"{mm.spec.dtype.row.compute}({acc})"
+                w.scopes[-1][(core, tuple(coords))] = summed(w, acc, mm.spec.dtype)
                 w.line(store(node, w.ravel(coords, node.spec.shape), w.value(root, coords)))
     return Written.of(w, module(name, graph, root, reads, LANES, prelude, w, []), grid, groups,
                       tuple(sorted(textures)))

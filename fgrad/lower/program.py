@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from fgrad.ir import Dim, DType, Graph, Spec
 from fgrad.lower.kinds import Contraction, kind_of
 

@@ -128,7 +128,7 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
     the vector kernel keeps its epilogue fused. f16 operands are converted as the partial
     products load them: partial sums stay f32, and the result is rounded once, as unsplit."""
     a, b = node.inputs
-    if node.spec.ndim < 2 or node.spec.dtype not in (DType.f32, DType.f16) or nodes[b].spec.symbols \
+    if node.spec.ndim < 2 or not node.spec.dtype.is_float or nodes[b].spec.symbols \
             or nodes[a].spec.shape[-1] != nodes[b].spec.shape[-2] or any(d != 1 for d in nodes[b].spec.shape[:-2]):
         return None  # a symbol's k cannot be split into fixed chunks
     *lead, n = node.spec.max_shape
@@ -156,7 +156,7 @@ def split_long_matmul(node: Node, nodes: list[Node], add: Callable[..., int], li
         split *= 2
     if split == 1:
         return None
-    if node.spec.dtype is DType.f16:
+    if node.spec.dtype is not DType.f32:  # f16 and bfloat16: partial sums in f32
         a, b = (add("astype", [x], node.site, dtype=DType.f32) for x in (a, b))
     if node.spec.symbols:  # rows keep their axes: (*lead, k) -> (S, *lead, k / S) @ (S, 1.., k / S, n)
         axes = nodes[a].spec.ndim - 1

@@ -107,7 +107,7 @@ def _view(x: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002  (
     try:
         if DType.named(dtype) is DType.bool:  # as JAX's: the bytes as u8s, each not 0 True
             return astype(_view(x, DType.u8), DType.bool)
-        if x.dtype is DType.bool:
+        if DType.of(x.dtype) is DType.bool:
             x = astype(x, DType.u8)
         have, want = x.dtype.itemsize, DType.named(dtype).itemsize
         shape = tuple(x.shape)

@@ -45,7 +45,8 @@ def _bounds(dt: DType | str) -> frozenset[DType | str]:
 
 _UPPER = {dt: _bounds(dt) for dt in _ABOVE}
 # The join of two dtypes: the least of their common upper bounds (the one whose bounds hold them all).
-_JOIN = {(a, b): next(DType.i32 if c == "i64" else c for c in _UPPER[a] & _UPPER[b] if _UPPER[c] >= _UPPER[a] & _UPPER[b])
+_JOIN = {(a, b): next(DType.i32 if c == "i64" else c
+                      for c in _UPPER[a] & _UPPER[b] if _UPPER[c] >= _UPPER[a] & _UPPER[b])
          for a in DType for b in DType}
 _PYTHON_DTYPE = {bool: DType.bool, int: DType.i32, float: DType.f32}
 # Python ints and floats are weakly typed, as in JAX: they take the dtype of the operands beside
@@ -109,7 +110,8 @@ def _strictly(xs: Sequence[ArrayLike], strong: list[DType], dt: DType) -> None:
     """JAX's strict promotion: one dtype `dt` among the operands that are not Python numbers, and
     Python numbers only of a kind it takes (an int for integers and floats, a float for floats)."""
     weak_kinds = {_KIND[_WEAK[type(x)].kind] for x in xs if type(x) in _WEAK}
-    if len(set(strong)) > 1 or (strong and weak_kinds and (dt.kind == "b" or builtins.max(weak_kinds) > _KIND[dt.kind])):
+    if len(set(strong)) > 1 or \
+            (strong and weak_kinds and (dt.kind == "b" or builtins.max(weak_kinds) > _KIND[dt.kind])):
         names = tuple(dict.fromkeys(str(type(x)) if type(x) in _WEAK else _dtype(x).name for x in xs))
         raise TypePromotionError(
             f"{user_call()}: input dtypes {names} have no available implicit dtype "
