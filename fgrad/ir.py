@@ -206,11 +206,12 @@ DTYPES = {
     DType.bf16: DTypeRow(_BF16, "f", _F32, "f32", "f32", "f", wide=DType.f32, narrow=_ROUND_BF16),
     DType.i32: DTypeRow(_I32, "i", _I32, "i32", "i32", "i"),
     DType.u32: DTypeRow(_U32, "u", _U32, "u32", "u32", "u"),
-    # extractBits sign-extends an i32's low bits, and zero-extends a u32's.
-    DType.i16: DTypeRow(np.dtype(np.int16), "i", _I32, "i32", "i32", "i", narrow="extractBits({0}, 0u, 16u)"),
-    DType.u16: DTypeRow(np.dtype(np.uint16), "u", _U32, "u32", "u32", "u", narrow="extractBits({0}, 0u, 16u)"),
-    DType.i8: DTypeRow(np.dtype(np.int8), "i", _I32, "i32", "i32", "i", narrow="extractBits({0}, 0u, 8u)"),
-    DType.u8: DTypeRow(np.dtype(np.uint8), "u", _U32, "u32", "u32", "u", narrow="extractBits({0}, 0u, 8u)"),
+    # A signed one's low bits sign-extended by shifts (an arithmetic shift right of an i32), an
+    # unsigned one's masked.
+    DType.i16: DTypeRow(np.dtype(np.int16), "i", _I32, "i32", "i32", "i", narrow="(({0} << 16u) >> 16u)"),
+    DType.u16: DTypeRow(np.dtype(np.uint16), "u", _U32, "u32", "u32", "u", narrow="({0} & 0xffffu)"),
+    DType.i8: DTypeRow(np.dtype(np.int8), "i", _I32, "i32", "i32", "i", narrow="(({0} << 24u) >> 24u)"),
+    DType.u8: DTypeRow(np.dtype(np.uint8), "u", _U32, "u32", "u32", "u", narrow="({0} & 0xffu)"),
     # NOTE: bool is stored as 4 bytes: WGSL storage buffers have no 1-byte type.
     DType.bool: DTypeRow(np.dtype(np.bool_), "b", _U32, "u32", "bool"),
 }

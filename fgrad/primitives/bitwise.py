@@ -107,7 +107,7 @@ def _shift_wgsl(op: str, kind: str | None, past: str) -> Callable[..., str]:
         on = dtype if kind is None or kind == dtype.kind else DType.u32 if kind == "u" else DType.i32
         if on is not dtype:
             x = _mask(w, dtype, x) if kind == "u" else \
-                f"bitcast<i32>({x})" if width == 32 else f"extractBits(bitcast<i32>({x}), 0u, {width}u)"
+                f"bitcast<i32>({x})" if width == 32 else f"((bitcast<i32>({x}) << {32 - width}u) >> {32 - width}u)"
         zero = w.literal(0, on)
         known = uniform_constant(w.nodes, w.nodes[i].inputs[1])
         if known is not None:
@@ -188,8 +188,8 @@ TO_BITS = {DType.f32: "bitcast<u32>({0})", DType.i32: "bitcast<u32>({0})", DType
            DType.u8: "{0}"}
 FROM_BITS = {DType.f32: "bitcast<f32>({0})", DType.i32: "bitcast<i32>({0})", DType.u32: "{0}",
              DType.f16: "f16(unpack2x16float({0}).x)", DType.bf16: "bitcast<f32>({0} << 16u)",
-             DType.i16: "extractBits(bitcast<i32>({0}), 0u, 16u)", DType.u16: "{0}",
-             DType.i8: "extractBits(bitcast<i32>({0}), 0u, 8u)", DType.u8: "{0}"}
+             DType.i16: "((bitcast<i32>({0}) << 16u) >> 16u)", DType.u16: "{0}",
+             DType.i8: "((bitcast<i32>({0}) << 24u) >> 24u)", DType.u8: "{0}"}
 
 
 def _bitcast_rule(x: Spec, *, new_dtype: DType) -> Spec:
