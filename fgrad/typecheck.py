@@ -91,7 +91,7 @@ def check_args(graph: Graph, args: tuple[Any, ...], who: str, site: str | None,
             raise InputError(f"{who}: argument {name} is a Spec {leaf}, expected an array {want}: a call takes "
                              "values (arrays, fg.Array, numbers); specs are for fg.trace", site)
         if type(leaf) in (bool, int, float):
-            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype.np.kind]
+            ok = want.shape == () and type(leaf) in _WEAK_OK[want.dtype.kind]
             got = f"a Python {type(leaf).__name__}"
         else:
             shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)

@@ -77,7 +77,12 @@ def check(fg_fn: Callable[..., Any], jax_fn: Callable[..., Any], *args: np.ndarr
     want = jax_fn(*(jnp.asarray(a) for a in args))
     for way, got in three_ways(fg_fn, *args).items():
         try:
-            same(got, want, steps)
+            if isinstance(want, (tuple, list)):
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    same(g, w, steps)
+            else:
+                same(got, want, steps)
         except AssertionError as e:
             raise AssertionError(f"{way}: {e}") from None
 
@@ -455,3 +460,56 @@ def test_bfloat16_products_are_summed_in_f32_and_rounded_once(m: int, k: int, n:
     step = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64) * 2 ** 16
     assert np.all(np.abs(got - exact) <= step + 1e-3) and np.all(np.abs(want - exact) <= step + 1e-3)
     assert np.mean(got != want) <= 0.05  # apart only where two f32 sums round to neighbouring bfloat16s
+
+
+LAX_OPS: dict[str, Callable[..., Any]] = {  # jax.lax's forms: operands of one dtype, no promotion
+    "add": lambda lax, a, b: lax.add(a, b),
+    "mul": lambda lax, a, b: lax.mul(a, b),
+    "div": lambda lax, a, b: lax.div(a, lax.max(b, lax.full_like(b, 1))),
+    "rem": lambda lax, a, b: lax.rem(a, lax.max(b, lax.full_like(b, 1))),
+    "sign": lambda lax, a, b: lax.sign(a),
+    "integer_pow": lambda lax, a, b: lax.integer_pow(a, 3),
+    "clamp": lambda lax, a, b: lax.clamp(lax.full_like(a, 3), a, lax.full_like(a, 50)),
+    "select": lambda lax, a, b: lax.select(lax.lt(a, b), a, b),
+    "cummax": lambda lax, a, b: lax.cummax(a),
+    "sort-two": lambda lax, a, b: lax.sort((a, b), num_keys=1),
+    "top_k": lambda lax, a, b: lax.top_k(a, 3),
+    "argmax": lambda lax, a, b: lax.argmax(a, 0, np.int32),
+    "reduce_max": lambda lax, a, b: lax.reduce_max(a, (0,)),
+    "rev": lambda lax, a, b: lax.rev(a, (0,)),
+    "dynamic_update_slice": lambda lax, a, b: lax.dynamic_update_slice(a, b[:3], (5,)),
+    "concatenate": lambda lax, a, b: lax.concatenate([a, b], 0),
+    "dot": lambda lax, a, b: lax.dot(a, b),
+    "dot-f32": lambda lax, a, b: lax.dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type=np.float32),
+}
+
+
+@pytest.mark.parametrize("name, op", LAX_OPS.items(), ids=list(LAX_OPS))
+@pytest.mark.parametrize("dtype", NARROW)
+def test_lax_ops_take_the_narrow_dtypes(dtype: str, name: str, op: Callable[..., Any]) -> None:
+    x, y = draw(dtype, (12,), seed=15, small=True), draw(dtype, (12,), seed=16, small=True)
+    check(lambda a, b: op(fg.lax, a, b), lambda a, b: op(jax.lax, a, b), x, y, steps=1)
+
+
+@pytest.mark.parametrize("dtype", NARROW)
+def test_lax_sums_of_narrow_dtypes(dtype: str) -> None:
+    """An integer sum wraps as JAX's. A bfloat16 one is summed in f32 and rounded once, as jnp.sum
+    does: lax.reduce_sum's on XLA's CPU adds in bfloat16, rounding each partial sum, so it may
+    differ from it (and from the exact sum) by more."""
+    if dtype != "bfloat16":
+        x = draw(dtype, (4, 16), seed=18)
+        check(lambda a: fg.lax.reduce_sum(a, (1,)), lambda a: jax.lax.reduce_sum(a, (1,)), x)
+        return
+    # Eighths up to 255/8: each f32 sum of 16 is exact, and rounds to a bfloat16 once.
+    x = (np.random.default_rng(18).integers(-255, 255, (4, 16)) / 8).astype(BF16)
+    want = x.astype(np.float32).sum(1).astype(BF16)
+    for way, got in three_ways(lambda a: fg.lax.reduce_sum(a, (1,)), x).items():
+        same(got, want)
+
+
+@pytest.mark.parametrize("exponent, mantissa", [(4, 3), (5, 2), (8, 7), (11, 10), (8, 3), (3, 7)])
+def test_reduce_precision_of_bfloat16_is_jax_s(exponent: int, mantissa: int) -> None:
+    x = draw("bfloat16", (64,), seed=17)
+    x[3] = np.float32(1e-39).astype(BF16)  # a subnormal
+    check(lambda a: fg.lax.reduce_precision(a, exponent, mantissa),
+          lambda a: jax.lax.reduce_precision(a, exponent, mantissa), x)

@@ -34,7 +34,7 @@ def _computed(emit: Any, node: Any, inputs: list[str], fn: Callable[..., str]) -
     """`fn` over the operands in the node's computing dtype: f32 for f16, int64 for integers (so
     that results wrap when cast back), the node's own otherwise; the result cast to the node's."""
     out = dtype_of(node)
-    kind = node.spec.dtype.np.kind
+    kind = node.spec.dtype.kind
     wide = F32 if out == F16 else I64 if kind in "iu" else out
     y = fn(*(_cast(emit, x, wide) if wide != out else x for x in inputs))
     return _cast(emit, y, out) if wide != out else y
@@ -42,7 +42,7 @@ def _computed(emit: Any, node: Any, inputs: list[str], fn: Callable[..., str]) -
 
 def _like(emit: Any, value: Any, node: Any) -> str:
     """A scalar constant in the dtype `_computed` computes the node in."""
-    kind = node.spec.dtype.np.kind
+    kind = node.spec.dtype.kind
     dtype = np.float32 if node.spec.dtype.np == np.float16 else np.int64 if kind in "iu" else node.spec.dtype.np
     return emit.const(value, dtype)
 
@@ -85,7 +85,7 @@ def _binary(op_type: str) -> Callable[..., str]:
 # add, sub, mul: integers in int64, wrapping when cast back; bools (add and mul of bools) as or / and.
 for primitive, op_type, logic in ((add_p, "Add", "Or"), (sub_p, "Sub", None), (mul_p, "Mul", "And")):
     onnx_rules.register(primitive, lambda emit, node, inputs, op_type=op_type, logic=logic: (
-        emit.op(logic, inputs) if node.spec.dtype.np.kind == "b" else _binary(op_type)(emit, node, inputs)))
+        emit.op(logic, inputs) if node.spec.dtype.kind == "b" else _binary(op_type)(emit, node, inputs)))
 
 
 # div: floats divide; integers truncate toward zero, x / 0 is -1 (the largest u32), INT_MIN / -1 wraps.
@@ -95,7 +95,7 @@ def _div(emit: Any, node: Any, inputs: list[str]) -> str:
         q = emit.op("Div", [x, emit.op("Where", [zero, emit.const(1, np.int64), y])])
         return emit.op("Where", [zero, emit.const(-1, np.int64), q])
 
-    is_int = node.spec.dtype.np.kind in "iu"
+    is_int = node.spec.dtype.kind in "iu"
     return _computed(emit, node, inputs, integer if is_int else lambda x, y: emit.op("Div", [x, y]))
 
 
@@ -109,7 +109,7 @@ def _rem(emit: Any, node: Any, inputs: list[str]) -> str:
         r = emit.op("Mod", [x, emit.op("Where", [zero, emit.const(1, np.int64), y])], fmod=1)
         return emit.op("Where", [zero, x, r])
 
-    is_int = node.spec.dtype.np.kind in "iu"
+    is_int = node.spec.dtype.kind in "iu"
     return _computed(emit, node, inputs, integer if is_int else lambda x, y: emit.op("Mod", [x, y], fmod=1))
 
 
@@ -187,7 +187,7 @@ onnx_rules.register(sign_p, _sign)
 
 # integer_pow: repeated squaring (1 / x^|n| for n < 0); integers wrap at each product.
 def _integer_pow(emit: Any, node: Any, inputs: list[str], *, n: int) -> str:
-    out, is_int = dtype_of(node), node.spec.dtype.np.kind in "iu"
+    out, is_int = dtype_of(node), node.spec.dtype.kind in "iu"
 
     def times(a: str, b: str) -> str:
         product = emit.op("Mul", [a, b])
@@ -213,7 +213,7 @@ onnx_rules.register(integer_pow_p, _integer_pow)
 # maximum / minimum: NaN wins (floats by where); bools as or / and; integers by Max / Min in int64.
 def _choose(op_type: str, test: str, logic: str) -> Callable[..., str]:
     def rule(emit: Any, node: Any, inputs: list[str]) -> str:
-        kind = node.spec.dtype.np.kind
+        kind = node.spec.dtype.kind
         if kind == "b":
             return emit.op(logic, inputs)
         if kind in "iu":
@@ -268,7 +268,7 @@ def _where(emit: Any, node: Any, inputs: list[str]) -> str:
 
     def where(a: str, b: str) -> str:
         chosen = emit.op("Where", [cond, a, b])
-        if node.spec.dtype.np.kind != "f":
+        if node.spec.dtype.kind != "f":
             return chosen
         one, zero = _like(emit, 1, node), _like(emit, 0, node)
         sign = emit.op("Where", [cond, *(emit.op("Where", [_negative(emit, v, one, zero), emit.op("Neg", [one]), one])

@@ -141,7 +141,7 @@ def _dynamic_update_slice(emit, node, inputs):
     pads = emit.op("Concat", [at, emit.op("Sub", [emit.op("Sub", [emit.op("Shape", [x]), sizes]), at])], axis=0)
     ones = emit.op("ConstantOfShape", [sizes], value=helper.make_tensor("one", TensorProto.UINT8, [1], [1]))
     mask = emit.op("Cast", [emit.op("Pad", [ones, pads], mode="constant")], to=TensorProto.BOOL)
-    if node.spec.dtype.np.kind == "b":  # onnxruntime's Where takes no bools: Or the padded update in x's place
+    if node.spec.dtype.kind == "b":  # onnxruntime's Where takes no bools: Or the padded update in x's place
         return emit.op("Or", [emit.op("And", [emit.op("Not", [mask]), x]), emit.op("Pad", [update, pads], mode="constant")])
     return emit.op("Where", [mask, emit.op("Pad", [update, pads], mode="constant"), x])
 
@@ -276,7 +276,7 @@ def _scatter_into(emit, node, x: str, updates: str, idx: str, axis: int, mode: s
     if wide is not None:
         x, u = emit.op("Cast", [x], to=wide), emit.op("Cast", [u], to=wide)
     out = emit.op("ScatterElements", [x, i, u], axis=axis, reduction=_REDUCTIONS[combine])
-    if combine in ("min", "max") and node.spec.dtype.np.kind == "f":  # NaN wins: where either side held one
+    if combine in ("min", "max") and node.spec.dtype.kind == "f":  # NaN wins: where either side held one
         nan = [emit.op("Cast", [emit.op("IsNaN", [v])], to=TensorProto.UINT8) for v in (x, u)]
         nan = emit.op("Cast", [emit.op("ScatterElements", [nan[0], i, nan[1]], axis=axis, reduction="max")],
                       to=TensorProto.BOOL)

@@ -8,6 +8,7 @@ binds the primitive, so everything traces, differentiates and compiles."""
 
 from __future__ import annotations
 
+import builtins
 import enum
 import functools
 from collections.abc import Callable
@@ -60,7 +61,7 @@ def _one_dtype(name: str, xs: tuple[ArrayLike, ...], kinds: str) -> DType:
         raise DTypeError(f"{name}: operands must have one dtype (jax.lax does not promote), got "
                          f"{', '.join(map(str, dtypes))}; convert with lax.convert_element_type{tip}", user_site())
     dt = dtypes[0]
-    if dt.np.kind not in kinds:
+    if dt.kind not in kinds:
         raise DTypeError(f"{name}: does not accept dtype {dt}; it takes {_TAKES[kinds]}, as jax.lax.{name}",
                          user_site())
     return dt
@@ -349,7 +350,8 @@ def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int)
     """`operand` rounded to a float of `exponent_bits` and `mantissa_bits` (bfloat16: 8 and 7)
     and back, as `jax.lax.reduce_precision` (XLA's ReducePrecision): the mantissa rounded to the
     nearest, ties to even; values past the exponent's range become infinities, those at or below
-    its least normal exponent signed zeros; NaN stays NaN (f16 is rounded through f32). Forward mode rounds the tangent the same way, as JAX's; reverse
+    its least normal exponent signed zeros; NaN stays NaN (f16 and bfloat16 are rounded through
+    f32). Forward mode rounds the tangent the same way, as JAX's; reverse
     mode passes the cotangent back unrounded, where JAX rounds it too."""
     (x,) = _operands("reduce_precision", operand, kinds="f")
     bits = {}
@@ -358,6 +360,9 @@ def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int)
             raise TraceError(f"reduce_precision: {name} must be an integer of at least {least}, got {_brief(value)}",
                              user_site())
         bits[name] = int(value)
+    if _dtype(x) is DType.bf16:  # exactly an f32 with bfloat16's widths (8 and 7)
+        exponent, mantissa = (builtins.min(bits[k], most) for k, most in (("exponent_bits", 8), ("mantissa_bits", 7)))
+        return fnp.astype(_reduced(fnp.astype(x, DType.f32), exponent, mantissa), DType.bf16)
     if _dtype(x) is not DType.f16:
         return _reduced(x, bits["exponent_bits"], bits["mantissa_bits"])
     # f16 in f32, f16's own widths leaving its values as they are; a subnormal f16 (its exponent

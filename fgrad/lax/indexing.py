@@ -133,7 +133,7 @@ def _windows(shape: tuple[int, ...], idx: Value, out_rank: int, window_at: dict[
 
 def _indices(name: str, x: Value, indices: ArrayLike) -> Value:
     idx = asarray(indices)
-    if _dtype(idx).np.kind not in "iu":
+    if _dtype(idx).kind not in "iu":
         raise DTypeError(f"{name}: indices must be integers, got {_dtype(idx).name}", user_site())
     if not _shape(idx):
         raise ShapeError(f"{name}: indices need an index vector as their last axis (add a trailing axis of size 1 "

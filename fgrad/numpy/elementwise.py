@@ -385,7 +385,7 @@ def signbit(x: ArrayLike, /) -> Tensor | np.ndarray:
     dtype = _dtype(x)
     if dtype.is_float:
         return bind(signbit_p, x)
-    if dtype.np.kind == "i":
+    if dtype.kind == "i":
         return less(x, 0)
     return broadcast_to(asarray(False), _shape(x))  # unsigned and bool: never negative
 
@@ -634,7 +634,7 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike, /) -> Tensor | np.ndarray:
     if dt.is_float:
         return _float_divmod(a, b)[0]
     quotient = bind(div_p, a, b)
-    if dt.np.kind == "u":
+    if dt.kind == "u":
         return quotient
     down = logical_and(not_equal(sign(a), sign(b)), not_equal(bind(rem_p, a, b), 0))
     return where(down, subtract(quotient, 1), quotient)

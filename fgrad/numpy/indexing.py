@@ -149,7 +149,7 @@ def _indices(name: str, indices: ArrayLike, axis: int, shape: tuple[int | Dim, .
     if isinstance(indices, Tensor):
         if not indices.dtype.is_int:
             raise DTypeError(f"{name}: indices must be integers (i32 or u32), got {indices.spec}", user_site())
-        signed = indices.dtype.np.kind == "i"  # u32 indices are never negative
+        signed = indices.dtype.kind == "i"  # u32 indices are never negative
         return where(less(indices, 0), add(indices, n), indices) if normalize and signed else indices
     arr = np.asarray(indices)
     if arr.dtype.kind not in "iu":
@@ -233,7 +233,7 @@ def _starts(name: str, start_indices: Any, shape: tuple[int, ...]) -> list[Tenso
             if i.shape or not i.dtype.is_int:
                 raise DTypeError(f"{name}: a start index must be an integer scalar, got a Tensor {i.spec}",
                                  user_site())
-            signed = i.dtype.np.kind == "i"  # an unsigned start past n clamps as n does, which fits i32
+            signed = i.dtype.kind == "i"  # an unsigned start past n clamps as n does, which fits i32
             starts.append(where(less(i, 0), add(i, n), i) if signed else astype(minimum(i, n), DType.i32))
         elif type(i) is int or np.ndim(i) == 0 and np.asarray(i).dtype.kind in "iu":
             # a Python int of any size too (NumPy holds one past i64 as an object); held within
@@ -518,7 +518,7 @@ def _merged(name: str, view: Tensor | np.ndarray, key: _Key, indices: Sequence[T
                          "cannot join; index the symbolic axis on its own (x[i][:, j])", user_site())
     total, inside, stride = None, None, 1
     for index, n in reversed(list(zip(indices, sizes))):
-        signed = _dtype(index).np.kind == "i"
+        signed = _dtype(index).kind == "i"
         if clamp:
             index = clip(index, 0 if signed else None, n - 1)
         else:
@@ -861,7 +861,7 @@ def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Tensor | np
         out[k] = remainder(rest, int(dims[k]))
         rest = fnp.floor_divide(rest, int(dims[k]))
     past = greater_equal(rest, 1)
-    before = less(rest, -1) if _dtype(rest).np.kind == "i" else asarray(False)
+    before = less(rest, -1) if _dtype(rest).kind == "i" else asarray(False)
     return tuple(where(past, int(d) - 1, where(before, 0, i)) for d, i in zip(dims, out))
 
 
@@ -1065,7 +1065,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, 
     _not_in_place("put", inplace, "a")
     x = asarray(a)
     index = fnp.ravel(asarray(ind))
-    if _dtype(index).np.kind not in "iu":
+    if _dtype(index).kind not in "iu":
         raise DTypeError(f"put: ind must be integers, got {_dtype(index).name}", user_site())
     index = astype(index, DType.i32)
     size = math.prod(_shape(x))

@@ -103,7 +103,7 @@ register_lowering(iota_p, VIEW, lambda w, i, c: cast(w, c[w.nodes[i].attrs["axis
 # neg: d(-x) = -dx; -(-x) is x. WGSL negates no unsigned integer: 0 - x wraps as -x does.
 def _neg_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x, dtype = w.operand(i, 0, coords), w.spec(i).dtype
-    return f"({w.literal(0, dtype)} - {x})" if dtype.np.kind == "u" else f"(-{x})"
+    return f"({w.literal(0, dtype)} - {x})" if dtype.kind == "u" else f"(-{x})"
 
 
 neg_p = declare("neg", unary("neg", NUMERIC), np.negative)
@@ -118,7 +118,7 @@ register_lowering(neg_p, ELEMENTWISE, _neg_wgsl)
 # GLSL output (llvmpipe through OpenGL) takes it as a signed abs, wrong from 2^31 up.
 def _abs_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x = w.operand(i, 0, coords)
-    return x if w.spec(i).dtype.np.kind == "u" else f"abs({x})"
+    return x if w.spec(i).dtype.kind == "u" else f"abs({x})"
 
 
 def _abs_vjp(g: Tensor, ans: Tensor, x: Tensor) -> tuple[Tensor]:
@@ -514,7 +514,7 @@ def _sign_impl(x: np.ndarray) -> np.ndarray:
 def _sign_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
     x, dtype = w.operand(i, 0, coords), w.spec(i).dtype
     zero, one = w.literal(0, dtype), w.literal(1, dtype)
-    if dtype.np.kind == "u":
+    if dtype.kind == "u":
         return f"select({x}, {one}, {x} > {zero})"
     return f"select(select({x}, {w.literal(-1, dtype)}, {x} < {zero}), {one}, {x} > {zero})"
 
@@ -884,7 +884,7 @@ def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _magnitudes(w: Any, x: str, y: str, dtype: DType) -> tuple[str, str]:
     """WGSL for |x| and |y| as u32 (|INT_MIN| = 2^31 included), |y| at least 1."""
-    if dtype.np.kind == "u":
+    if dtype.kind == "u":
         return x, w.let(f"max({y}, 1u)")
 
     def magnitude(v: str) -> str:
@@ -908,9 +908,9 @@ def _div_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         return f"({x} / {y})"
     ax, ay = _magnitudes(w, x, y, dtype)
     q = w.let(f"{ax} / {ay}")
-    if dtype.np.kind == "i":
+    if dtype.kind == "i":
         q = w.let(f"select(bitcast<i32>({q}), 0i - bitcast<i32>({q}), ({x} < 0i) != ({y} < 0i))")
-    return f"select({q}, {w.literal(-1 if dtype.np.kind == 'i' else 2**32 - 1, dtype)}, {y} == {w.literal(0, dtype)})"
+    return f"select({q}, {w.literal(-1 if dtype.kind == 'i' else 2**32 - 1, dtype)}, {y} == {w.literal(0, dtype)})"
 
 
 def _div_vjp(g: Tensor, ans: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -947,7 +947,7 @@ def _rem_wgsl(w: Any, i: int, coords: Sequence[str]) -> str:
         return widened(w, dtype, lambda a, b: f"{function(w, 'fmod_f32')}({a}, {b})", x, y)
     ax, ay = _magnitudes(w, x, y, dtype)
     r = w.let(f"{ax} % {ay}")
-    if dtype.np.kind == "i":
+    if dtype.kind == "i":
         r = w.let(f"select(bitcast<i32>({r}), 0i - bitcast<i32>({r}), {x} < 0i)")
     return f"select({r}, {x}, {y} == {w.literal(0, dtype)})"
 
