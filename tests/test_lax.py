@@ -497,3 +497,19 @@ def test_platform_dependent_takes_this_adapter_s_branch():
         L.platform_dependent(x, tpu=lambda v: v)
     with pytest.raises(fg.TraceError, match="the 'cpu' branch must be a function"):
         L.platform_dependent(x, cpu=3)
+
+
+@pytest.mark.parametrize("config", [[(1, 2, 0), (0, 1, 1)], [(2, -1, 1), (-1, 2, 0)]])
+def test_a_traced_padding_value_pads_as_jax_s(config):
+    """lax.pad and jnp.pad take a traced padding value, as JAX's do: x padded with zeros, the new
+    places then set to it; its gradient counts those places."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = fg.jit(lambda a, v: fg.lax.pad(a, v, config))(x, np.float32(-7))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jax.lax.pad(x, np.float32(-7), config)))
+    grown = np.asarray(jax.lax.pad(np.zeros_like(x), np.float32(1), config))
+    assert float(fg.grad(lambda v: fg.lax.pad(x, v, config).sum())(np.float32(2))) == grown.sum()
+    got = fg.jit(lambda a, v: fg.numpy.pad(a, ((1, 0), (2, 1)), constant_values=v))(x, np.int32(5))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jnp.pad(x, ((1, 0), (2, 1)), constant_values=5)))
+    with pytest.raises(fg.DTypeError, match=r"a traced padding value must be a scalar of the operand's dtype f32, got "
+                                            r"i32\[\]"):
+        fg.jit(lambda a, v: fg.lax.pad(a, v, config))(x, np.int32(2))

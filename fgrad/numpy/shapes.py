@@ -647,8 +647,25 @@ def _pad_widths(pad_width: Any, shape: tuple[int | Dim, ...]) -> np.ndarray:
     return widths
 
 
+def _padded(name: str, x: Tensor | np.ndarray, widths: tuple[tuple[int, int, int], ...], value: Any
+            ) -> Tensor | np.ndarray:
+    """x padded by `widths` ((low, high, interior) per axis) with `value`: a static number (pad_p's
+    own fill), or a traced scalar of x's dtype, set where a pad of x's places leaves False."""
+    if not isinstance(value, Tensor):
+        return bind(pad_p, x, widths=widths, value=_static_scalar(name, "padding value", value, _dtype(x)).array.item())
+    if _shape(value) != () or value.dtype is not _dtype(x):
+        raise DTypeError(f"{name}: a traced padding value must be a scalar of the operand's dtype {_dtype(x)}, got "
+                         f"{value.spec}", user_site())
+    placed = bind(pad_p, fnp.ones_like(x, dtype=DType.bool), widths=widths, value=False)
+    return fnp.where(placed, bind(pad_p, x, widths=widths, value=False if _dtype(x) is DType.bool else 0), value)
+
+
 def _pad_constant(x: Tensor | np.ndarray, widths: np.ndarray, constant_values: Any = 0) -> Tensor | np.ndarray:
-    """One pad where a single value fills every side, else one per side that has its own (as jnp.pad)."""
+    """One pad where a single value fills every side, else one per side that has its own (as jnp.pad);
+    a single traced value is cast to x's dtype, as jnp.pad's."""
+    if isinstance(constant_values, Tensor) and _shape(constant_values) == ():
+        return _padded("pad", x, tuple((lo, hi, 0) for lo, hi in widths.tolist()), asarray(constant_values, _dtype(x)))
+
     def item(value: Any) -> Any:
         return _static_scalar("pad", "constant_values", value, _dtype(x)).array.item()
 
@@ -803,9 +820,9 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
 
 def lax_pad(operand: ArrayLike, padding_value: ArrayLike,
             padding_config: Sequence[tuple[int, int, int]]) -> Tensor | np.ndarray:
-    """`jax.lax.pad` (as fg.lax.pad): `padding_value` (a static number, in operand's dtype)
-    added (low, high) at each axis's ends and `interior` between its neighbours; a negative low
-    or high crops that many entries instead."""
+    """`jax.lax.pad` (as fg.lax.pad): `padding_value` (a number, or a traced scalar of operand's
+    dtype) added (low, high) at each axis's ends and `interior` between its neighbours; a negative
+    low or high crops that many entries instead."""
     x = asarray(operand)
     shape = _shape(x)
     _dtype(padding_config)  # refuses None, strings and ragged lists
@@ -816,10 +833,11 @@ def lax_pad(operand: ArrayLike, padding_value: ArrayLike,
     if (config[:, 2] < 0).any():
         raise ShapeError(f"lax.pad: interior padding must not be negative, got {config.tolist()} for {shape}",
                          user_site())
-    value = _static_scalar("lax.pad", "padding_value", padding_value, _dtype(x)).array.item()
+    if not isinstance(padding_value, Tensor):
+        _static_scalar("lax.pad", "padding_value", padding_value, _dtype(x))  # refused here, before any crop
     grown = tuple((max(int(lo), 0), max(int(hi), 0), int(mid)) for lo, hi, mid in config)
     if any(any(w) for w in grown):
-        x = bind(pad_p, x, widths=grown, value=value)
+        x = _padded("lax.pad", x, grown, padding_value)
     for axis, (lo, hi, _) in enumerate(config.tolist()):
         if lo < 0 or hi < 0:
             n = _fixed("lax.pad", shape, axis, "cropping")
