@@ -32,8 +32,9 @@ from fgrad.io import CheckpointError, load, save  # fg.save and fg.load are fgra
 from fgrad.transforms.passes import eliminate_common_subexpressions, eliminate_dead_code, fold_constants, simplify
 from fgrad.pytree import tree_map
 from fgrad.profile import profile
+from fgrad.numpy.host import Array  # the type of every fgrad value, as jax.Array
 from fgrad.runtime import (
-    Array, Device, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
+    Device, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
     device_get,
     device_put, devices, local_device_count, local_devices, print_environment_info, process_count, process_index,
 )

@@ -118,3 +118,20 @@ def test_numpy_sorts_in_place_where_it_does():
     assert np.asarray(x).tolist() == [3, 1, 2]
     np.testing.assert_array_equal(np.argsort(x), [1, 2, 0])  # x.argsort(), with NumPy's stable=None
     assert (x > [2, 0, 2]).tolist() == [True, True, False]  # lists beside a HostArray, as NumPy took them
+
+
+def test_every_fgrad_value_is_an_fg_array_as_every_jax_value_is_a_jax_array():
+    """fg.Array is jax.Array's counterpart (and jnp.ndarray's, fg.numpy.ndarray): an eager value,
+    a traced one and an array on the device are all instances; a NumPy array and a number are not."""
+    import jax
+    import jax.numpy as jnp
+
+    seen = []
+    fg.jit(lambda t: seen.append(isinstance(t, fg.Array)) or t)(np.float32(1))
+    jax.jit(lambda t: seen.append(isinstance(t, jax.Array)) or t)(np.float32(1))
+    assert seen == [True, True]
+    assert isinstance(fg.numpy.arange(3), fg.Array) and isinstance(jnp.arange(3), jax.Array)
+    assert isinstance(fg.device_put(np.ones(2)), fg.Array)
+    assert not isinstance(np.ones(2), fg.Array) and not isinstance(np.ones(2), jax.Array)
+    assert not isinstance(1.5, fg.Array) and not isinstance(1.5, jax.Array)
+    assert fg.numpy.ndarray is fg.Array and jnp.ndarray is jax.Array and fg.Array.__name__ == "Array"

@@ -1,5 +1,5 @@
-"""jax.numpy's names for values on the host: the abstract type of fgrad values (`ndarray`, for
-isinstance), arrays from bytes and text, printing and its options. They work on
+"""jax.numpy's names for values on the host: the abstract type of fgrad values (`fg.Array`, which
+`ndarray` is, for isinstance), arrays from bytes and text, printing and its options. They work on
 concrete values and follow JAX's (which follows NumPy's)."""
 
 from __future__ import annotations
@@ -19,14 +19,16 @@ __all__ = [
 ]
 
 
-class ndarray(abc.ABC):  # noqa: N801  (jax.numpy's name)
-    """The type of every fgrad value, for `isinstance(x, fg.numpy.ndarray)`, as `jnp.ndarray`
-    (jax.Array): an eager value (fg.HostArray), a traced one (fg.Tensor) and an Array on the
-    device; not a plain NumPy array."""
+class Array(abc.ABC):
+    """The type of every fgrad value, as `jax.Array` (which `jnp.ndarray` is): an eager value
+    (fg.HostArray), a traced one (fg.Tensor) and an array on the device (`fgrad.runtime.Array`,
+    which `fg.device_put` and compiled calls return); not a plain NumPy array. For
+    `isinstance(x, fg.Array)`, as JAX code tests `isinstance(x, jax.Array)`, inside a trace too."""
 
 
-ndarray.register(HostArray)
-ndarray.register(Tensor)
+ndarray = Array  # jax.numpy's name for it
+Array.register(HostArray)
+Array.register(Tensor)
 
 # NumPy's files, as jax.numpy's: an fgrad value is saved through its NumPy value (a traced one refuses,
 # naming the file call), and `load` gives fgrad values.
