@@ -26,6 +26,8 @@ from fgrad.trace import dim, spec
 from fgrad.typecheck import typecheck
 from fgrad import numpy
 from fgrad import random
+from fgrad import sharding
+from fgrad.sharding import PartitionSpec as P, make_mesh, shard_map
 from fgrad import scipy
 from fgrad.numpy import *  # noqa: F403  (the NumPy-style functions, also at the top level: fg.exp)
 from fgrad.io import CheckpointError, load, save  # fg.save and fg.load are fgrad's checkpoints; fg.numpy's are NumPy's files
@@ -59,7 +61,7 @@ __all__ = [
     "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "explain_cache_misses", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "log_compiles", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "optim",
-    "profile", "pure_callback", "random", "scipy",
+    "P", "make_mesh", "profile", "pure_callback", "random", "scipy", "shard_map", "sharding",
     "save", "sgd_init", "sgd_step", "simplify", "spec", "trace", "tree", "tree_map", "tree_util", "typecheck", "typeof", "u32",
     "value_and_grad", "vjp",
     *numpy.__all__,

@@ -23,6 +23,7 @@ from fgrad.lower import Program, lower as lower_graph
 from fgrad.pytree import flatten, leaf_paths
 from fgrad.config import config
 from fgrad.runtime import Executable, check_placement, compile, trace_and_compile
+from fgrad.sharding import check_sharding
 from fgrad.trace import Staged, _arg_names, positions_of, spec_of, trace_function, user_site, with_fixed
 from fgrad.transforms.batching import vmap
 
@@ -55,8 +56,8 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
 
     JAX's other keywords, as far as one device gives them a meaning: `device` None or one of
     `fg.local_devices()` (the program runs there), `backend` None or `fg.default_backend()`;
-    `in_shardings` and `out_shardings` None (fgrad has no shardings: shard through
-    `fg.export.to_jax`); `keep_unused` and `inline` bools, with no effect (every argument stays an
+    `in_shardings` and `out_shardings` None or pytrees (prefixes) of shardings of the one device
+    (`fg.sharding`: whole arrays there; shard across devices through `fg.export.to_jax`); `keep_unused` and `inline` bools, with no effect (every argument stays an
     input of the program, and a jit called inside another trace is inlined there already);
     `compiler_options` None or an empty dict (fgrad's compiler takes no options).
     """
@@ -70,9 +71,9 @@ def jit(fn: Any = _NO_FUNCTION, /, *, in_shardings: Any = None, out_shardings: A
     if not callable(fn):
         raise TraceError(f"jit: expected a function, got a {type(fn).__name__}", site)
     for name in ("in_shardings", "out_shardings"):
-        if options[name] is not None:
-            raise InputError(f"jit: {name}={options[name]!r}: fgrad computes on one device and has no shardings; "
-                             "leave it None, or shard through fg.export.to_jax", site)
+        for sharding in flatten(options[name])[0]:
+            if sharding is not None:
+                check_sharding(f"jit: {name}", sharding)
     for name in ("keep_unused", "inline"):
         if not isinstance(options[name], (bool, np.bool_)):
             raise InputError(f"jit: {name} must be a bool, got {options[name]!r}", site)

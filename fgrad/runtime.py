@@ -42,6 +42,7 @@ from fgrad.typecheck import check_args, typecheck
 from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import broadcast_prefix, flatten, register_leaf, unflatten
+from fgrad.sharding import PartitionSpec, Sharding, SingleDeviceSharding, check_sharding
 from fgrad.trace import Staged, Tensor, clear_staged, current_trace, spec_of, trace_function, user_site
 
 # WebGPU's buffer usage flags (GPUBufferUsage): wgpu itself is imported when the first device
@@ -571,6 +572,11 @@ class Array(HasSpec):
     def devices(self) -> set[Device]:
         """The devices holding the value: fgrad's one (`jax.Array.devices`)."""
         return {self.device}
+
+    @property
+    def sharding(self) -> SingleDeviceSharding:
+        """Where the value lives, as `jax.Array.sharding`: whole, on its device."""
+        return SingleDeviceSharding(self.device)
 
     def tobytes(self, order: str = "C") -> bytes:
         """The value's bytes, as NumPy's `tobytes`."""
@@ -1479,9 +1485,9 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
 
     Args:
         x: a pytree of arrays, numbers and fg.Arrays.
-        device: where to put them: None or fgrad's device (`fg.local_devices()`), or a pytree
-            prefix of `x` of those, as JAX's. fgrad computes on one device, so an Array is
-            already there.
+        device: where to put them: None, fgrad's device (`fg.local_devices()`) or a sharding of it
+            (`fg.sharding`), or a pytree prefix of `x` of those, as JAX's. fgrad computes on one
+            device, so an Array is already there.
         src: where they are, checked as `device`.
         donate: a bool, or a pytree prefix of `x` of bools: a donated fg.Array hands its buffer
             to the result without a copy and is used up (a later use is an error, as for a
@@ -1502,6 +1508,9 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
             raise InputError(str(e), site) from None
     for d in {id(d): d for d in (*each["device"], *each["src"])}.values():
         check_placement("device_put", site, device=d)
+    for d, leaf in zip(each["device"], leaves):  # a sharding's spec must fit its leaf's axes
+        if isinstance(d, (Sharding, PartitionSpec)):
+            check_sharding("device_put", d, np.ndim(leaf) if not hasattr(leaf, "shape") else len(leaf.shape))
     for d, m in zip(each["donate"], each["may_alias"]):
         if not isinstance(d, (bool, np.bool_)) or not (m is None or isinstance(m, (bool, np.bool_))):
             raise InputError(f"device_put: donate must be a bool and may_alias a bool or None (or pytree prefixes of "
@@ -1565,6 +1574,9 @@ def check_placement(who: str, site: str | None, *, device: Any = None, devices: 
     def ours(d: Any) -> bool:  # a value that is no Device is refused without opening the adapter
         return isinstance(d, Device) and any(d is m for m in local_devices())
 
+    if isinstance(device, (Sharding, PartitionSpec)):  # a sharding of the one device: the whole array there
+        check_sharding(who, device)
+        return
     if devices is not None and (not isinstance(devices, (tuple, list)) or not all(ours(d) for d in devices)):
         raise InputError(f"{who}: devices must be a list of fg.local_devices() (fgrad computes on one device), "
                          f"got {devices!r}", site)

@@ -15,6 +15,7 @@ from fgrad.lax.reductions import *  # noqa: F403
 from fgrad.lax.control import *  # noqa: F403
 from fgrad.lax.indexing import *  # noqa: F403
 from fgrad.lax.special import *  # noqa: F403
+from fgrad.sharding import with_sharding_constraint
 from fgrad.lax.parallel import *  # noqa: F403
 from fgrad.lax import linalg  # noqa: F401  (jax.lax.linalg: fg.lax.linalg, not star-exported)
 from fgrad.numpy.elementwise import atan2, erfinv as erf_inv, rem
@@ -38,7 +39,7 @@ from fgrad.numpy.reductions import (
 __all__ = [
     *elementwise.__all__, *shapes.__all__, *reductions.__all__, *control.__all__, *indexing.__all__,
     *special.__all__, *parallel.__all__,
-    "atan2", "erf_inv", "rem", "pad",
+    "atan2", "erf_inv", "rem", "pad", "with_sharding_constraint",
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_patches",
     "conv_transpose", "conv_with_general_padding", "padtype_to_pads", "reduce_window", "conv_general_permutations",
     "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "reduce_window_shape_tuple",

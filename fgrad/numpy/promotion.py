@@ -16,6 +16,7 @@ from fgrad import primitives as P
 from fgrad.config import config
 from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError, TypePromotionError
 from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
+from fgrad.sharding import check_sharding
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
 from fgrad.trace import (
     Tensor, bind, called_by_user, check_live, current_trace, spec_of, user_call, user_site, user_stacklevel,
@@ -183,9 +184,11 @@ def _copy_flag(name: str, copy: Any) -> None:
 
 
 def _no_sharding(name: str, out_sharding: Any) -> None:
-    """JAX's `out_sharding` argument, which must be None: fgrad runs on one device."""
+    """JAX's `out_sharding` argument: None, or a sharding of fgrad's one device (a NamedSharding
+    over one of its meshes, a SingleDeviceSharding, a PartitionSpec under an entered mesh), which
+    places the whole array there."""
     if out_sharding is not None:
-        raise InputError(f"{name}: out_sharding is not supported: fgrad runs on one device; pass None", user_site())
+        check_sharding(name, out_sharding)
 
 
 def _placed(name: str, x: Any, device: Any, out_sharding: Any = None) -> Any:
