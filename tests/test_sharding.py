@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.sharding import NamedSharding as JaxNamed, PartitionSpec as JaxP
+from jax.sharding import PartitionSpec as JaxP
 
 import fgrad as fg
 from fgrad.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding

@@ -14,7 +14,7 @@ import numpy as np
 
 from fgrad import primitives as P
 from fgrad.config import config
-from fgrad.errors import DTypeError, FgradError, InputError, ShapeError, TraceError, TypePromotionError
+from fgrad.errors import DTypeError, FgradError, ShapeError, TraceError, TypePromotionError
 from fgrad.ir import I32, Const, Dim, DType, HasSpec, Primitive, constant_p
 from fgrad.sharding import check_sharding
 from fgrad.primitives import astype_p, broadcast_to_p, dim_size_p
