@@ -22,8 +22,9 @@ argument.
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,8 +35,8 @@ from fgrad.errors import DTypeError, ShapeError, TraceError, name_errors_after
 from fgrad.ir import Dim, DType
 from fgrad.primitives import iota_p
 from fgrad.trace import Tensor, bind, spec_of, user_site
-from fgrad.numpy.promotion import (ArrayLike, _as_dtype, _broadcast_shapes, _dtype, _float_dtype, _one_axis,
-                                   _shape, asarray, result_dtype)
+from fgrad.numpy.promotion import (ArrayLike, _as_dtype, _broadcast_shapes, _dtype, _float_dtype, _no_sharding,
+                                   _one_axis, _shape, asarray, result_dtype)
 from fgrad.numpy.shapes import _shape_arg
 
 __all__ = [
@@ -1127,4 +1128,29 @@ def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: Any = N
     return fnp.swapaxes(x, -1, -2) if rows < cols else x
 
 
+# jax.random's samplers that take `out_sharding` (keyword only): None, or a sharding of fgrad's one
+# device (fg.sharding), where the whole sample is.
+SHARDED = ("ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "dirichlet", "exponential", "f",
+           "gamma", "generalized_normal", "geometric", "gumbel", "laplace", "loggamma", "logistic", "lognormal",
+           "maxwell", "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+           "randint", "rayleigh", "t", "triangular", "truncated_normal", "uniform", "wald")
+
+
+def _taking_out_sharding(fn: Callable[..., Value]) -> Callable[..., Value]:
+    def sampler(*args: Any, out_sharding: Any = None, **kwargs: Any) -> Value:
+        _no_sharding(fn.__name__, out_sharding)
+        return fn(*args, **kwargs)
+
+    signature = inspect.signature(fn)
+    sampler.__signature__ = signature.replace(parameters=[  # type: ignore[attr-defined]
+        *signature.parameters.values(), inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    sampler.__name__ = sampler.__qualname__ = fn.__name__
+    sampler.__code__ = sampler.__code__.replace(co_name=fn.__name__)  # errors and user_call() name the sampler
+    sampler.__doc__, sampler.__module__ = fn.__doc__, fn.__module__
+    return sampler
+
+
+for _name in SHARDED:
+    globals()[_name] = _taking_out_sharding(globals()[_name])
+del _name
 name_errors_after(globals(), __all__)

@@ -124,3 +124,23 @@ def test_a_named_sharding_works_in_jax_s_style_training_code() -> None:
                   out_shardings=replicated)
     want = jax.grad(lambda w, x: ((x @ w) ** 2).mean())(jnp.ones((6, 2)), jnp.asarray(X))
     np.testing.assert_allclose(np.asarray(step(w, x)), np.asarray(want), rtol=1e-6)
+
+
+def test_random_samplers_take_out_sharding_as_jax_s() -> None:
+    """Each of jax.random's samplers that takes `out_sharding` takes it here, keyword only, last."""
+    import inspect
+
+    theirs = {n for n in dir(jax.random) if callable(getattr(jax.random, n)) and
+              "out_sharding" in inspect.signature(getattr(jax.random, n)).parameters}
+    ours = {n for n in dir(fg.random) if callable(getattr(fg.random, n)) and not n.startswith("_") and
+            "out_sharding" in getattr(inspect.signature(getattr(fg.random, n)), "parameters", {})}
+    assert theirs & set(dir(fg.random)) <= ours
+    for name in ours:
+        parameter = list(inspect.signature(getattr(fg.random, name)).parameters.values())[-1]
+        assert (parameter.name, parameter.kind, parameter.default) == ("out_sharding", parameter.KEYWORD_ONLY, None)
+    key = fg.random.key(3)
+    sharding = NamedSharding(fg.make_mesh((1,), ("data",)), P("data"))
+    np.testing.assert_array_equal(np.asarray(fg.random.normal(key, (4,), out_sharding=sharding)),
+                                  np.asarray(fg.random.normal(key, (4,))))
+    with pytest.raises(fg.InputError, match=r"^normal: expected a sharding .* got 'x'"):
+        fg.random.normal(key, (4,), out_sharding="x")
