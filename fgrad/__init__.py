@@ -38,7 +38,8 @@ from fgrad.numpy.host import Array  # the type of every fgrad value, as jax.Arra
 from fgrad.runtime import (
     Device, Executable, adapters, block_until_ready, clear_caches, compile, default_backend, default_device, device_count,
     device_get,
-    device_put, devices, local_device_count, local_devices, print_environment_info, process_count, process_index,
+    device_put, devices, live_arrays, local_device_count, local_devices, print_environment_info, process_count,
+    process_index,
 )
 from fgrad.jit import disable_jit, jit, pmap
 from fgrad.trace import (
@@ -58,7 +59,7 @@ __all__ = [
     "Graph", "GraphError", "HostArray", "InputError", "InvalidValueError", "MissingRule", "Node", "ShapeError", "Spec", "SymbolError", "Tensor",
     "TraceError", "ShapeDtypeStruct", "adam_init", "adam_step", "block_until_ready", "capture", "check_grads", "clear_caches", "ensure_compile_time_eval",
     "compile", "config", "custom_batching", "debug", "debug_infs", "debug_nans", "default_matmul_precision", "dtypes", "default_backend", "default_device", "device_count", "device_get", "device_put", "devices",
-    "dim", "effects_barrier", "experimental", "flatten_util", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "explain_cache_misses", "f16", "f32", "fold_constants",
+    "dim", "effects_barrier", "experimental", "flatten_util", "live_arrays", "local_device_count", "local_devices", "process_count", "process_index", "disable_jit", "eliminate_common_subexpressions", "eval_shape", "make_graph", "eliminate_dead_code", "enable_checks", "enable_x64", "explain_cache_misses", "f16", "f32", "fold_constants",
     "generate", "grad", "hessian", "i32", "image", "jacfwd", "jacobian", "jacrev", "jvp", "linearize", "linear_transpose", "vmap", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp",
     "checkpoint", "checkpoint_policies", "remat", "export", "interpret", "jit", "lax", "pmap", "load", "log_compiles", "make_jaxpr", "named_call", "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "optim",
     "P", "make_mesh", "profile", "pure_callback", "random", "scipy", "shard_map", "sharding",

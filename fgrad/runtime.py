@@ -15,6 +15,7 @@ compiled once per signature.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import logging
 import operator
@@ -276,6 +277,17 @@ def devices(backend: str | None = None) -> list[Device]:
                            f"({device.platform}); choose another with fg.config.update('jax_platforms', ...) before "
                            f"the first computation, or FGRAD_ADAPTER", user_site())
     return [device]
+
+
+def live_arrays(platform: str | None = None) -> list[Array]:
+    """The fg.Arrays alive on the device, neither deleted nor donated, as `jax.live_arrays`: what
+    holds its memory. `platform` None, or the device's backend ("cpu", "gpu", as `devices`). Found
+    by a walk of Python's live objects when called, so that making an Array costs nothing more."""
+    try:
+        devices(platform)  # refuses another backend, by name
+    except CompileError as e:
+        raise CompileError(f"live_arrays: {e.message.removeprefix('devices: ')}", e.site) from None
+    return [x for x in gc.get_objects() if type(x) is Array and x.deleted is None and x.donated is None]
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None,

@@ -482,3 +482,25 @@ def test_a_traced_value_has_the_same_methods():
 
     x = np.float32([1, 2, 3])
     np.testing.assert_array_equal(np.asarray(f(x)), x.view(np.uint32))
+
+
+def test_live_arrays_are_those_neither_deleted_nor_donated_nor_collected():
+    """fg.live_arrays, as jax.live_arrays: the Arrays holding device memory now."""
+    import gc
+
+    def live(x):
+        return any(y is x for y in fg.live_arrays())
+
+    a, b = fg.device_put(np.ones(3, np.float32)), fg.device_put(np.ones(3, np.float32))
+    c = fg.jit(lambda x: x * 2)(a)
+    assert live(a) and live(b) and live(c) and all(isinstance(x, fg.Array) for x in fg.live_arrays())
+    a.delete()
+    fg.jit(lambda x: x + 1, donate_argnums=0)(b)
+    assert not live(a) and not live(b) and live(c)
+    count = len(fg.live_arrays())
+    del c
+    gc.collect()
+    assert len(fg.live_arrays()) == count - 1
+    assert fg.live_arrays(fg.default_backend()) == fg.live_arrays()
+    with pytest.raises(fg.CompileError, match=r"^live_arrays: backend 'tpu' is not one of fgrad's"):
+        fg.live_arrays("tpu")
