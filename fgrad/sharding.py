@@ -58,6 +58,8 @@ class Mesh:
     def __init__(self, devices: Any, axis_names: str | Sequence[Hashable], *, axis_types: Any = None) -> None:
         from fgrad.runtime import check_placement  # NOTE: the runtime takes shardings, so imports this module
 
+        if not isinstance(axis_names, (str, Sequence)):
+            raise InputError(f"Mesh: axis_names must be a name or a sequence of names, got {axis_names!r}", user_site())
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         grid = np.array(devices, dtype=object)
         if grid.ndim != len(names):

@@ -135,3 +135,17 @@ def test_every_fgrad_value_is_an_fg_array_as_every_jax_value_is_a_jax_array():
     assert not isinstance(np.ones(2), fg.Array) and not isinstance(np.ones(2), jax.Array)
     assert not isinstance(1.5, fg.Array) and not isinstance(1.5, jax.Array)
     assert fg.numpy.ndarray is fg.Array and jnp.ndarray is jax.Array and fg.Array.__name__ == "Array"
+
+
+def test_an_eager_value_views_its_bits_as_a_jax_array_does():
+    """x.view(dtype) is jax.Array's, however NumPy holds the value (a broadcast constant, here), and
+    a dtype fgrad lacks is an fgrad error."""
+    import jax.numpy as jnp
+
+    x = fg.numpy.ones((2, 3))
+    for dtype in ("int8", "uint16", "int32"):
+        got, want = x.view(dtype), jnp.ones((2, 3)).view(dtype)
+        assert isinstance(got, fg.HostArray) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, np.asarray(want))
+    with pytest.raises(fg.DTypeError, match="^view: unsupported dtype complex64"):
+        x.view("complex64")

@@ -35,6 +35,8 @@ def test_meshes_are_of_the_one_device_as_jax_s_are_of_its_devices() -> None:
         Mesh(np.array(fg.devices()).reshape(1, 1), ("data",))
     with pytest.raises(fg.InputError, match=r"Mesh: devices must be a list of fg.local_devices"):
         Mesh(np.array(["cpu"]), ("data",))
+    with pytest.raises(fg.InputError, match=r"Mesh: axis_names must be a name or a sequence of names, got 3"):
+        fg.make_mesh((1,), 3)
 
 
 def test_arrays_take_shardings_and_have_one() -> None:

@@ -244,7 +244,7 @@ _HOST = {**{f"__{name}__": fn for name, fn in ARITHMETIC_OPERATORS.items()},
          **{f"__r{name}__": _flip(fn) for name, fn in ARITHMETIC_OPERATORS.items()},
          **{f"__i{name}__": fn for name, fn in ARITHMETIC_OPERATORS.items() if name != "divmod"},
          **{f"__{name}__": fn for name, fn in COMPARISON_OPERATORS.items()},
-         **{name: fn for name, fn in METHODS.items() if name != "view"},  # NumPy's view is a bitcast, as JAX's
+         **METHODS,  # view too: jax.Array's, which bit casts a value however NumPy holds it (a broadcast)
          "__neg__": neg, "__pos__": lambda x: x, "__abs__": abs, "__invert__": invert}
 for _name, _fn in _HOST.items():
     setattr(HostArray, _name, _host(_name, _fn))
