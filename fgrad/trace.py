@@ -215,7 +215,7 @@ class HostArray(np.ndarray):
     see the NumPy array it holds, as they see a jax.Array's values."""
 
     def __repr__(self) -> str:
-        return repr(self.view(np.ndarray))
+        return repr(np.ndarray.view(self, np.ndarray))
 
 
 def host_array(value: Any, dtype: Any) -> HostArray:

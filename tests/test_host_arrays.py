@@ -149,3 +149,6 @@ def test_an_eager_value_views_its_bits_as_a_jax_array_does():
         np.testing.assert_array_equal(got, np.asarray(want))
     with pytest.raises(fg.DTypeError, match="^view: unsupported dtype complex64"):
         x.view("complex64")
+    # as another array type, as code written for NumPy arrays asks: NumPy's view
+    assert type(x.view(np.ndarray)) is np.ndarray and type(x.view(type=np.ndarray)) is np.ndarray
+    assert repr(x) == "array([[1., 1., 1.],\n       [1., 1., 1.]], dtype=float32)"

@@ -99,7 +99,13 @@ def _compress(x: Any, condition: Any, axis: int | None = None) -> Any:
 
 def _view(x: Any, dtype: Any = None, type: None = None) -> Any:  # noqa: A002  (jax.Array.view's name)
     """x's bits read as `dtype` (None: x's own), as `jax.Array.view` (NumPy's): between widths the
-    last axis holds as many bytes as before (an f32[4] viewed as u8 is u8[16])."""
+    last axis holds as many bytes as before (an f32[4] viewed as u8 is u8[16]). An eager value, a
+    NumPy array, also takes NumPy's view as another array type (`x.view(np.ndarray)`, `type=`),
+    which code written for NumPy arrays asks of it."""
+    wants_type = isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray)
+    if isinstance(x, np.ndarray) and (type is not None or wants_type):
+        return np.ndarray.view(x, dtype) if type is None else \
+            np.ndarray.view(x, *([] if dtype is None else [dtype]), type=type)
     if type is not None:
         raise TraceError(f"view: type={type!r} is not supported, as in JAX", user_site())
     if dtype is None:
