@@ -27,6 +27,7 @@ __all__ = [  # re-exported by fgrad.primitives
     "population_count_p", "shift_left_p", "shift_right_arithmetic_p", "shift_right_logical_p",
 ]
 
+
 def _width(dtype: Any) -> int:
     """The bits of an integer dtype's values (8 for an i8, which a kernel holds in an i32)."""
     return np.dtype(dtype).itemsize * 8
@@ -39,13 +40,18 @@ def _unsigned(x: np.ndarray) -> np.ndarray:
     return x.astype(f"u{x.dtype.itemsize}")
 
 
-def _mask(w: Any, dtype: DType, x: str) -> str:
+def _mask(dtype: DType, x: str) -> str:
     """WGSL: the bits of the integer `x` of `dtype` as a u32, the bits above its width cleared (an
     i8 is held sign-extended in an i32, a u8 zero-extended in a u32)."""
     width = _width(dtype.np)
     if dtype.kind == "u":
         return x
     return f"bitcast<u32>({x})" if width == 32 else f"(bitcast<u32>({x}) & {(1 << width) - 1:#x}u)"
+
+
+def _sign_extended(x: str, width: int) -> str:
+    """WGSL: the low `width` bits of the 32-bit integer `x` as an i32, the bits above them its sign."""
+    return f"bitcast<i32>({x})" if width == 32 else f"((bitcast<i32>({x}) << {32 - width}u) >> {32 - width}u)"
 
 
 # bitwise_and, bitwise_or, bitwise_xor: on the bits of two integers of one dtype.
@@ -106,8 +112,7 @@ def _shift_wgsl(op: str, kind: str | None, past: str) -> Callable[..., str]:
         x = w.operand(i, 0, coords)
         on = dtype if kind is None or kind == dtype.kind else DType.u32 if kind == "u" else DType.i32
         if on is not dtype:
-            x = _mask(w, dtype, x) if kind == "u" else \
-                f"bitcast<i32>({x})" if width == 32 else f"((bitcast<i32>({x}) << {32 - width}u) >> {32 - width}u)"
+            x = _mask(dtype, x) if kind == "u" else _sign_extended(x, width)
         zero = w.literal(0, on)
         known = uniform_constant(w.nodes, w.nodes[i].inputs[1])
         if known is not None:
@@ -141,12 +146,7 @@ jvp_rules.register(shift_right_arithmetic_p, nondiff_jvp)
 batch_rules.register(shift_right_arithmetic_p, elementwise_batching(shift_right_arithmetic_p))
 register_lowering(shift_right_arithmetic_p, ELEMENTWISE, _shift_wgsl(">>", "i", "sign"))
 
-# population_count: the number of bits set (of the two's complement bits for signed integers, as lax's).
-population_count_p = declare("population_count", unary("population_count", INTEGER),
-                             lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype))
-vjp_rules.register(population_count_p, nondiff)
-jvp_rules.register(population_count_p, nondiff_jvp)
-batch_rules.register(population_count_p, elementwise_batching(population_count_p))
+
 def _count_wgsl(count: str, ones: bool) -> Callable[..., str]:
     """WGSL's `count` (countOneBits, countLeadingZeros) of an integer; of a narrower one, of its own
     bits (the leading zeros less those of the bits above its width)."""
@@ -156,11 +156,17 @@ def _count_wgsl(count: str, ones: bool) -> Callable[..., str]:
         width = _width(dtype.np)
         if width == 32:
             return f"{count}({x})"
-        return f"{dtype.row.compute}({count}({_mask(w, dtype, x)}){'' if ones else f' - {32 - width}u'})"
+        return f"{dtype.row.compute}({count}({_mask(dtype, x)}){'' if ones else f' - {32 - width}u'})"
 
     return wgsl
 
 
+# population_count: the number of bits set (of the two's complement bits for signed integers, as lax's).
+population_count_p = declare("population_count", unary("population_count", INTEGER),
+                             lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype))
+vjp_rules.register(population_count_p, nondiff)
+jvp_rules.register(population_count_p, nondiff_jvp)
+batch_rules.register(population_count_p, elementwise_batching(population_count_p))
 register_lowering(population_count_p, ELEMENTWISE, _count_wgsl("countOneBits", ones=True))
 
 
@@ -182,14 +188,11 @@ register_lowering(clz_p, ELEMENTWISE, _count_wgsl("countLeadingZeros", ones=Fals
 # u32 holding them in its low bits (TO_BITS, FROM_BITS: a bfloat16 is an f32's upper half; an f16's
 # pass through WGSL's f16 packing, as naga bit casts no vector of f16).
 BIT_CASTS = ((DType.f32, DType.i32, DType.u32), (DType.f16, DType.bf16, DType.i16, DType.u16), (DType.i8, DType.u8))
-TO_BITS = {DType.f32: "bitcast<u32>({0})", DType.i32: "bitcast<u32>({0})", DType.u32: "{0}",
-           DType.f16: "pack2x16float(vec2<f32>(f32({0}), 0.0f))", DType.bf16: "(bitcast<u32>({0}) >> 16u)",
-           DType.i16: "(bitcast<u32>({0}) & 0xffffu)", DType.u16: "{0}", DType.i8: "(bitcast<u32>({0}) & 0xffu)",
-           DType.u8: "{0}"}
-FROM_BITS = {DType.f32: "bitcast<f32>({0})", DType.i32: "bitcast<i32>({0})", DType.u32: "{0}",
-             DType.f16: "f16(unpack2x16float({0}).x)", DType.bf16: "bitcast<f32>({0} << 16u)",
-             DType.i16: "((bitcast<i32>({0}) << 16u) >> 16u)", DType.u16: "{0}",
-             DType.i8: "((bitcast<i32>({0}) << 24u) >> 24u)", DType.u8: "{0}"}
+TO_BITS = {DType.f32: "bitcast<u32>({0})", DType.f16: "pack2x16float(vec2<f32>(f32({0}), 0.0f))",
+           DType.bf16: "(bitcast<u32>({0}) >> 16u)", **{d: _mask(d, "{0}") for d in DType if d.is_int}}
+FROM_BITS = {DType.f32: "bitcast<f32>({0})", DType.f16: "f16(unpack2x16float({0}).x)",
+             DType.bf16: "bitcast<f32>({0} << 16u)",
+             **{d: "{0}" if d.kind == "u" else _sign_extended("{0}", _width(d.np)) for d in DType if d.is_int}}
 
 
 def _bitcast_rule(x: Spec, *, new_dtype: DType) -> Spec:
