@@ -517,7 +517,9 @@ class Primitive:
     multiple_results: bool = False
     host: bool = False
     effectful: bool = False
-    bits: bool = False  # reads its operands' bits (a bit cast), so takes values held wider as they are
+    # Works on bits (a bit cast): `apply` gives it values held wider (DTypeRow.narrow) as they are,
+    # and a kernel takes its result as it is, never narrowed.
+    bits: bool = False
 
     def __str__(self) -> str:
         return self.name

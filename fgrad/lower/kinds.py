@@ -240,19 +240,18 @@ WINDOW, LOOP, WHILE, HOST = Window(), Loop(), Loop(counted=False), Host()
 class Lowering:
     kind: Kind
     wgsl: WGSLRule
-    exact: bool = False  # its WGSL gives a value of the node's dtype as it is (a bit cast): never narrowed
 
 
 lowerings = RuleTable("lower", "WGSL lowering")
 
 
-def register_lowering(primitive: Primitive, kind: Kind, wgsl: WGSLRule, exact: bool = False) -> None:
-    """Register `primitive`'s kernel kind and WGSL rule (`exact`: see Lowering); the params the
-    kind reads must be params of the primitive."""
+def register_lowering(primitive: Primitive, kind: Kind, wgsl: WGSLRule) -> None:
+    """Register `primitive`'s kernel kind and WGSL rule; the params the kind reads must be
+    params of the primitive."""
     taken = inspect.signature(primitive.abstract_eval).parameters
     missing = [p for p in kind.params if p not in taken]
     assert not missing, f"{primitive}: kind {type(kind).__name__} reads params {missing} it does not have"
-    lowerings.register(primitive, Lowering(kind, wgsl, exact))
+    lowerings.register(primitive, Lowering(kind, wgsl))
 
 
 def kind_of(node: Node) -> Kind:

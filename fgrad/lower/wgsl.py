@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fgrad.errors import CompileError
-from fgrad.ir import Dim, DType, Graph, Node, Spec, at_max
+from fgrad.ir import PRIMITIVES, Dim, DType, Graph, Node, Spec, at_max
 from fgrad.lower.kinds import kind_of, lowerings
 from fgrad.lower.program import Extent
 
@@ -565,7 +565,7 @@ class KernelWriter:
                 expr = lowering.wgsl.format(*(self.value(j, coords) for j in node.inputs))
             else:
                 expr = lowering.wgsl(self, i, coords)
-            if lowering.kind.works and not lowering.exact:
+            if lowering.kind.works and not PRIMITIVES[node.op].bits:  # a bit cast's result is exact
                 expr = self.narrowed(expr, node.spec.dtype)
         name = self.let(expr)
         self.scopes[-1][key] = name

@@ -224,4 +224,4 @@ bitcast_convert_type_p = declare("bitcast_convert_type", _bitcast_rule, _bitcast
 vjp_rules.register(bitcast_convert_type_p, nondiff)
 jvp_rules.register(bitcast_convert_type_p, nondiff_jvp)
 batch_rules.register(bitcast_convert_type_p, elementwise_batching(bitcast_convert_type_p))
-register_lowering(bitcast_convert_type_p, ELEMENTWISE, _bitcast_wgsl, exact=True)
+register_lowering(bitcast_convert_type_p, ELEMENTWISE, _bitcast_wgsl)
