@@ -173,18 +173,24 @@ class DTypeRow:
     # (ml_dtypes' bfloat16), interpret computing a bfloat16 op in f32 as a kernel does.
     narrow: str | None = None
 
+    @property
+    def upper_half(self) -> bool:
+        """Whether its values are the upper half of a wider float's bits (a bfloat16's of an f32's):
+        a kernel, and interpret, compute them in that float."""
+        return self.kind == "f" and self.stored.itemsize > self.np.itemsize
+
     def stored_values(self, values: Any) -> np.ndarray:
         """`values` as a device buffer holds them: in `stored`. A float held in a wider one (a
         bfloat16 in an f32) is its upper half, bit for bit (a NaN's payload too)."""
         values = np.asarray(values)
-        if self.kind != "f" or self.stored.itemsize == self.np.itemsize:
+        if not self.upper_half:
             return values.astype(self.stored)
         half = np.asarray(values, self.np).view(f"u{self.np.itemsize}").astype(f"u{self.stored.itemsize}")
         return (half << np.uint8(8 * self.np.itemsize)).view(self.stored)
 
     def values_of(self, stored: np.ndarray) -> np.ndarray:
         """The values a device buffer's `stored` elements hold (`stored_values`' inverse)."""
-        if self.kind != "f" or self.stored.itemsize == self.np.itemsize:
+        if not self.upper_half:
             return stored.astype(self.np)
         bits = stored.view(f"u{self.stored.itemsize}") >> np.uint8(8 * self.np.itemsize)
         return bits.astype(f"u{self.np.itemsize}").view(self.np)
@@ -192,7 +198,7 @@ class DTypeRow:
 
 # Each member is named as NumPy's dtype (bfloat16 as ml_dtypes'), whose hash it takes.
 _NUMPY_HASH = {dtype.value: hash(np.dtype(getattr(ml_dtypes, dtype.name, dtype.name))) for dtype in DType}
-_BF16 = np.dtype(ml_dtypes.bfloat16)
+_BF16 = np.dtype(ml_dtypes.bfloat16)  # bfloat16 is ml_dtypes', as JAX's
 # The bits of an f32 rounded to the nearest bfloat16 (ties to even), a NaN kept a NaN; an integer
 # test, which a shader compiler's fast math cannot fold away as it may `x != x`.
 _ROUND_BF16 = ("bitcast<f32>(select((bitcast<u32>({0}) + 0x7fffu + ((bitcast<u32>({0}) >> 16u) & 1u)) & 0xffff0000u, "
@@ -216,6 +222,16 @@ DTYPES = {
     DType.bool: DTypeRow(np.dtype(np.bool_), "b", _U32, "u32", "bool"),
 }
 _NAMES = ", ".join(map(str, DTYPES))
+_HELD_IN = {row.np: row.stored for row in DTYPES.values() if row.upper_half}  # bfloat16: float32
+
+
+def computed(x: Any) -> Any:
+    """A host value as a kernel computes it: a float held in a wider one (a bfloat16) as that one,
+    exactly; any other as it is."""
+    wider = _HELD_IN.get(getattr(x, "dtype", None))
+    return x if wider is None else x.astype(wider)
+
+
 _EXACT = {row.np: dtype for dtype, row in DTYPES.items()}
 # float64 inputs become f32 and int64 i32, as with JAX's default x64-off mode (uint64 becomes u32);
 # float128 and complex are refused.
@@ -529,7 +545,7 @@ class Primitive:
         bfloat16: DTypeRow.narrow) is given in that one, the result rounded back by the caller. A
         host call, and an op reading bits, are given the values as they are."""
         if not (self.host or self.bits):
-            arrays = tuple(a.astype(np.float32) if getattr(a, "dtype", None) == _BF16 else a for a in arrays)
+            arrays = tuple(map(computed, arrays))
         return self.impl(*arrays, **params)
 
     def node_spec(self, *specs: Spec, **params: Any) -> Spec:

@@ -66,7 +66,7 @@ def _held(node: Node) -> Node:
     """The node as the rules compute it: a bfloat16 value is held in an f32 (onnxruntime has few
     bfloat16 kernels), rounded to bfloat16 after each op, as a kernel holds it (DTypeRow.narrow)."""
     row = node.spec.dtype.row
-    if row.narrow is None or row.kind != "f":
+    if not row.upper_half:
         return node
     return dataclasses.replace(node, spec=Spec(node.spec.shape, DType.of(row.stored)))
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from fgrad import numpy as fnp  # NOTE: rules are written with the public functions, read at call time
 from fgrad.errors import DTypeError
-from fgrad.ir import DType, Node, Primitive, Spec, constant_p, declare, input_p
+from fgrad.ir import DType, Node, Primitive, Spec, computed, constant_p, declare, input_p
 from fgrad.lower.kinds import CONVERSION, ELEMENTWISE, SOURCE, VIEW, register_lowering
 from fgrad.lower.library import (
     BERNOULLI, ERF_INV_CENTRAL, ERF_INV_TAIL, INF, IS_NAN, NAN, cast, cot_derivative, float_test, function, horner,
@@ -1115,8 +1115,8 @@ def convert(x: np.ndarray, dtype: DType) -> np.ndarray:
     x = np.asarray(x)
     if dtype.is_float and x.dtype == np.float64:  # interpret's float64 mode: every float computes in float64
         return x
-    if x.dtype == DType.bf16.np and dtype is not DType.bf16:  # exactly an f32, whose rules then apply
-        x = x.astype(np.float32)
+    if x.dtype != dtype.np:  # a bfloat16 exactly as an f32, whose rules then apply
+        x = computed(x)
     if dtype.is_int and x.dtype.kind == "f":
         info = np.iinfo(dtype.np)
         x = np.where(np.isnan(x), 0.0, np.clip(x.astype(np.float64), float(info.min), float(info.max)))
