@@ -44,7 +44,7 @@ from fgrad.lower import Limits, Program, disk_cache, lower
 from fgrad.lower.program import buffer_bytes, words
 from fgrad.pytree import broadcast_prefix, flatten, register_leaf, unflatten
 from fgrad.sharding import PartitionSpec, Sharding, SingleDeviceSharding, check_sharding
-from fgrad.trace import Staged, Tensor, clear_staged, current_trace, spec_of, trace_function, user_site
+from fgrad.trace import Staged, Tensor, clear_staged, current_trace, spec_of, trace_function, user_call, user_site
 
 # WebGPU's buffer usage flags (GPUBufferUsage): wgpu itself is imported when the first device
 # is opened, so that `import fgrad` stays quick.
@@ -273,7 +273,7 @@ def devices(backend: str | None = None) -> list[Device]:
     device = default_device()
     if backend is not None and PLATFORMS.get(backend) != device.platform:
         known = "is not the default device's" if backend in PLATFORMS else "is not one of fgrad's ('cpu', 'gpu')"
-        raise CompileError(f"devices: backend {backend!r} {known}: fgrad computes on one device, {device.name} "
+        raise CompileError(f"{user_call()}: backend {backend!r} {known}: fgrad computes on one device, {device.name} "
                            f"({device.platform}); choose another with fg.config.update('jax_platforms', ...) before "
                            f"the first computation, or FGRAD_ADAPTER", user_site())
     return [device]
@@ -283,10 +283,7 @@ def live_arrays(platform: str | None = None) -> list[Array]:
     """The fg.Arrays alive on the device, neither deleted nor donated, as `jax.live_arrays`: what
     holds its memory. `platform` None, or the device's backend ("cpu", "gpu", as `devices`). Found
     by a walk of Python's live objects when called, so that making an Array costs nothing more."""
-    try:
-        devices(platform)  # refuses another backend, by name
-    except CompileError as e:
-        raise CompileError(f"live_arrays: {e.message.removeprefix('devices: ')}", e.site) from None
+    devices(platform)  # refuses another backend, naming live_arrays
     return [x for x in gc.get_objects() if type(x) is Array and x.deleted is None and x.donated is None]
 
 
