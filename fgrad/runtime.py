@@ -1519,7 +1519,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
         check_placement("device_put", site, device=d)
     for d, leaf in zip(each["device"], leaves):  # a sharding's spec must fit its leaf's axes
         if isinstance(d, (Sharding, PartitionSpec)):
-            check_sharding("device_put", d, np.ndim(leaf) if not hasattr(leaf, "shape") else len(leaf.shape))
+            check_sharding("device_put", d, np.ndim(leaf))
     for d, m in zip(each["donate"], each["may_alias"]):
         if not isinstance(d, (bool, np.bool_)) or not (m is None or isinstance(m, (bool, np.bool_))):
             raise InputError(f"device_put: donate must be a bool and may_alias a bool or None (or pytree prefixes of "

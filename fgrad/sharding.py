@@ -14,13 +14,13 @@ import abc
 import contextlib
 import math
 import threading
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from fgrad.errors import InputError
-from fgrad.pytree import broadcast_prefix, flatten, register_leaf
+from fgrad.pytree import broadcast_prefix, flatten, register_leaf, tree_map
 from fgrad.trace import user_site
 
 __all__ = ["Mesh", "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding", "use_mesh"]
@@ -248,27 +248,22 @@ def check_sharding(who: str, sharding: Any, ndim: int | None = None) -> None:
                          f"PartitionSpec), got {sharding!r}", user_site())
 
 
-def _specs(who: str, specs: Any, tree: Any, mesh: Mesh | None) -> None:
-    """Check `specs`, a pytree prefix of `tree` of PartitionSpecs, against the mesh and each leaf's rank."""
+def _check_each(who: str, prefix: Any, tree: Any, check: Callable[[str, Any, int], None]) -> None:
+    """`check(who, p, ndim)` for each leaf of `tree` and its entry p of `prefix`, a pytree prefix
+    of it (as `jax.vmap`'s in_axes), of specs or shardings."""
     leaves, tree_def = flatten(tree)
     try:
-        each = broadcast_prefix(specs, tree_def, who)
+        each = broadcast_prefix(prefix, tree_def, who)
     except ValueError as e:
         raise InputError(str(e), user_site()) from None
-    for spec, leaf in zip(each, leaves):
-        check_spec(who, spec, mesh, np.ndim(leaf) if not hasattr(leaf, "shape") else len(leaf.shape))
+    for entry, leaf in zip(each, leaves):
+        check(who, entry, np.ndim(leaf))
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """`x` as it is, as `jax.lax.with_sharding_constraint` on fgrad's one device: `shardings` (a
     pytree prefix of x of shardings) is checked, and every array stays whole there."""
-    leaves, tree_def = flatten(x)
-    try:
-        each = broadcast_prefix(shardings, tree_def, "with_sharding_constraint")
-    except ValueError as e:
-        raise InputError(str(e), user_site()) from None
-    for sharding, leaf in zip(each, leaves):
-        check_sharding("with_sharding_constraint", sharding, len(getattr(leaf, "shape", np.shape(leaf))))
+    _check_each("with_sharding_constraint", shardings, x, check_sharding)
     return x
 
 
@@ -299,22 +294,17 @@ def shard_map(f: Any = None, /, mesh: Mesh | None = None, in_specs: Any = None, 
         on = mesh if mesh is not None else ambient_mesh()
         if not isinstance(on, Mesh):
             raise InputError("shard_map: no mesh: pass mesh=, or call it inside `with mesh:`", user_site())
-        _specs("shard_map: in_specs", PartitionSpec() if in_specs is None else in_specs, args, on)
+        _check_each("shard_map: in_specs", PartitionSpec() if in_specs is None else in_specs, args,
+                    lambda who, spec, ndim: check_spec(who, spec, on, ndim))
         names = on.axis_names
         body = f
         for name in reversed(names):  # each mesh axis a batch axis of size 1, so its name is bound
             body = vmap(body, axis_name=name)
         lead = tuple(range(len(names)))
-        out = body(*(_tree_map(lambda a: fnp.expand_dims(fnp.asarray(a), lead), arg) for arg in args))
-        out = _tree_map(lambda a: fnp.squeeze(a, lead), out)
-        _specs("shard_map: out_specs", out_specs, out, on)
+        out = body(*(tree_map(lambda a: fnp.expand_dims(fnp.asarray(a), lead), arg) for arg in args))
+        out = tree_map(lambda a: fnp.squeeze(a, lead), out)
+        _check_each("shard_map: out_specs", out_specs, out, lambda who, spec, ndim: check_spec(who, spec, on, ndim))
         return out
 
     mapped.__name__ = getattr(f, "__name__", "shard_map")
     return mapped
-
-
-def _tree_map(fn: Any, tree: Any) -> Any:
-    from fgrad.pytree import tree_map
-
-    return tree_map(fn, tree)
