@@ -162,9 +162,10 @@ def _dtype_arg(name: str, dtype: Any, default: DType, allowed: tuple[DType, ...]
     return dt
 
 
-FLOATS = (DType.f32, DType.f16, DType.bf16)
-INTEGERS = (DType.i32, DType.u32, DType.i16, DType.u16, DType.i8, DType.u8)
-UNSIGNED = (DType.u32, DType.u16, DType.u8)
+# The dtypes samplers draw, from the dtype table: f32, f16, bf16; i32, u32, i16, u16, i8, u8; the unsigned ones.
+FLOATS = tuple(d for d in DType if d.is_float)
+INTEGERS = tuple(d for d in DType if d.is_int)
+UNSIGNED = tuple(d for d in DType if d.kind == "u")
 
 
 # ---------------------------------------------------------------------------

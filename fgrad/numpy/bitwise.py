@@ -173,7 +173,7 @@ def clz(x: ArrayLike) -> Tensor | np.ndarray:
     return bind(clz_p, asarray(x))
 
 
-_UNSIGNED = {4: DType.u32, 2: DType.u16, 1: DType.u8}  # the unsigned integer of each width in bytes
+_UNSIGNED = {d.itemsize: d for d in DType if d.kind == "u"}  # the unsigned integer of each width in bytes
 
 
 def bitcast_convert_type(operand: ArrayLike, new_dtype: str | DType) -> Tensor | np.ndarray:
